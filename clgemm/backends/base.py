@@ -1,0 +1,52 @@
+"""The small interface every backend implements; the runner needs nothing else."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..devices import DeviceInfo
+
+#: a kernel argument: an int (passed as a 32-bit int) or a buffer from `to_device`/`alloc`
+Arg = Any
+
+
+class Backend(ABC):
+    name: str
+    device: DeviceInfo
+
+    @abstractmethod
+    def header(self) -> str:
+        """Source text placed before every kernel (empty for OpenCL, cl2cuda.h for CUDA)."""
+
+    @abstractmethod
+    def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
+        """Compile `source` with `-D` macros; return a launchable kernel. Raises BuildError.
+        Builds are cached per (source, defines, kernel) for the backend's lifetime."""
+
+    @abstractmethod
+    def to_device(self, host: np.ndarray) -> Any:
+        """Copy a contiguous float32 array into a new device buffer."""
+
+    @abstractmethod
+    def alloc(self, count: int) -> Any:
+        """A new device buffer of `count` float32 values (contents undefined)."""
+
+    @abstractmethod
+    def fill(self, buf: Any, value: float, count: int) -> None:
+        """Set the first `count` float32 values of `buf` (used to poison outputs with NaN)."""
+
+    @abstractmethod
+    def to_host(self, buf: Any, count: int) -> np.ndarray:
+        """The first `count` float32 values of `buf` as a new host array."""
+
+    @abstractmethod
+    def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+               args: Sequence[Arg]) -> float:
+        """Run one launch to completion; return its device time in milliseconds (from device
+        events, so host overhead is excluded). Raises LaunchError."""
+
+    def release(self) -> None:
+        """Free what the backend holds (optional)."""

@@ -1,0 +1,128 @@
+"""OpenCL through pyopencl: one context and one profiling queue per device."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..devices import DeviceInfo
+from ..errors import BuildError, LaunchError
+from .base import Backend
+
+try:
+    import pyopencl as cl
+except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
+    cl = None
+
+_TYPES = {"CPU": 1 << 1, "GPU": 1 << 2, "ACCELERATOR": 1 << 3, "CUSTOM": 1 << 4}
+
+
+def _type_name(value: int) -> str:
+    for name, bit in _TYPES.items():
+        if value & bit:
+            return name
+    return "OTHER"
+
+
+def _sub_group_sizes(dev) -> tuple[int, ...]:
+    try:
+        sizes = dev.get_info(0x4108)  # CL_DEVICE_SUB_GROUP_SIZES_INTEL
+        return tuple(int(s) for s in sizes)
+    except Exception:
+        return ()
+
+
+def discover() -> list[DeviceInfo]:
+    if cl is None:
+        return []
+    try:
+        platforms = cl.get_platforms()
+    except Exception:  # no ICD installed: no platform at all
+        return []
+    found = []
+    for plat in sorted(platforms, key=lambda p: p.name):
+        try:
+            devs = plat.get_devices()
+        except Exception:
+            continue
+        for dev in devs:
+            found.append(DeviceInfo(
+                index=-1, backend="opencl", platform=plat.name.strip(), name=dev.name.strip(),
+                type=_type_name(dev.type), vendor=dev.vendor.strip(),
+                compute_units=dev.max_compute_units, clock_mhz=dev.max_clock_frequency,
+                global_mem_bytes=dev.global_mem_size, local_mem_bytes=dev.local_mem_size,
+                max_work_group_size=dev.max_work_group_size,
+                max_work_item_sizes=tuple(dev.max_work_item_sizes),
+                max_alloc_bytes=dev.max_mem_alloc_size,
+                driver_version=dev.driver_version.strip(), version=dev.version.strip(),
+                extensions=tuple(dev.extensions.split()),
+                sub_group_sizes=_sub_group_sizes(dev),
+                handle=dev))
+    return found
+
+
+class OpenCLBackend(Backend):
+    name = "opencl"
+
+    def __init__(self, device: DeviceInfo):
+        self.device = device
+        self.context = cl.Context([device.handle])
+        self.queue = cl.CommandQueue(self.context,
+                                     properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self._kernels: dict[str, Any] = {}
+
+    def header(self) -> str:
+        return ""
+
+    def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
+        options = [f"-D{k}={v}" for k, v in defines.items()]
+        key = hashlib.sha1("\0".join([source, kernel, *options]).encode()).hexdigest()
+        if key in self._kernels:
+            return self._kernels[key]
+        try:
+            program = cl.Program(self.context, source).build(options=options)
+            knl = getattr(program, kernel)
+        except cl.RuntimeError as exc:  # build failures, missing kernel
+            raise BuildError(f"build failed: {str(exc).strip().splitlines()[0]}", str(exc)) from exc
+        except (AttributeError, cl.LogicError) as exc:
+            raise BuildError(f"build failed: {exc}", str(exc)) from exc
+        self._kernels[key] = knl
+        return knl
+
+    def to_device(self, host: np.ndarray) -> Any:
+        host = np.ascontiguousarray(host, dtype=np.float32)
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+        return cl.Buffer(self.context, flags, hostbuf=host)
+
+    def alloc(self, count: int) -> Any:
+        return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(4, 4 * count))
+
+    def fill(self, buf: Any, value: float, count: int) -> None:
+        cl.enqueue_fill_buffer(self.queue, buf, np.float32(value), 0, 4 * count).wait()
+
+    def to_host(self, buf: Any, count: int) -> np.ndarray:
+        out = np.empty(count, dtype=np.float32)
+        cl.enqueue_copy(self.queue, out, buf).wait()
+        return out
+
+    def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+               args: Sequence[Any]) -> float:
+        cargs = [np.int32(a) if isinstance(a, (int, np.integer)) else a for a in args]
+        try:
+            kernel.set_args(*cargs)
+            event = cl.enqueue_nd_range_kernel(self.queue, kernel, tuple(global_size),
+                                               tuple(local_size))
+            event.wait()
+            return (event.profile.end - event.profile.start) * 1e-6
+        except cl.Error as exc:
+            raise LaunchError(f"launch failed: {exc}") from exc
+
+    def release(self) -> None:
+        self._kernels.clear()
+        self.queue.finish()
+
+
+def open_backend(device: DeviceInfo) -> OpenCLBackend:
+    return OpenCLBackend(device)

@@ -1,0 +1,142 @@
+"""The `clgemm` command line: parse, call the library, print. Nothing else lives here."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from .devices import list_devices, select_device
+from .errors import ClgemmError, UsageError
+from .params_cli import parse_param_options
+from .rungs import get_rung, parse_rungs
+from .runner import Problem
+
+DEVICE_HELP = "device index (see 'clgemm devices') or a case-insensitive part of its name"
+
+
+def _problem(size: int | None, mnk: tuple[int, int, int] | None, default: int) -> Problem:
+    if size is not None and mnk:
+        raise UsageError("give either --size or --mnk, not both")
+    if mnk:
+        return Problem(*mnk)
+    return Problem(default, default, default) if size is None else Problem(size, size, size)
+
+
+def _command_line() -> str:
+    return "clgemm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="clgemm")
+def cli() -> None:
+    """A portable OpenCL SGEMM kernel ladder, tuner and benchmark."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
+def devices(as_json: bool) -> None:
+    """List every device, numbered across platforms."""
+    from .report import devices_table
+
+    found = list_devices()
+    if as_json:
+        click.echo(json.dumps([d.to_json() for d in found], indent=2))
+    elif not found:
+        click.echo("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
+    else:
+        click.echo(devices_table(found))
+
+
+@cli.command()
+@click.option("--device", "-d", default=None, help=DEVICE_HELP)
+@click.option("--size", "-s", type=int, default=None, help="square size M=N=K")
+@click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K")
+@click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
+@click.option("--param", "-p", "param_opts", multiple=True,
+              help="[RUNG:]NAME=VALUE, repeatable (e.g. -p 3:WPT=4)")
+@click.option("--repeats", type=int, default=None, help="timed launches per rung (median)")
+@click.option("--warmup", type=int, default=None, help="untimed launches before timing")
+@click.option("--json", "json_file", type=click.Path(dir_okay=False), default=None,
+              help="also write the results as JSON to this file")
+def ladder(device, size, mnk, rungs, param_opts, repeats, warmup, json_file) -> None:
+    """Run every rung on one device and compare them step by step."""
+    from .ladder import default_size, run_ladder
+    from .report import ladder_table
+
+    dev = select_device(device)
+    problem = _problem(size, mnk, default_size(dev))
+    numbers = parse_rungs(rungs)
+    for name, v in (("--repeats", repeats), ("--warmup", warmup)):
+        if v is not None and v < (1 if name == "--repeats" else 0):
+            raise UsageError(f"{name} {v}: must be {'positive' if name == '--repeats' else '>= 0'}")
+    overrides = parse_param_options(param_opts, numbers)
+    chosen, sources = {}, {}
+    for n in numbers:
+        rung = get_rung(n)
+        chosen[n] = rung.resolve(overrides.get(n))
+        rung.validate(chosen[n])  # divisibility: refuse by name before anything runs
+        sources[n] = "user" if n in overrides else "default"
+        if n in overrides:  # user-chosen values must also fit the device and the size
+            rung.validate(chosen[n], dev.limits())
+            why = rung.size_problem(chosen[n], problem.m, problem.n, problem.k)
+            if why:
+                raise UsageError(f"rung {n} with {rung.params_text(chosen[n])} cannot do "
+                                 f"M={problem.m} N={problem.n} K={problem.k}: {why}")
+    click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
+               f"K={problem.k}", err=True)
+    run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
+                     repeats=repeats, command=_command_line(),
+                     progress=lambda msg: click.echo(f"  {msg}", err=True))
+    click.echo(ladder_table(run))
+    if json_file:
+        Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
+        click.echo(f"wrote {json_file}", err=True)
+
+
+@cli.command()
+@click.argument("rung_number", metavar="RUNG", type=int)
+@click.option("--param", "-p", "param_opts", multiple=True, help="NAME=VALUE, repeatable")
+def show(rung_number: int, param_opts) -> None:
+    """Print a rung's source as it is compiled: the macros set, then the kernel."""
+    from .backends.base import Backend  # noqa: F401  (source assembly is backend-neutral here)
+    from .paths import KERNELS
+
+    rung = get_rung(rung_number)
+    params = rung.resolve(parse_param_options(param_opts, [rung_number]).get(rung_number))
+    rung.validate(params)
+    click.echo(f"// rung {rung.number}: {rung.title} ({rung.file}, kernel {rung.kernel})")
+    click.echo("// build options:")
+    for k, v in rung.macros(params).items():
+        click.echo(f"#define {k} {v}")
+    for helper in rung.helpers:
+        opts = " ".join(f"-D{k}={v}" for k, v in helper.macros.items())
+        click.echo(f"// helper step before it: {helper.name} ({helper.file}: {helper.kernel}, {opts})")
+    click.echo((KERNELS / "common.h").read_text())
+    click.echo((KERNELS / rung.file).read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every user mistake becomes one 'error:' line and exit status 2."""
+    try:
+        cli.main(args=argv, prog_name="clgemm", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        return 130
+    except click.exceptions.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        return 2
+    except ClgemmError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

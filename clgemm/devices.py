@@ -1,0 +1,106 @@
+"""Device discovery across backends, stable numbering, and selection by index or name.
+
+Numbering: OpenCL platforms sorted by name, devices in each platform's own order, then other
+backends' devices. Sorting by name keeps the numbers the same whichever ICD loader enumerates the
+platforms (loaders differ in order).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .errors import UsageError
+from .limits import DeviceLimits
+
+
+@dataclass
+class DeviceInfo:
+    index: int
+    backend: str
+    platform: str
+    name: str
+    type: str
+    vendor: str
+    compute_units: int
+    clock_mhz: int
+    global_mem_bytes: int
+    local_mem_bytes: int
+    max_work_group_size: int
+    max_work_item_sizes: tuple[int, ...]
+    max_alloc_bytes: int
+    driver_version: str
+    version: str
+    extensions: tuple[str, ...] = ()
+    sub_group_sizes: tuple[int, ...] = ()
+    #: backend object (pyopencl.Device, CUDA ordinal, ...); never serialised
+    handle: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        """Stable, readable identity: backend, vendor, name, driver (a database never applies
+        to another device or driver)."""
+        text = f"{self.backend}-{self.vendor}-{self.name}-{self.driver_version}"
+        return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.type == "CPU"
+
+    def limits(self) -> DeviceLimits:
+        return DeviceLimits(
+            max_work_group_size=self.max_work_group_size,
+            max_work_item_sizes=tuple(self.max_work_item_sizes),
+            local_mem_bytes=self.local_mem_bytes,
+            compute_units=self.compute_units,
+            device_type=self.type,
+            extensions=frozenset(self.extensions),
+            sub_group_sizes=tuple(self.sub_group_sizes),
+        )
+
+    def to_json(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self)
+             if f.name not in ("handle", "extensions")}
+        d["key"] = self.key
+        d["max_work_item_sizes"] = list(self.max_work_item_sizes)
+        d["sub_group_sizes"] = list(self.sub_group_sizes)
+        return d
+
+
+def list_devices() -> list[DeviceInfo]:
+    """Every device of every available backend, numbered from 0."""
+    from .backends import discover_all
+
+    found = discover_all()
+    for i, dev in enumerate(found):
+        dev.index = i
+    return found
+
+
+def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = None) -> DeviceInfo:
+    """By index, by case-insensitive name substring, or (None) the first CPU device, else the
+    first device. Anything that matches nothing, or more than one device, is a UsageError."""
+    devices = list_devices() if devices is None else devices
+    if not devices:
+        raise UsageError("no OpenCL device found: install an OpenCL driver "
+                         "(on Debian: apt-get install pocl-opencl-icd)")
+    if spec is None or (isinstance(spec, str) and not spec.strip()):
+        cpus = [d for d in devices if d.is_cpu]
+        return cpus[0] if cpus else devices[0]
+    text = str(spec).strip()
+    if text.lstrip("-").isdigit():
+        i = int(text)
+        if 0 <= i < len(devices):
+            return devices[i]
+        raise UsageError(f"--device {i}: no such device (devices are numbered 0-{len(devices) - 1};"
+                         f" see 'clgemm devices')")
+    hits = [d for d in devices if text.lower() in d.name.lower()]
+    if not hits:
+        hits = [d for d in devices if text.lower() in f"{d.platform} {d.name}".lower()]
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        raise UsageError(f"--device '{text}': no device name contains it (see 'clgemm devices')")
+    names = "; ".join(f"{d.index}: {d.name}" for d in hits)
+    raise UsageError(f"--device '{text}' matches several devices ({names}); give the index")

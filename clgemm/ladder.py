@@ -1,0 +1,108 @@
+"""The ladder: every selected rung on one device and one problem, plus reference rows."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform as _platform
+import sys
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from . import __version__
+from .backends import open_backend
+from .devices import DeviceInfo
+from .rungs import get_rung
+from .runner import Problem, RunResult, Workspace, run_rung, time_numpy
+
+
+def default_size(device: DeviceInfo) -> int:
+    """A size that runs the whole ladder quickly yet fills the device: 512 on a CPU (the naive
+    rung takes a fraction of a second there), 4096 on a GPU."""
+    return 512 if device.is_cpu else 4096
+
+
+def default_repeats(device: DeviceInfo) -> tuple[int, int]:
+    """(warm-up, repeats): fewer on a CPU, where one launch already lasts milliseconds."""
+    return (1, 3) if device.is_cpu else (3, 10)
+
+
+@dataclass
+class LadderRun:
+    device: DeviceInfo
+    problem: Problem
+    rows: list[RunResult]
+    references: list[dict]
+    sources: dict[int, str]
+    command: str
+
+    def speedups(self) -> dict[int, tuple[float | None, float | None]]:
+        """Per rung: (speed-up over the previous ok row, speed-up over rung 1)."""
+        first = next((r for r in self.rows if r.rung == 1 and r.ok), None)
+        out, prev = {}, None
+        for r in self.rows:
+            if not r.ok:
+                out[r.rung] = (None, None)
+                continue
+            over_prev = prev.ms / r.ms if prev else None
+            over_first = first.ms / r.ms if first else None
+            out[r.rung] = (over_prev, over_first)
+            prev = r
+        return out
+
+    def to_json(self) -> dict:
+        ups = self.speedups()
+        rows = []
+        for r in self.rows:
+            d = r.to_json()
+            d["params_source"] = self.sources.get(r.rung, "default")
+            d["speedup_prev"], d["speedup_rung1"] = ups[r.rung]
+            rows.append(d)
+        return {
+            "device": self.device.to_json(),
+            "size": self.problem.as_list(),
+            "rows": rows,
+            "references": self.references,
+            "provenance": provenance(self.command),
+        }
+
+
+def provenance(command: str) -> dict:
+    import pyopencl
+
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+        "clgemm": __version__,
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "pyopencl": pyopencl.VERSION_TEXT,
+        "host": _platform.node(),
+    }
+
+
+def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,
+               params: Mapping[int, Mapping[str, int]] | None = None,
+               sources: Mapping[int, str] | None = None,
+               warmup: int | None = None, repeats: int | None = None,
+               command: str = "", progress=None) -> LadderRun:
+    """Run the rungs in order. `params` maps rung -> full parameter set (validated by caller)."""
+    dw, dr = default_repeats(device)
+    warmup = dw if warmup is None else warmup
+    repeats = dr if repeats is None else repeats
+    backend = open_backend(device)
+    ws = Workspace(backend, problem)
+    rows = []
+    for number in rungs:
+        rung = get_rung(number)
+        chosen = dict((params or {}).get(number) or rung.defaults())
+        if progress:
+            progress(f"rung {number} ({rung.title}) {rung.params_text(chosen)}")
+        rows.append(run_rung(backend, ws, rung, chosen, repeats=repeats, warmup=warmup))
+    ms = time_numpy(ws, repeats)
+    references = [{"name": "NumPy (host BLAS, float32)", "ms": ms,
+                   "gflops": problem.gflops(ms), "where": "host CPU"}]
+    backend.release()
+    return LadderRun(device, problem, rows, references,
+                     dict(sources or {}), command)

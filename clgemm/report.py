@@ -1,0 +1,50 @@
+"""Tables for the terminal (tabulate) from ladder runs and device lists."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from .devices import DeviceInfo
+from .ladder import LadderRun
+from .rungs import get_rung
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB" if n < 2**30 else f"{n / 2**30:,.1f} GiB"
+
+
+def devices_table(devices: list[DeviceInfo]) -> str:
+    rows = [[d.index, d.backend, d.platform, d.name, d.type, d.compute_units, f"{d.clock_mhz} MHz",
+             _mib(d.global_mem_bytes), _mib(d.local_mem_bytes) if d.local_mem_bytes >= 2**20
+             else f"{d.local_mem_bytes // 1024} KiB", d.max_work_group_size, d.driver_version]
+            for d in devices]
+    return tabulate(rows, headers=["#", "backend", "platform", "device", "type", "CUs", "clock",
+                                   "global mem", "local mem", "max WG", "driver"])
+
+
+def _num(x, fmt):
+    return "" if x is None else format(x, fmt)
+
+
+def ladder_table(run: LadderRun) -> str:
+    ups = run.speedups()
+    rows = []
+    for r in run.rows:
+        rung = get_rung(r.rung)
+        up_prev, up_first = ups[r.rung]
+        status = r.status if r.ok or not r.message else f"{r.status}: {r.message}"
+        rows.append([r.rung, rung.title, rung.adds, rung.params_text(r.params),
+                     run.sources.get(r.rung, "default"), _num(r.ms, ".3f"), _num(r.helper_ms, ".3f"),
+                     _num(r.gflops, ".1f"), _num(up_prev, ".2f"), _num(up_first, ".1f"),
+                     _num(r.rel_error, ".1e") if r.rel_error not in (None, float("inf")) else "",
+                     status])
+    for ref in run.references:
+        rows.append(["ref", ref["name"], ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
+                     _num(ref["gflops"], ".1f"), "", "", "", "reference"])
+    p = run.problem
+    head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
+            f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
+    table = tabulate(rows, headers=["rung", "name", "adds", "parameters", "params", "ms",
+                                    "helper ms", "GFLOP/s", "x prev", "x rung 1", "rel err",
+                                    "status"], disable_numparse=True)
+    return f"{head}\n{table}"

@@ -1,0 +1,212 @@
+"""Run one rung with one parameter set on one problem: prepare, build, check, time.
+
+The checked launch is separate from the timed ones: the output is poisoned with NaN, one launch
+runs, and its result alone is compared with the float64 reference. Then warm-up launches and
+`repeats` timed launches follow; the median is reported. Helper kernels (the transpose of B) are
+timed the same way and reported apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from . import check
+from .backends.base import Backend
+from .errors import BuildError, ClgemmError, LaunchError, UsageError
+from .paths import KERNELS
+from .rungs import Helper, Rung
+
+
+@dataclass(frozen=True)
+class Problem:
+    m: int
+    n: int
+    k: int
+
+    def __post_init__(self):
+        for name, v in zip("MNK", (self.m, self.n, self.k)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise UsageError(f"size {name}={v!r} must be a positive integer")
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.n * self.k
+
+    def as_list(self) -> list[int]:
+        return [self.m, self.n, self.k]
+
+    def gflops(self, ms: float | None) -> float | None:
+        return None if not ms else self.flops / (ms * 1e-3) / 1e9
+
+
+@dataclass
+class RunResult:
+    rung: int
+    name: str
+    params: dict
+    status: str
+    ms: float | None = None
+    gflops: float | None = None
+    helper_ms: float | None = None
+    rel_error: float | None = None
+    times_ms: list[float] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        if d["rel_error"] is not None and not np.isfinite(d["rel_error"]):
+            d["rel_error"] = None
+        return d
+
+
+def kernel_source(backend: Backend, filename: str) -> str:
+    """The text a backend compiles: its header, the shared definitions, then the kernel file."""
+    parts = [backend.header(), (KERNELS / "common.h").read_text(), (KERNELS / filename).read_text()]
+    return "\n".join(p for p in parts if p)
+
+
+class Workspace:
+    """Random inputs, their float64 reference and device buffers for one problem; shared by
+    every rung measured on it, so inputs are uploaded once."""
+
+    def __init__(self, backend: Backend, problem: Problem, seed: int = 0):
+        self.backend = backend
+        self.problem = problem
+        rng = np.random.default_rng(seed)
+        m, n, k = problem.m, problem.n, problem.k
+        self.a = rng.standard_normal((m, k), dtype=np.float32)
+        self.b = rng.standard_normal((k, n), dtype=np.float32)
+        self._ref: np.ndarray | None = None
+        # Column-major storage, as the kernels expect.
+        self.buf_a = backend.to_device(self.a.ravel(order="F"))
+        self.buf_b = backend.to_device(self.b.ravel(order="F"))
+        self.buf_c = backend.alloc(m * n)
+        self._scratch: dict[str, object] = {}
+
+    @property
+    def ref(self) -> np.ndarray:
+        if self._ref is None:
+            self._ref = check.reference(self.a, self.b)
+        return self._ref
+
+    def scratch(self, name: str, count: int):
+        """A named device buffer reused across rungs (the transposed B, padded copies, ...)."""
+        key = f"{name}:{count}"
+        if key not in self._scratch:
+            self._scratch[key] = self.backend.alloc(count)
+        return self._scratch[key]
+
+    def result(self) -> np.ndarray:
+        p = self.problem
+        flat = self.backend.to_host(self.buf_c, p.m * p.n)
+        return flat.reshape((p.m, p.n), order="F")
+
+
+# -- helper steps -------------------------------------------------------------------------------
+# Each helper runner prepares the buffers a rung reads and returns a launch closure; the rung then
+# takes the (A, B) buffers it returns.
+HelperLaunch = Callable[[], float]
+
+
+def _transpose_b(backend: Backend, ws: Workspace, helper: Helper):
+    p = ws.problem
+    knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
+    bt = ws.scratch("BT", p.k * p.n)
+    tx, ty = helper.local_size
+    gsize = (-(-p.k // tx) * tx, -(-p.n // ty) * ty)
+
+    def launch() -> float:
+        return backend.launch(knl, gsize, helper.local_size, [p.k, p.n, ws.buf_b, bt])
+
+    return launch, (ws.buf_a, bt)
+
+
+HELPER_RUNNERS = {"transpose": _transpose_b}
+
+
+def median_time(launch: Callable[[], float], warmup: int, repeats: int) -> list[float]:
+    for _ in range(warmup):
+        launch()
+    return [launch() for _ in range(max(1, repeats))]
+
+
+def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, int],
+             repeats: int = 5, warmup: int = 1, tolerance: float = check.TOLERANCE) -> RunResult:
+    """Measure one configuration. Never raises for a kernel's own failure: the status says it."""
+    p = ws.problem
+    result = RunResult(rung=rung.number, name=rung.title, params=dict(params), status="ok")
+
+    why = rung.size_problem(params, p.m, p.n, p.k)
+    if why:
+        result.status, result.message = "unsupported-size", why
+        return result
+    bad = rung.first_violation(params, backend.device.limits(), stages=("device",))
+    if bad is not None:
+        result.status, result.message = "exceeds-device", bad.name
+        return result
+
+    try:
+        a_buf, b_buf = ws.buf_a, ws.buf_b
+        helper_launches = []
+        for helper in rung.helpers:
+            launch_helper, (a_buf, b_buf) = HELPER_RUNNERS[helper.kernel](backend, ws, helper)
+            helper_launches.append(launch_helper)
+        knl = backend.build(kernel_source(backend, rung.file), rung.macros(params), rung.kernel)
+    except BuildError as exc:
+        result.status, result.message = "build-failed", str(exc)
+        return result
+
+    gsize, lsize = rung.geometry(params, p.m, p.n)
+    args = [p.m, p.n, p.k, a_buf, b_buf, ws.buf_c]
+
+    def launch() -> float:
+        return backend.launch(knl, gsize, lsize, args)
+
+    try:
+        for h in helper_launches:
+            h()
+        backend.fill(ws.buf_c, float("nan"), p.m * p.n)
+        launch()
+        out = ws.result()
+        err = check.relative_error(out, ws.ref)
+        result.rel_error = err
+        if not err <= tolerance:
+            result.status = "wrong"
+            holes = check.unwritten_count(out)
+            result.message = (f"{holes} of {out.size} elements unwritten or NaN" if holes
+                              else f"relative error {err:.2e} > {tolerance:.0e}")
+            return result
+        if helper_launches:
+            helper_times = median_time(lambda: sum(h() for h in helper_launches), 0, repeats)
+            result.helper_ms = statistics.median(helper_times)
+        result.times_ms = median_time(launch, warmup, repeats)
+    except LaunchError as exc:
+        result.status, result.message = "launch-failed", str(exc)
+        return result
+    except ClgemmError as exc:  # pragma: no cover - defensive: any other kernel-side failure
+        result.status, result.message = "failed", str(exc)
+        return result
+    result.ms = statistics.median(result.times_ms)
+    result.gflops = p.gflops(result.ms)
+    return result
+
+
+def time_numpy(ws: Workspace, repeats: int = 5) -> float:
+    """Median wall time (ms) of the host's float32 A @ B through NumPy's BLAS."""
+    a, b = ws.a, ws.b
+    a @ b  # warm-up (thread pool start, page faults)
+    times = []
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        a @ b
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)

@@ -185,7 +185,9 @@ def divisible(name: str, a: str, b: str) -> Constraint:
 
 
 #: one module per rung, each defining RUNG
-RUNG_MODULES = ("r01_naive", "r02_tiling", "r03_more_work", "r04_wide_types", "r05_transposed")
+RUNG_MODULES = ("r01_naive", "r02_tiling", "r03_more_work", "r04_wide_types", "r05_transposed",
+                "r06_register_blocking", "r07_wide_loads", "r08_vendor_loads", "r09_prefetch",
+                "r10_any_size")
 
 
 def _load_registry() -> dict[int, Rung]:

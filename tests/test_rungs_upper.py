@@ -1,0 +1,293 @@
+"""Rungs 6-10 on the default device: correct at their defaults and at other valid parameter sets,
+rung 10 on shapes no tile divides, constraint violations refused by name, and the defaults valid
+on a GPU-sized device as well as here."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from clgemm.errors import ConstraintError
+from clgemm.limits import DeviceLimits
+from clgemm.paths import KERNELS
+from clgemm.rungs import get_rung
+from clgemm.runner import run_rung
+
+#: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
+H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                    local_mem_bytes=48 * 1024, device_type="GPU")
+
+# (rung, parameters, sizes M N K that are multiples of its tiles)
+CASES = [
+    (6, {}, [(128, 128, 128), (256, 128, 48)]),
+    (6, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 2, "PAD": 0}, [(128, 64, 64)]),
+    (6, {"TSM": 32, "TSN": 64, "TSK": 32, "WPTM": 2, "WPTN": 8, "PAD": 2}, [(64, 128, 96)]),
+    (6, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 1, "WPTN": 1}, [(48, 32, 16)]),
+    (7, {}, [(128, 128, 128), (128, 256, 32)]),
+    (7, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 8, "WIDTH": 8}, [(128, 64, 64)]),
+    (7, {"TSM": 32, "TSN": 128, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 2, "PAD": 0},
+     [(64, 128, 48)]),
+    (7, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1}, [(64, 128, 32)]),
+    (8, {}, [(128, 128, 128), (256, 128, 64)]),
+    (8, {"TSM": 64, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 32)]),
+    (8, {"TSM": 128, "TSN": 64, "TSK": 32, "WPTM": 16, "WPTN": 4, "WIDTH": 8, "PAD": 2},
+     [(128, 128, 64)]),
+    (9, {}, [(128, 128, 128), (256, 128, 16)]),   # K = TSK: the prologue's tile alone
+    (9, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4}, [(128, 64, 80)]),
+    (9, {"TSM": 32, "TSN": 128, "TSK": 32, "WPTM": 4, "WPTN": 8, "WIDTH": 8, "PAD": 0},
+     [(64, 128, 96)]),
+    (10, {}, [(128, 128, 128), (256, 128, 64)]),
+    (10, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 40)]),
+    (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "PAD": 0},
+     [(64, 128, 64)]),
+]
+
+#: rung 10's parameter sets for the shapes no tile divides
+ANY_SIZE_PARAMS = [c[1] for c in CASES if c[0] == 10] + [
+    {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 8},
+    {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1},
+]
+ODD_SHAPES = [(1, 1, 1), (7, 5, 3), (33, 65, 17), (129, 1, 257)]
+# M or N a multiple of 4 (and 8) but not of any tile: the guarded vector path, next to scalar ones
+EDGE_SHAPES = [(100, 36, 20), (96, 130, 33), (72, 200, 8)]
+
+
+def _random_shapes(count: int, seed: int = 20240601) -> list[tuple[int, int, int]]:
+    rng = np.random.default_rng(seed)
+    return [tuple(int(x) for x in rng.integers(1, 300, size=3)) for _ in range(count)]
+
+
+def _check(backend, ws, rung, params):
+    res = run_rung(backend, ws, rung, params, repeats=1, warmup=0)
+    p = ws.problem
+    assert res.status == "ok", (rung.number, p.m, p.n, p.k, params, res.status, res.message)
+    assert res.rel_error < 1e-5
+    return res
+
+
+@pytest.mark.parametrize("number,overrides,sizes", CASES,
+                         ids=[f"rung{c[0]}-{c[1] or 'defaults'}" for c in CASES])
+def test_rung_correct(backend, workspace_for, number, overrides, sizes):
+    rung = get_rung(number)
+    params = rung.resolve(overrides)
+    rung.validate(params, backend.device.limits())
+    for m, n, k in sizes:
+        res = _check(backend, workspace_for(m, n, k), rung, params)
+        assert res.ms > 0 and res.gflops > 0
+        assert res.helper_ms is not None and res.helper_ms > 0   # the transpose of B
+
+
+@pytest.mark.parametrize("overrides", ANY_SIZE_PARAMS,
+                         ids=[f"params{i}" for i in range(len(ANY_SIZE_PARAMS))])
+def test_any_size_odd_shapes(backend, workspace_for, overrides):
+    rung = get_rung(10)
+    params = rung.resolve(overrides)
+    for m, n, k in ODD_SHAPES + EDGE_SHAPES:
+        _check(backend, workspace_for(m, n, k), rung, params)
+
+
+def test_any_size_large_odd_and_random(backend, workspace_for):
+    rung = get_rung(10)
+    params = rung.defaults()
+    for m, n, k in [(1000, 1023, 517)] + _random_shapes(6):
+        _check(backend, workspace_for(m, n, k), rung, params)
+
+
+@pytest.mark.parametrize("number", [6, 7, 8, 9])
+def test_sizes_off_the_tiles_unsupported(backend, workspace_for, number):
+    rung = get_rung(number)
+    params = rung.defaults()
+    tm, tn = rung.output_tile(params)
+    tk = rung.k_step(params)
+    for m, n, k in [(tm + 1, tn, tk), (tm, tn * 2 - 4, tk), (tm, tn, tk + 1), (7, 5, 3)]:
+        res = run_rung(backend, workspace_for(m, n, k), rung, params, repeats=1, warmup=0)
+        assert res.status == "unsupported-size", (m, n, k, res.status)
+        assert "not a multiple of" in res.message
+
+
+def test_any_size_declared():
+    rung = get_rung(10)
+    assert rung.any_size and rung.size_multiples(rung.defaults()) == (1, 1, 1)
+    assert rung.size_problem(rung.defaults(), 7, 5, 3) is None
+    assert "bounds-checked" in rung.adds
+    assert "transpose only" in rung.teaches
+    text = (KERNELS / rung.file).read_text()
+    assert "bounds checks" in text and "only the transpose of B" in text
+
+
+@pytest.mark.parametrize("number", [6, 7, 8, 9, 10])
+def test_defaults_fit_here_and_on_a_gpu(backend, number):
+    rung = get_rung(number)
+    params = rung.defaults()
+    rung.validate(params, backend.device.limits())
+    rung.validate(params, H100)
+    assert rung.local_mem_bytes(params) <= 49152
+    assert rung.transposed_b and [h.kernel for h in rung.helpers] == ["transpose"]
+    assert len(rung.adds) < 60
+    for p in rung.params:
+        assert p.default in p.candidates, (number, p.name)
+
+
+@pytest.mark.parametrize("number,overrides,constraint", [
+    (6, {"TSM": 64, "WPTM": 3}, "TSM % WPTM == 0"),
+    (6, {"TSN": 64, "WPTN": 3}, "TSN % WPTN == 0"),
+    (6, {"TSM": 16, "TSN": 16, "TSK": 8, "WPTM": 1, "WPTN": 1},
+     "TSK*TSM % work-items == 0 (whole A-tile loads)"),
+    (6, {"TSM": 64, "TSN": 16, "TSK": 8, "WPTM": 4, "WPTN": 1},
+     "TSK*TSN % work-items == 0 (whole B-tile loads)"),
+    (6, {"PAD": 0, "TSK": 0}, "parameters within their minimum values"),
+    (7, {"WIDTH": 3}, "WIDTH is 1, 2, 4 or 8"),
+    (7, {"WIDTH": 16}, "WIDTH is 1, 2, 4 or 8"),
+    (7, {"TSM": 4, "WPTM": 1, "WIDTH": 8}, "TSM % WIDTH == 0"),
+    (9, {"TSM": 8, "TSN": 4, "WPTM": 1, "WPTN": 1, "WIDTH": 8}, "TSN % WIDTH == 0"),
+    (7, {"TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 4},
+     "TSK*TSM/WIDTH % work-items == 0 (whole vector A-tile loads)"),
+    (10, {"TSM": 128, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 2, "WIDTH": 2},
+     "TSK*TSN/WIDTH % work-items == 0 (whole vector B-tile loads)"),
+    (8, {"USE_SHUFFLE": 2}, "USE_SHUFFLE is 0 or 1"),
+    (8, {"USE_SHUFFLE": 1}, "USE_SHUFFLE=0 or RTSM % SGS == 0 (a sub-group within one column)"),
+    (8, {"USE_SHUFFLE": 1, "TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 1, "WPTN": 16, "WIDTH": 1,
+         "SGS": 8}, "USE_SHUFFLE=0 or SGS % WPTN == 0 (whole steps per sub-group read)"),
+])
+def test_constraint_refused_by_name(number, overrides, constraint):
+    rung = get_rung(number)
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(rung.resolve(overrides))
+    assert info.value.constraint == constraint
+    assert constraint in str(info.value)
+
+
+def test_device_limits_refused_by_name():
+    rung = get_rung(9)
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(rung.resolve({"TSK": 32, "PAD": 2}), H100)   # 2 x 33 KiB of tiles
+    assert info.value.constraint == "local memory <= device local memory"
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(rung.resolve({"WPTM": 2, "WPTN": 4, "TSK": 32, "WIDTH": 2}), H100)  # 64 x 32
+    assert info.value.constraint == "work-group size <= device maximum"
+
+
+# -- the opt-in shuffle path of rung 8 -----------------------------------------------------------
+SHUFFLE_SETS = [
+    {"USE_SHUFFLE": 1, "TSM": 128, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 8, "SGS": 32},
+    {"USE_SHUFFLE": 1, "TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "SGS": 16},
+    {"USE_SHUFFLE": 1, "TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 8, "WPTN": 8, "SGS": 8,
+     "WIDTH": 2},
+]
+NO_SHUFFLE = "USE_SHUFFLE=0 or the device has sub-group shuffles " \
+             "(cl_khr_subgroup_shuffle or cl_intel_subgroups)"
+
+
+def test_shuffle_refused_without_the_extension(backend, workspace_for):
+    rung = get_rung(8)
+    params = rung.resolve(SHUFFLE_SETS[0])
+    rung.validate(params)                                    # geometry alone is fine
+    bare = DeviceLimits(extensions=frozenset({"cl_khr_fp64"}))
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(params, bare)
+    assert info.value.constraint == NO_SHUFFLE
+    khr = DeviceLimits(extensions=frozenset({"cl_khr_subgroup_shuffle"}))
+    rung.validate(params, khr)                               # sizes unknown: left to the kernel
+    rung.validate(params, dataclasses.replace(khr, sub_group_sizes=(16, 32)))
+    intel = DeviceLimits(extensions=frozenset({"cl_intel_subgroups"}), sub_group_sizes=(8, 16))
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(params, intel)
+    assert info.value.constraint == "USE_SHUFFLE=0 or SGS is a sub-group size of the device"
+
+    limits = backend.device.limits()
+    if not any(limits.has_extension(e) for e in ("cl_khr_subgroup_shuffle", "cl_intel_subgroups")):
+        res = run_rung(backend, workspace_for(128, 64, 16), rung, params, repeats=1, warmup=0)
+        assert res.status == "exceeds-device" and res.message == NO_SHUFFLE
+
+
+def test_shuffle_leaves_tsk_whole_steps():
+    """TSK % (SGS/WPTN) == 0 has no constraint of its own: it follows from the others."""
+    rung = get_rung(8)
+    grid = itertools.product((32, 64, 128), (32, 64, 128), (8, 16, 32), (1, 2, 4, 8),
+                             (1, 2, 4, 8, 16), (1, 2, 4, 8), (8, 16, 32, 64))
+    valid = 0
+    for tsm, tsn, tsk, wm, wn, w, sgs in grid:
+        p = rung.resolve(dict(TSM=tsm, TSN=tsn, TSK=tsk, WPTM=wm, WPTN=wn, WIDTH=w, SGS=sgs,
+                              USE_SHUFFLE=1))
+        if rung.first_violation(p, None) is None:
+            valid += 1
+            assert tsk % rung.macros(p)["KPS"] == 0, p
+    assert valid > 10
+
+
+# A stand-in for sub-group hardware, so the shuffle path's bookkeeping runs on any device: lanes
+# are cut from the linear local id, a lane's own value is the real `v`, and what it "receives"
+# from another lane is read from where that lane read it. SG_SIZE() may be set off SGS to send
+# the kernel down its fallback path.
+EMULATION = """
+#define SG_SIZE() EMULATED_SG_SIZE
+#define SG_LANE() ((int)((get_local_id(1) * RTSM + get_local_id(0)) % SGS))
+#define SHUFFLE(v, lane) ((lane) == SG_LANE() ? (v) \\
+    : Btile[tidn + ((lane) % WPTN) * RTSN][kc + (lane) / WPTN])
+"""
+
+
+class _EmulatedSubgroups:
+    """The real backend, but with sub-group shuffles reported and the emulation prepended."""
+
+    def __init__(self, real, sg_size: str):
+        self._real = real
+        exts = tuple(real.device.extensions) + ("cl_khr_subgroup_shuffle",)
+        self.device = dataclasses.replace(real.device, extensions=exts)
+        self._header = f"#define EMULATED_SG_SIZE ({sg_size})\n" + EMULATION
+
+    def header(self) -> str:
+        return self._header
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@pytest.mark.parametrize("sg_size", ["SGS", "(SGS / 2)"], ids=["shuffle", "fallback"])
+def test_shuffle_path_with_emulated_subgroups(backend, workspace_for, sg_size):
+    fake = _EmulatedSubgroups(backend, sg_size)
+    rung = get_rung(8)
+    for overrides in SHUFFLE_SETS:
+        params = rung.resolve(overrides)
+        rung.validate(params, fake.device.limits())
+        _check(fake, workspace_for(128, 128, 32), rung, params)
+
+
+def _clang() -> str | None:
+    return shutil.which("clang-15")
+
+
+@pytest.mark.skipif(_clang() is None, reason="needs clang-15 for an offline OpenCL syntax check")
+@pytest.mark.parametrize("flavour", ["khr", "intel"])
+def test_shuffle_path_compiles_for_real_extensions(tmp_path, flavour):
+    """PoCL has no sub-groups, so the real extension spellings are checked with clang instead."""
+    rung = get_rung(8)
+    params = rung.resolve(SHUFFLE_SETS[0])
+    src = tmp_path / "k.cl"
+    src.write_text((KERNELS / "common.h").read_text() + (KERNELS / rung.file).read_text())
+    defines = [f"-D{k}={v}" for k, v in rung.macros(params).items()]
+    cmd = [_clang(), "-x", "cl", "-cl-std=CL2.0", "-target", "spir64", "-fsyntax-only",
+           "-Werror"]
+    if flavour == "khr":
+        cmd += ["-Xclang", "-finclude-default-header", "-Xclang", "-fdeclare-opencl-builtins",
+                "-Xclang", "-cl-ext=-cl_intel_subgroups"]
+    else:
+        header = subprocess.run([_clang(), "-print-resource-dir"], capture_output=True,
+                                text=True, check=True).stdout.strip() + "/include/opencl-c.h"
+        cmd += ["-Xclang", "-cl-ext=+cl_intel_subgroups", "-Dcl_intel_required_subgroup_size=1",
+                "-include", header]
+    out = subprocess.run(cmd + defines + [str(src)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_show_prints_rung_9(capsys):
+    from clgemm.cli import main
+
+    assert main(["show", "9"]) == 0
+    text = capsys.readouterr().out
+    assert "#define VTSM 32" in text and "gemm_prefetch" in text and "One barrier" in text

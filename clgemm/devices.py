@@ -78,29 +78,52 @@ def list_devices() -> list[DeviceInfo]:
     return found
 
 
-def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = None) -> DeviceInfo:
+#: what to install when a backend finds no device
+_MISSING = {
+    "opencl": "install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd)",
+    "cuda": "the CUDA backend needs CuPy (pip install cupy-cuda12x) and an NVIDIA GPU and driver",
+}
+
+
+def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = None,
+                  backend: str | None = None) -> DeviceInfo:
     """By index, by case-insensitive name substring, or (None) the first CPU device, else the
-    first device. Anything that matches nothing, or more than one device, is a UsageError."""
+    first device. Anything that matches nothing, or more than one device, is a UsageError.
+
+    With `backend`, only that backend's devices are candidates. Indexes stay the global numbers
+    that 'clgemm devices' prints, so the same number always means the same device; one that
+    belongs to another backend is refused rather than silently replaced. A name such as "H100"
+    that both NVIDIA's OpenCL and CUDA list is made unambiguous by the backend."""
     devices = list_devices() if devices is None else devices
-    if not devices:
-        raise UsageError("no OpenCL device found: install an OpenCL driver "
-                         "(on Debian: apt-get install pocl-opencl-icd)")
+    if not devices and backend is None:
+        raise UsageError(f"no OpenCL device found: {_MISSING['opencl']}")
+    pool = devices
+    if backend is not None:
+        pool = [d for d in devices if d.backend == backend]
+        if not pool:
+            raise UsageError(f"--backend {backend}: no {backend} device found; "
+                             f"{_MISSING.get(backend, 'see clgemm devices')}")
     if spec is None or (isinstance(spec, str) and not spec.strip()):
-        cpus = [d for d in devices if d.is_cpu]
-        return cpus[0] if cpus else devices[0]
+        cpus = [d for d in pool if d.is_cpu]
+        return cpus[0] if cpus else pool[0]
     text = str(spec).strip()
     if text.lstrip("-").isdigit():
         i = int(text)
-        if 0 <= i < len(devices):
-            return devices[i]
-        raise UsageError(f"--device {i}: no such device (devices are numbered 0-{len(devices) - 1};"
-                         f" see 'clgemm devices')")
-    hits = [d for d in devices if text.lower() in d.name.lower()]
+        if not 0 <= i < len(devices):
+            raise UsageError(f"--device {i}: no such device (devices are numbered "
+                             f"0-{len(devices) - 1}; see 'clgemm devices')")
+        if backend is not None and devices[i].backend != backend:
+            mine = ", ".join(f"{d.index}: {d.name}" for d in pool)
+            raise UsageError(f"--device {i} is {devices[i].name} on the {devices[i].backend} "
+                             f"backend, not {backend} ({backend} devices: {mine})")
+        return devices[i]
+    hits = [d for d in pool if text.lower() in d.name.lower()]
     if not hits:
-        hits = [d for d in devices if text.lower() in f"{d.platform} {d.name}".lower()]
+        hits = [d for d in pool if text.lower() in f"{d.platform} {d.name}".lower()]
     if len(hits) == 1:
         return hits[0]
     if not hits:
         raise UsageError(f"--device '{text}': no device name contains it (see 'clgemm devices')")
-    names = "; ".join(f"{d.index}: {d.name}" for d in hits)
-    raise UsageError(f"--device '{text}' matches several devices ({names}); give the index")
+    names = "; ".join(f"{d.index}: {d.name} ({d.backend})" for d in hits)
+    hint = " or --backend" if len({d.backend for d in hits}) > 1 else ""
+    raise UsageError(f"--device '{text}' matches several devices ({names}); give the index{hint}")

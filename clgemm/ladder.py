@@ -13,8 +13,9 @@ import numpy as np
 from . import __version__
 from .backends import open_backend
 from .devices import DeviceInfo
+from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
-from .runner import Problem, RunResult, Workspace, run_rung, time_numpy
+from .runner import Problem, RunResult, Workspace, run_rung
 
 
 def default_size(device: DeviceInfo) -> int:
@@ -51,19 +52,27 @@ class LadderRun:
             prev = r
         return out
 
+    def reference(self) -> dict | None:
+        """The row that "% of reference" compares with: the device's vendor BLAS when it ran and
+        was right, else NumPy's (see references.baseline)."""
+        return baseline(self.references)
+
     def to_json(self) -> dict:
         ups = self.speedups()
+        base = self.reference()
         rows = []
         for r in self.rows:
             d = r.to_json()
             d["params_source"] = self.sources.get(r.rung, "default")
             d["speedup_prev"], d["speedup_rung1"] = ups[r.rung]
+            d["pct_of_reference"] = percent_of(r.gflops, base)
             rows.append(d)
         return {
             "device": self.device.to_json(),
             "size": self.problem.as_list(),
             "rows": rows,
             "references": self.references,
+            "pct_of_reference_base": base["name"] if base else None,
             "provenance": provenance(self.command),
         }
 
@@ -100,9 +109,9 @@ def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,
         if progress:
             progress(f"rung {number} ({rung.title}) {rung.params_text(chosen)}")
         rows.append(run_rung(backend, ws, rung, chosen, repeats=repeats, warmup=warmup))
-    ms = time_numpy(ws, repeats)
-    references = [{"name": "NumPy (host BLAS, float32)", "ms": ms,
-                   "gflops": problem.gflops(ms), "where": "host CPU"}]
+    if progress:
+        progress("references")
+    references = collect_references(backend, ws, warmup, repeats)
     backend.release()
     return LadderRun(device, problem, rows, references,
                      dict(sources or {}), command)

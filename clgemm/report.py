@@ -6,6 +6,7 @@ from tabulate import tabulate
 
 from .devices import DeviceInfo
 from .ladder import LadderRun
+from .references import percent_of
 from .rungs import get_rung
 
 
@@ -28,6 +29,7 @@ def _num(x, fmt):
 
 def ladder_table(run: LadderRun) -> str:
     ups = run.speedups()
+    base = run.reference()
     rows = []
     for r in run.rows:
         rung = get_rung(r.rung)
@@ -35,16 +37,25 @@ def ladder_table(run: LadderRun) -> str:
         status = r.status if r.ok or not r.message else f"{r.status}: {r.message}"
         rows.append([r.rung, rung.title, rung.adds, rung.params_text(r.params),
                      run.sources.get(r.rung, "default"), _num(r.ms, ".3f"), _num(r.helper_ms, ".3f"),
-                     _num(r.gflops, ".1f"), _num(up_prev, ".2f"), _num(up_first, ".1f"),
+                     _num(r.gflops, ".1f"), _num(percent_of(r.gflops, base), ".1f"),
+                     _num(up_prev, ".2f"), _num(up_first, ".1f"),
                      _num(r.rel_error, ".1e") if r.rel_error not in (None, float("inf")) else "",
                      status])
     for ref in run.references:
+        state = ref.get("status", "ok")
+        status = "reference" if state == "ok" else f"{state}: {ref.get('note', '')}"
+        if ref.get("timing") and state == "ok":
+            status += f" ({ref['timing']})"
+        err = ref.get("rel_error")
         rows.append(["ref", ref["name"], ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
-                     _num(ref["gflops"], ".1f"), "", "", "", "reference"])
+                     _num(ref["gflops"], ".1f"), _num(percent_of(ref["gflops"], base), ".1f"),
+                     "", "", _num(err, ".1e"), status])
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
-    table = tabulate(rows, headers=["rung", "name", "adds", "parameters", "params", "ms",
-                                    "helper ms", "GFLOP/s", "x prev", "x rung 1", "rel err",
-                                    "status"], disable_numparse=True)
-    return f"{head}\n{table}"
+    table = tabulate(rows, headers=["rung", "name", "adds", "parameters", "config", "ms",
+                                    "helper ms", "GFLOP/s", "% ref", "x prev", "x rung 1",
+                                    "rel err", "status"], disable_numparse=True)
+    foot = (f"% ref: share of {base['name']}'s GFLOP/s" if base
+            else "% ref: no reference ran correctly")
+    return f"{head}\n{table}\n{foot}"

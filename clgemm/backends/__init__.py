@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .base import Backend
 
 #: backend modules, in numbering order
-BACKEND_MODULES = ("opencl",)
+BACKEND_MODULES = ("opencl", "cuda")
 
 
 def _module(name: str):

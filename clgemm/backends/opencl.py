@@ -73,6 +73,27 @@ class OpenCLBackend(Backend):
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels: dict[str, Any] = {}
 
+    @classmethod
+    def from_queue(cls, queue: Any) -> "OpenCLBackend":
+        """A backend inside the context of a caller's queue (a pyopencl array's, say), so the
+        caller's buffers can be used as they are. It gets its own profiling queue on the same
+        device, because `launch` times by events and the caller's queue need not profile; the
+        caller finishes its own queue before handing buffers over."""
+        from ..devices import list_devices
+        from ..errors import UsageError
+
+        info = next((d for d in list_devices() if d.handle == queue.device), None)
+        if info is None:
+            raise UsageError(f"the queue's device '{queue.device.name}' is not among the devices "
+                             f"clgemm lists (see 'clgemm devices')")
+        self = cls.__new__(cls)
+        self.device = info
+        self.context = queue.context
+        self.queue = cl.CommandQueue(self.context, queue.device,
+                                     properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self._kernels = {}
+        return self
+
     def header(self) -> str:
         return ""
 
@@ -126,3 +147,50 @@ class OpenCLBackend(Backend):
 
 def open_backend(device: DeviceInfo) -> OpenCLBackend:
     return OpenCLBackend(device)
+
+
+# -- NVIDIA's OpenCL without an ICD registration -------------------------------------------------
+NVIDIA_OPENCL_LIB = "libnvidia-opencl.so.1"
+_NVIDIA_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                    "/usr/lib", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+                    "/usr/local/cuda/compat")
+
+
+def find_nvidia_opencl() -> str | None:
+    """Where NVIDIA's OpenCL driver library is, if anywhere: LD_LIBRARY_PATH, the usual library
+    folders (container runtimes mount the driver into some of them without running ldconfig),
+    then the linker cache."""
+    import ctypes.util
+    import os
+
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    for d in [*dirs, *_NVIDIA_LIB_DIRS]:
+        path = os.path.join(d, NVIDIA_OPENCL_LIB)
+        if os.path.exists(path):
+            return path
+    return ctypes.util.find_library("nvidia-opencl")
+
+
+def nvidia_icd_note() -> str | None:
+    """A note for 'clgemm devices' when NVIDIA's OpenCL library is installed but the ICD loader
+    does not know it, so no NVIDIA platform appears: a common state of containers, where the
+    driver is mounted in but /etc/OpenCL/vendors/nvidia.icd is not. None when all is well."""
+    library = find_nvidia_opencl()
+    if library is None:
+        return None
+    names: list[str] = []
+    if cl is not None:
+        try:
+            names = [p.name for p in cl.get_platforms()]
+        except Exception:  # no platform at all: the loader found no ICD
+            names = []
+    if any("nvidia" in n.lower() for n in names):
+        return None
+    return (f"note: NVIDIA's OpenCL library is installed ({library}) but no NVIDIA OpenCL "
+            f"platform is listed: it is not registered with the OpenCL ICD loader. Register it "
+            f"(as root):\n"
+            f"  echo {NVIDIA_OPENCL_LIB} > /etc/OpenCL/vendors/nvidia.icd\n"
+            f"or, without root, make a folder of .icd files and point OCL_ICD_VENDORS at it:\n"
+            f"  mkdir -p ~/icd && cp /etc/OpenCL/vendors/*.icd ~/icd/ 2>/dev/null; "
+            f"echo {NVIDIA_OPENCL_LIB} > ~/icd/nvidia.icd\n"
+            f"  export OCL_ICD_VENDORS=~/icd")

@@ -1,0 +1,229 @@
+"""CUDA through CuPy: the same OpenCL kernel files, compiled by NVRTC with kernels/cl2cuda.h.
+
+Running the unchanged .cl sources on CUDA separates what the kernels do from what each vendor's
+compiler and runtime make of them: on an NVIDIA GPU the ladder can be compared between NVIDIA's
+OpenCL and CUDA stacks, and with cuBLAS. CuPy is optional; without it (or without a CUDA device)
+this backend finds no devices and the rest of clgemm is unaffected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..devices import DeviceInfo
+from ..errors import BuildError, LaunchError
+from ..paths import KERNELS
+from .base import Backend
+
+try:  # CuPy is optional: a missing or broken installation means no CUDA devices
+    import cupy
+except Exception:  # pragma: no cover - depends on the machine
+    cupy = None
+
+HEADER = "cl2cuda.h"
+
+#: OpenCL features that kernels/cl2cuda.h provides on every CUDA device, reported as the device's
+#: "extensions" so that rung constraints written against OpenCL extensions see them (the warp
+#: serves as the sub-group: rung 8's shuffle path).
+CUDA_PROVIDES = ("cl_khr_subgroups", "cl_khr_subgroup_shuffle")
+
+_CAST_CALL = re.compile(r"\(\s*([A-Za-z_]\w*)\s*\)\s*\(")
+_KEYWORDS_BEFORE_EXPR = {"return", "else", "case", "do"}
+_MACRO_HEAD = re.compile(r"\s*#\s*define\s+\w+(\([^)]*\))?$")
+
+
+def _closing_paren(text: str, start: int) -> int:
+    """Index of the ')' matching the '(' at `start`, or -1."""
+    depth = 0
+    for i in range(start, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _has_top_level_comma(args: str) -> bool:
+    depth = 0
+    for c in args:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return True
+    return False
+
+
+def translate(source: str) -> str:
+    """Rewrite OpenCL's vector literal `(T)(a, b, ...)` as the C++ constructor call `T(a, b, ...)`.
+
+    C++ reads `(float4)(a, b, c, d)` as a cast of the comma expression, i.e. of `d` alone, which
+    would compile and silently give a wrong vector, and no header can change that. Only
+    parenthesised single names followed by an argument list with a top-level comma are rewritten
+    (the broadcast `(float4)(x)` is a valid C++ cast already), and only where the name cannot be a
+    call's or a subscript's operand. For a function name the rewrite means the same call.
+    """
+    out, pos, at = [], 0, 0
+    while (match := _CAST_CALL.search(source, at)) is not None:
+        start = match.start()
+        at = start + 1
+        if start < pos or (start and (source[start - 1].isalnum() or source[start - 1] == "_")):
+            continue  # inside a rewritten literal, or a call's (or macro's) argument list
+        before = source[:start].rstrip()
+        line = before[before.rfind("\n") + 1:]
+        prev_word = re.search(r"(\w+)$", before)
+        operand = before.endswith((")", "]")) or (prev_word and prev_word.group(1)
+                                                   not in _KEYWORDS_BEFORE_EXPR)
+        if operand and not _MACRO_HEAD.match(line):  # a macro's body may start with a literal
+            continue
+        open_at = match.end() - 1
+        close_at = _closing_paren(source, open_at)
+        if close_at < 0 or not _has_top_level_comma(source[open_at + 1:close_at]):
+            continue
+        out.append(source[pos:start])
+        out.append(match.group(1))
+        pos = open_at
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def _version(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def _property(rt: Any, props: dict, key: str, attribute: int, ordinal: int) -> int:
+    """A device property from CuPy's properties dict, else from the device attribute."""
+    if props.get(key):
+        return int(props[key])
+    try:
+        return int(rt.deviceGetAttribute(attribute, ordinal))
+    except Exception:
+        return 0
+
+
+def discover() -> list[DeviceInfo]:
+    """CUDA devices in ordinal order; [] when CuPy, the driver or a device is missing."""
+    if cupy is None:
+        return []
+    rt = cupy.cuda.runtime
+    try:
+        count = rt.getDeviceCount()
+        driver, runtime = rt.driverGetVersion(), rt.runtimeGetVersion()
+    except Exception:  # no driver, no device, or a CuPy built for another CUDA
+        return []
+    found = []
+    for i in range(count):
+        try:
+            p = rt.getDeviceProperties(i)
+        except Exception:
+            continue
+        name = p.get("name", b"CUDA device")
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        # CUDA 13 dropped clockRate from the properties (CuPy builds differ in what they copy);
+        # the device attributes keep them.
+        clock_khz = _property(rt, p, "clockRate", 13, i)  # cudaDevAttrClockRate
+        major = _property(rt, p, "major", 75, i)  # cudaDevAttrComputeCapabilityMajor
+        minor = _property(rt, p, "minor", 76, i)
+        warp = int(p.get("warpSize", 32))
+        found.append(DeviceInfo(
+            index=-1, backend="cuda", platform="CUDA", name=name.strip(), type="GPU",
+            vendor="NVIDIA", compute_units=int(p["multiProcessorCount"]),
+            clock_mhz=int(clock_khz) // 1000, global_mem_bytes=int(p["totalGlobalMem"]),
+            # Static __shared__ arrays (all the kernels use) are limited to 48 KiB per block.
+            local_mem_bytes=min(int(p["sharedMemPerBlock"]), 48 * 1024),
+            max_work_group_size=int(p["maxThreadsPerBlock"]),
+            max_work_item_sizes=tuple(int(x) for x in p["maxThreadsDim"]),
+            max_alloc_bytes=int(p["totalGlobalMem"]),
+            driver_version=f"{_version(driver)} (runtime {_version(runtime)})",
+            version=f"CUDA compute capability {major}.{minor}",
+            extensions=CUDA_PROVIDES, sub_group_sizes=(warp,), handle=i))
+    return found
+
+
+class CUDABackend(Backend):
+    name = "cuda"
+
+    def __init__(self, device: DeviceInfo):
+        if cupy is None:  # pragma: no cover - discover() found nothing then
+            raise LaunchError("CuPy is not installed")
+        self.device = device
+        self._cuda_device = cupy.cuda.Device(device.handle)
+        self._cuda_device.use()
+        self._kernels: dict[str, Any] = {}
+        self._modules: list[Any] = []
+        self._header = (KERNELS / HEADER).read_text()
+
+    def header(self) -> str:
+        return self._header
+
+    def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
+        options = tuple(f"-D{k}={v}" for k, v in defines.items())
+        key = hashlib.sha1("\0".join([source, kernel, *options]).encode()).hexdigest()
+        if key in self._kernels:
+            return self._kernels[key]
+        try:
+            module = cupy.RawModule(code=translate(source), options=options)
+            knl = module.get_function(kernel)  # NVRTC runs here, on first use
+        except cupy.cuda.compiler.CompileException as exc:
+            log = str(exc)
+            first = next((ln for ln in log.splitlines() if "error" in ln), log.splitlines()[0]
+                         if log else "")
+            raise BuildError(f"build failed: {first.strip()}", log) from exc
+        except Exception as exc:  # missing kernel name, driver refusing the module, ...
+            raise BuildError(f"build failed: {exc}", str(exc)) from exc
+        self._modules.append(module)
+        self._kernels[key] = knl
+        return knl
+
+    def to_device(self, host: np.ndarray) -> Any:
+        return cupy.asarray(np.ascontiguousarray(host, dtype=np.float32).ravel())
+
+    def alloc(self, count: int) -> Any:
+        return cupy.empty(max(1, count), dtype=cupy.float32)
+
+    def fill(self, buf: Any, value: float, count: int) -> None:
+        buf[:count].fill(np.float32(value))
+        cupy.cuda.get_current_stream().synchronize()
+
+    def to_host(self, buf: Any, count: int) -> np.ndarray:
+        return cupy.asnumpy(buf[:count])
+
+    def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+               args: Sequence[Any]) -> float:
+        if any(g % l for g, l in zip(global_size, local_size)):
+            raise LaunchError(f"launch failed: global size {tuple(global_size)} is not a "
+                              f"multiple of the work-group size {tuple(local_size)}")
+        grid = tuple(g // l for g, l in zip(global_size, local_size))
+        grid = (grid + (1, 1, 1))[:3]
+        block = (tuple(local_size) + (1, 1, 1))[:3]
+        cargs = tuple(np.int32(a) if isinstance(a, (int, np.integer))
+                      else np.float32(a) if isinstance(a, float) else a for a in args)
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        try:
+            start.record()
+            kernel(grid, block, cargs)
+            end.record()
+            end.synchronize()
+        except Exception as exc:  # CUDADriverError: resources, illegal address, ...
+            raise LaunchError(f"launch failed: {exc}") from exc
+        return float(cupy.cuda.get_elapsed_time(start, end))
+
+    def release(self) -> None:
+        self._kernels.clear()
+        self._modules.clear()
+        try:
+            cupy.cuda.get_current_stream().synchronize()
+        except Exception:  # a failed launch may have left the context unusable
+            pass
+
+
+def open_backend(device: DeviceInfo) -> CUDABackend:
+    return CUDABackend(device)

@@ -1,0 +1,525 @@
+"""kernels/cl2cuda.h checked without a GPU.
+
+GPU time is scarce, so as much as possible of the CUDA path is checked here, on the CPU:
+
+* every OpenCL construct the kernels use (qualifiers, built-in functions, attributes, vector types
+  and components, the hint macros a backend may define) has a mapping in cl2cuda.h;
+* the backend's rewrite of `(float4)(a, b, c, d)` into a constructor call;
+* each rung, translated as the CUDA backend translates it, compiles with g++ against a small
+  emulation of the CUDA built-ins (one thread per work-item, real barriers, warp shuffles through
+  memory) and then runs and multiplies correctly: this exercises the header's vector types,
+  operators, loads and shuffles, not only its syntax;
+* where a CUDA toolkit is present, nvcc compiles each rung for sm_90, and where libnvrtc can be
+  found, NVRTC (what CuPy uses) compiles it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clgemm import check
+from clgemm.backends.cuda import translate
+from clgemm.paths import KERNELS
+from clgemm.rungs import REGISTRY, TRANSPOSE_B
+
+HEADER = (KERNELS / "cl2cuda.h").read_text()
+KERNEL_FILES = sorted(KERNELS.glob("*.cl")) + [KERNELS / "common.h"]
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _kernel_text() -> str:
+    return "\n".join(_strip_comments(p.read_text()) for p in KERNEL_FILES)
+
+
+def _opencl_only(text: str) -> str:
+    """Drop lines that only an OpenCL compiler sees: the branches of `#ifndef NAME` for names
+    cl2cuda.h defines, of `#if defined(cl_...)` for OpenCL extensions (the CUDA compile skips
+    both), and OpenCL pragmas."""
+    defined = set(re.findall(r"#\s*define\s+(\w+)", HEADER))
+
+    def skipped_on_cuda(s: str) -> bool:
+        m = re.match(r"#\s*ifndef\s+(\w+)", s)
+        return bool(m and m.group(1) in defined) or bool(
+            re.match(r"#\s*(?:el)?if\s+defined\s*\(?\s*cl_\w+\s*\)?\s*$|#\s*ifdef\s+cl_", s))
+
+    out, skip_depth, depth = [], None, 0
+    for line in text.splitlines():
+        s = line.strip()
+        if re.match(r"#\s*if", s):
+            depth += 1
+            if skip_depth is None and skipped_on_cuda(s):
+                skip_depth = depth
+            continue
+        if re.match(r"#\s*(elif|else)", s):
+            if skip_depth == depth and not skipped_on_cuda(s):
+                skip_depth = None
+            continue
+        if s.startswith("#endif"):
+            if skip_depth == depth:
+                skip_depth = None
+            depth -= 1
+            continue
+        if skip_depth is None and not s.startswith("#pragma"):
+            out.append(line)
+    return "\n".join(out)
+
+
+# Names a kernel may call that CUDA itself provides with the OpenCL meaning.
+CUDA_NATIVE = {"min", "max", "fmin", "fmax", "fabs", "sqrt", "rsqrt", "exp", "log", "fmaf", "fma"}
+C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "__attribute__"}
+# Hint macros a rung defaults for OpenCL that need no CUDA definition (empty there is right).
+OPENCL_ONLY_HINTS = {"SG_ATTR": "Intel's required sub-group size; a warp is always 32 lanes"}
+
+
+def _header_names() -> set[str]:
+    """Every function and macro cl2cuda.h defines."""
+    macros = set(re.findall(r"#\s*define\s+(\w+)", HEADER))
+    funcs = set(re.findall(r"\b(\w+)\s*\([^;{}]*\)\s*\{", HEADER))
+    generated = {f"vload{n}" for n in (2, 4, 8, 16)} | {f"vstore{n}" for n in (2, 4, 8, 16)}
+    return macros | funcs | generated | {"mad", "fma"}
+
+
+def _kernel_own_names(text: str) -> set[str]:
+    names = set(re.findall(r"#\s*define\s+(\w+)", text))
+    names |= set(re.findall(r"\bvoid\s+(\w+)\s*\(", text))
+    for params in re.findall(r"#\s*define\s+\w+\(([^)]*)\)", text):  # macro parameters
+        names |= set(re.findall(r"\w+", params))
+    return names
+
+
+def test_every_called_function_is_mapped():
+    text = _opencl_only(_kernel_text())
+    calls = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+    types = {"float", "int", "uint", "floatX"} | {f"float{n}" for n in (2, 4, 8, 16)}
+    unknown = calls - C_KEYWORDS - types - _kernel_own_names(text) - _header_names() - CUDA_NATIVE
+    attr_names = set(re.findall(r"__attribute__\s*\(\(\s*(\w+)", text))
+    unknown -= attr_names  # checked by the attribute test
+    assert not unknown, f"kernels call {sorted(unknown)}: map them in kernels/cl2cuda.h"
+
+
+def test_every_qualifier_is_mapped():
+    text = _kernel_text()
+    used = set(re.findall(r"\b(__kernel|__global|__local|__constant|__private)\b", text))
+    assert used >= {"__kernel", "__global", "__local"}
+    for q in used:
+        assert re.search(rf"#define {q}\b", HEADER), q
+    # The unprefixed spellings are legal OpenCL but too common as names to map; keep them out.
+    bare = re.findall(r"\b(kernel\s+void|(?:global|local|constant|private)\s+(?:const\s+)?"
+                      r"(?:float|int|uint|floatX)\b)", text)
+    assert not bare, f"write the __-prefixed qualifiers: {bare}"
+    if re.search(r"\brestrict\b", text):
+        assert re.search(r"#define restrict\b", HEADER)
+
+
+def test_every_attribute_is_mapped():
+    text = _opencl_only(_kernel_text())
+    attrs = set(re.findall(r"__attribute__\s*\(\(\s*(\w+)", text))
+    assert "reqd_work_group_size" in attrs
+    for a in attrs:
+        assert re.search(rf"#\s*define {a}\b", HEADER), f"attribute {a} is not mapped"
+
+
+def test_every_vector_type_and_component_is_mapped():
+    text = _kernel_text()
+    vtypes = set(re.findall(r"\b((?:float|int|uint|half|double|char|uchar|short|ushort|long"
+                            r"|ulong)(?:2|3|4|8|16))\b", text))
+    assert "float4" in vtypes
+    for t in vtypes:
+        assert re.search(rf"#define {t}\b", HEADER), f"vector type {t} is not mapped"
+    members = set()
+    for body in re.findall(r"struct\s*\{([^{}]*)\};", HEADER):
+        members |= set(re.findall(r"\b(\w+)\s*[,;]", body))
+    comps = set(re.findall(r"\)\s*\.\s*(s[0-9a-fA-F]+|[xyzw]{1,4}|lo|hi|even|odd)\b", text))
+    comps |= set(re.findall(r"\b[A-Za-z_]\w*(?:\[[^\]]*\])*\s*\.\s*(s[0-9a-fA-F]+|[xyzw]{1,4}|lo|hi"
+                            r"|even|odd)\b", text))
+    assert "s0" in comps
+    assert comps <= members, f"components {sorted(comps - members)} are not mapped"
+
+
+def test_backend_hint_macros_are_defined():
+    """A rung leaves a hint to the backend as `#ifndef NAME` followed by an OpenCL default. The
+    function-like ones (LOAD_GLOBAL(ptr, i), SHUFFLE(v, lane), ...) and RESTRICT are such hints;
+    object-like defaults such as `#define PACK_TILE 16` are parameters, set by -D."""
+    text = _kernel_text()
+    guarded = set(re.findall(r"#\s*ifndef\s+(\w+)", text))
+    function_like = set(re.findall(r"#\s*define\s+(\w+)\(", text))
+    hints = (guarded & function_like) | {"RESTRICT"}
+    assert {"RESTRICT", "LOAD_GLOBAL", "SHUFFLE"} <= hints
+    for name in hints - set(OPENCL_ONLY_HINTS):
+        assert re.search(rf"#\s*define {name}\b", HEADER), f"{name} is not defined for CUDA"
+    # Rungs 8-10 test RESTRICT for emptiness by pasting; one token keeps that test meaningful.
+    assert re.search(r"#define RESTRICT __restrict__\s*$", HEADER, flags=re.M)
+
+
+@pytest.mark.parametrize("src,expected", [
+    ("x = (float4)(a, b, c, d);", "x = float4(a, b, c, d);"),
+    ("x = (float4)(0.0f);", "x = (float4)(0.0f);"),
+    ("return (float2)(f(a, b), c);", "return float2(f(a, b), c);"),
+    ("y = g(z)(a, b);", "y = g(z)(a, b);"),
+    ("if (p)(a, b);", "if (p)(a, b);"),
+    ("v = (float8)((float4)(1, 2, 3, 4), (float4)(5.0f));",
+     "v = float8(float4(1, 2, 3, 4), (float4)(5.0f));"),
+    ("acc += (b).s0 * (c);", "acc += (b).s0 * (c);"),
+    ("#define ONES (float2)(1.0f, 1.0f)", "#define ONES float2(1.0f, 1.0f)"),
+    ("#define PAIR(x) (float2)(x, x)\nPAIR(1)", "#define PAIR(x) float2(x, x)\nPAIR(1)"),
+    ("#define CALL(f) (f)(1, 2)", "#define CALL(f) f(1, 2)"),
+    ("#define F(a) (b, c)", "#define F(a) (b, c)"),
+    ("y = f(x)(a, b) + (float2)(p, q);", "y = f(x)(a, b) + float2(p, q);"),
+])
+def test_translate_vector_literals(src, expected):
+    assert translate(src) == expected
+
+
+# ---- compile and run each rung on the CPU against an emulation of CUDA's built-ins ---------------
+
+EMULATION = r"""
+// A CPU stand-in for the CUDA built-ins that cl2cuda.h uses: each thread of a block is a
+// std::thread, blocks run one after another (so __shared__ can be a function-level static),
+// __syncthreads is a std::barrier and a warp shuffle goes through memory between two barriers.
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define warpSize 32
+struct uint3 { unsigned x, y, z; };
+struct dim3 { unsigned x, y, z; };
+thread_local uint3 threadIdx;
+uint3 blockIdx;
+dim3 blockDim, gridDim;
+struct float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+template <class T> T __ldg(const T* p) { return *p; }
+static std::barrier<>* emu_block_barrier;
+struct EmuWarp { std::unique_ptr<std::barrier<>> bar; unsigned long long slot[32]; };
+static std::vector<EmuWarp> emu_warps;
+thread_local int emu_warp, emu_lane;
+inline void __syncthreads() { emu_block_barrier->arrive_and_wait(); }
+inline void __syncwarp() { emu_warps[emu_warp].bar->arrive_and_wait(); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) {
+  EmuWarp& w = emu_warps[emu_warp];
+  std::memcpy(&w.slot[emu_lane], &v, sizeof(T));
+  w.bar->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &w.slot[src & 31], sizeof(T));
+  w.bar->arrive_and_wait();
+  return r;
+}
+template <class F> void emu_run(dim3 grid, dim3 block, F body) {
+  gridDim = grid; blockDim = block;
+  const int threads = block.x * block.y * block.z;
+  for (unsigned by = 0; by < grid.y; by++)
+    for (unsigned bx = 0; bx < grid.x; bx++) {
+      blockIdx = {bx, by, 0};
+      std::barrier<> bar(threads);
+      emu_block_barrier = &bar;
+      emu_warps.clear();
+      emu_warps.resize((threads + 31) / 32);
+      for (int w = 0; w < (int)emu_warps.size(); w++)
+        emu_warps[w].bar.reset(new std::barrier<>(std::min(32, threads - 32 * w)));
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; t++)
+        pool.emplace_back([=] {
+          threadIdx = {t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+          emu_warp = t / 32; emu_lane = t % 32;
+          body();
+        });
+      for (auto& th : pool) th.join();
+    }
+}
+"""
+
+DRIVER = r"""
+static std::vector<float> emu_read(const char* path, size_t n) {
+  std::vector<float> v(n);
+  FILE* f = std::fopen(path, "rb");
+  if (!f || std::fread(v.data(), 4, n, f) != n) { std::perror(path); std::exit(3); }
+  std::fclose(f);
+  return v;
+}
+int main(int argc, char** argv) {
+  if (argc != 11) return 2;
+  const int M = std::atoi(argv[1]), N = std::atoi(argv[2]), K = std::atoi(argv[3]);
+  const dim3 grid{(unsigned)std::atoi(argv[4]), (unsigned)std::atoi(argv[5]), 1};
+  const dim3 block{(unsigned)std::atoi(argv[6]), (unsigned)std::atoi(argv[7]), 1};
+#ifdef EMU_TRANSPOSE
+  std::vector<float> in = emu_read(argv[8], (size_t)M * N), out((size_t)M * N, NAN);
+  auto k = reinterpret_cast<void (*)(int, int, const void*, void*)>(&EMU_KERNEL);
+  emu_run(grid, block, [&] { k(M, N, in.data(), out.data()); });
+#else
+  std::vector<float> a = emu_read(argv[8], (size_t)M * K), b = emu_read(argv[9], (size_t)K * N);
+  std::vector<float> out((size_t)M * N, NAN);
+  auto k = reinterpret_cast<void (*)(int, int, int, const void*, const void*, void*)>(
+      &EMU_KERNEL);
+  emu_run(grid, block, [&] { k(M, N, K, a.data(), b.data(), out.data()); });
+#endif
+  FILE* f = std::fopen(argv[10], "wb");
+  std::fwrite(out.data(), 4, out.size(), f);
+  std::fclose(f);
+  return 0;
+}
+"""
+
+GXX = shutil.which("g++")
+
+
+@functools.lru_cache(maxsize=None)
+def _emulation_unavailable() -> str:
+    """Why the emulation cannot be built here ('' if it can): it needs g++ with C++20's
+    <barrier>, which older compilers lack; that is a fact about the machine, not a failure."""
+    if GXX is None:
+        return "needs g++"
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.cpp"
+        src.write_text(EMULATION + "int main() { emu_run({1, 1, 1}, {2, 1, 1}, [] {}); }\n")
+        r = subprocess.run([GXX, "-std=c++20", "-pthread", "-w", str(src), "-o",
+                            str(Path(tmp) / "probe")], capture_output=True, text=True)
+    return "" if r.returncode == 0 else f"g++ cannot build the emulation: {r.stderr[-300:]}"
+
+
+def _need_emulation() -> None:
+    why = _emulation_unavailable()
+    if why:
+        pytest.skip(why)
+
+
+def _cuda_source(file: str) -> str:
+    """What the CUDA backend compiles for a kernel file (header + common.h + file, translated);
+    `file` is a name in kernels/ or, for VECTOR_OPS, the kernel text itself."""
+    text = VECTOR_OPS if file == "VECTOR_OPS" else (KERNELS / file).read_text()
+    parts = [HEADER, (KERNELS / "common.h").read_text(), text]
+    return translate("\n".join(parts))
+
+
+def _emulated(tmp: Path, file: str, kernel: str, macros: dict, transpose: bool = False) -> Path:
+    src = tmp / f"{kernel}.cpp"
+    src.write_text(EMULATION + _cuda_source(file) + DRIVER)
+    exe = tmp / kernel
+    cmd = [GXX, "-std=c++20", "-O1", "-pthread", "-w", f"-DEMU_KERNEL={kernel}",
+           *(f"-D{k}={v}" for k, v in macros.items()), str(src), "-o", str(exe)]
+    if transpose:
+        cmd.insert(1, "-DEMU_TRANSPOSE")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"g++ failed for {file} {macros}:\n{r.stderr[-4000:]}"
+    return exe
+
+
+def _run(exe: Path, tmp: Path, m: int, n: int, k: int, grid, block, a, b) -> np.ndarray:
+    a_path, b_path, c_path = tmp / "a.bin", tmp / "b.bin", tmp / "c.bin"
+    a.astype(np.float32).tofile(a_path)
+    b.astype(np.float32).tofile(b_path)
+    args = [str(x) for x in (m, n, k, *grid, *block)] + [str(a_path), str(b_path), str(c_path)]
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return np.fromfile(c_path, dtype=np.float32)
+
+
+# (rung, overrides, sizes): every rung at its defaults, the vector widths of the floatX rungs,
+# rung 8's shuffle path and rung 10 at sizes that are multiples of nothing.
+EMULATED = [(n, {}, None) for n in sorted(REGISTRY)] + [
+    (4, {"WIDTH": 1}, None), (4, {"WIDTH": 8}, None),
+    (7, {"WIDTH": 2}, None), (7, {"WIDTH": 8}, None),
+    (8, {"USE_SHUFFLE": 1, "WPTM": 4}, None),
+    (9, {"WIDTH": 1}, None),
+    (10, {}, [(67, 45, 33), (8, 130, 17)]), (10, {"WIDTH": 2}, [(64, 66, 5)]),
+]
+
+
+@pytest.mark.parametrize("number,overrides,sizes", EMULATED,
+                         ids=[f"rung{e[0]}-{e[1] or 'defaults'}" for e in EMULATED])
+def test_rung_runs_under_emulated_cuda(tmp_path, number, overrides, sizes):
+    _need_emulation()
+    rung = REGISTRY[number]
+    params = rung.resolve(overrides)
+    rung.validate(params)
+    if sizes is None:
+        tm, tn, tk = rung.size_multiples(params)
+        sizes = [(2 * tm, tn, 2 * tk)]
+    exe = _emulated(tmp_path, rung.file, rung.kernel, rung.macros(params))
+    helper = None
+    if rung.helpers:
+        assert [h.kernel for h in rung.helpers] == ["transpose"]
+        helper = _emulated(tmp_path, TRANSPOSE_B.file, TRANSPOSE_B.kernel,
+                           dict(TRANSPOSE_B.macros), transpose=True)
+    rng = np.random.default_rng(number)
+    for m, n, k in sizes:
+        a = rng.standard_normal((m, k), dtype=np.float32)
+        b = rng.standard_normal((k, n), dtype=np.float32)
+        a_cm, b_cm = a.ravel(order="F"), b.ravel(order="F")
+        if helper is not None:  # B (K x N) -> BT (N x K), by the helper kernel itself
+            tx, ty = TRANSPOSE_B.local_size
+            grid = (-(-k // tx), -(-n // ty))
+            b_cm = _run(helper, tmp_path, k, n, 0, grid, (tx, ty), b_cm, np.zeros(1))
+            assert np.array_equal(b_cm, b.T.ravel(order="F")), "transpose helper is wrong"
+        (gx, gy), local = rung.geometry(params, m, n)
+        grid = (gx // local[0], gy // local[1])
+        c = _run(exe, tmp_path, m, n, k, grid, local, a_cm, b_cm).reshape((m, n), order="F")
+        err = check.relative_error(c, check.reference(a, b))
+        assert err < 1e-5, (m, n, k, err, check.unwritten_count(c))
+
+
+# OpenCL vector semantics the rungs use little of: literals, broadcasts, the operators with
+# vectors and scalars on either side, mad, vload/vstore, LOAD_GLOBAL on vectors, float8/float16.
+VECTOR_OPS = r"""
+__kernel void vector_ops(const int M, const int N, const int K,
+                         const __global float* A, const __global float* B, __global float* C) {
+    float4 a = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    float4 b = (float4)(0.5f);
+    float4 c = a * b + 1.0f;
+    c -= (float4)(0.5f, 0.0f, 0.5f, 0.0f);
+    c *= 2.0f;
+    float4 d = 3.0f - c / 2.0f;
+    float4 e = -d + mad(a, b, c);
+    float2 f = (float2)(e.x, e.s3);
+    float8 g = (float8)(a, c);
+    float16 h = (float16)(g, (float8)(1.0f));
+    h += (float16)(0.25f);
+    float4 v = vload4(1, A);
+    vstore4(v + a, 2, C);
+    const __global float4* A4 = (const __global float4*)A;
+    float4 w = LOAD_GLOBAL(A4, 1) * (float4)(2.0f, 2.0f, 2.0f, 2.0f);
+    C[0] = c.s0; C[1] = c.y; C[2] = c.z; C[3] = c.w;
+    C[4] = d.x; C[5] = d.s1; C[6] = e.s2; C[7] = f.s1;
+    C[12] = g.s7; C[13] = h.sF + h.sa; C[14] = h.s9; C[15] = w.w;
+}
+"""
+
+
+def test_vector_semantics_under_emulated_cuda(tmp_path):
+    _need_emulation()
+    exe = _emulated(tmp_path, "VECTOR_OPS", "vector_ops", {})
+    a = np.arange(16, dtype=np.float32)
+    c = _run(exe, tmp_path, 4, 4, 4, (1, 1), (1, 1), a, a)
+    a4, c4 = np.array([1, 2, 3, 4.0]), np.array([2, 4, 4, 6.0])
+    d4 = 3 - c4 / 2
+    e4 = -d4 + (a4 * 0.5 + c4)
+    expected = np.concatenate([c4, d4[:2], [e4[2], e4[3]], a[4:8] + a4,
+                               [6.0, 1.25 + 1.25, 1.25, 2 * a[7]]])
+    np.testing.assert_allclose(c, expected, rtol=1e-6)
+
+
+# ---- the real CUDA compilers, where present ------------------------------------------------------
+
+def _compile_jobs():
+    jobs = [(f"rung{r.number}", r.file, r.macros(r.defaults())) for r in REGISTRY.values()]
+    jobs.append(("vector-ops", "VECTOR_OPS", {}))
+    r8 = REGISTRY[8]
+    jobs.append(("rung8-shuffle", r8.file, r8.macros(r8.resolve({"USE_SHUFFLE": 1, "WPTM": 4}))))
+    jobs.append(("helper", TRANSPOSE_B.file, dict(TRANSPOSE_B.macros)))
+    return jobs
+
+
+NVCC = shutil.which("nvcc") or next(iter(glob.glob("/usr/local/cuda*/bin/nvcc")), None)
+TRIVIAL_CU = 'extern "C" __global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n'
+
+
+@functools.lru_cache(maxsize=None)
+def _nvcc_unavailable() -> str:
+    """Why nvcc cannot be used here ('' if it can): absent, or too old for sm_90."""
+    if NVCC is None:
+        return "needs nvcc (a CUDA toolkit)"
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.cu"
+        src.write_text(TRIVIAL_CU)
+        r = subprocess.run([NVCC, "-arch=sm_90", "-cubin", "-o", str(Path(tmp) / "p.cubin"),
+                            str(src)], capture_output=True, text=True)
+    return "" if r.returncode == 0 else f"nvcc cannot compile for sm_90: {r.stderr[-300:]}"
+
+
+@pytest.mark.parametrize("name,file,macros", _compile_jobs(), ids=[j[0] for j in _compile_jobs()])
+def test_nvcc_compiles(tmp_path, name, file, macros):
+    if _nvcc_unavailable():
+        pytest.skip(_nvcc_unavailable())
+    src = tmp_path / f"{name}.cu"
+    src.write_text(_cuda_source(file))
+    cmd = [NVCC, "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o", str(tmp_path / "k.cubin"),
+           *(f"-D{k}={v}" for k, v in macros.items()), str(src)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "warning" not in r.stderr.lower(), r.stderr
+    assert " 0 bytes spill stores" in r.stderr, r.stderr  # registers suffice at the defaults
+
+
+def _find_nvrtc():
+    candidates = [os.environ.get("CLGEMM_NVRTC_LIB", "")]
+    for base in sys.path:
+        candidates += sorted(glob.glob(os.path.join(base, "nvidia", "cu*", "lib", "libnvrtc.so*")))
+        candidates += sorted(glob.glob(os.path.join(base, "nvidia", "cuda_nvrtc", "lib",
+                                                    "libnvrtc.so*")))
+    candidates += [ctypes.util.find_library("nvrtc") or ""]
+    candidates += sorted(glob.glob("/usr/local/cuda*/lib64/libnvrtc.so*"))
+    for c in candidates:
+        if c and "builtins" not in c and "alt" not in c:
+            try:
+                return ctypes.CDLL(c)
+            except OSError:
+                continue
+    return None
+
+
+NVRTC = _find_nvrtc()
+# The options CuPy's RawModule adds to ours (cupy/cuda/compiler.py), so the compile is theirs.
+CUPY_OPTIONS = ("-ftz=true", "-arch=sm_90", "--device-as-default-execution-space")
+
+
+def _nvrtc_compile(source: str, options: list[str]) -> tuple[int, str]:
+    """(NVRTC's result code, its log) for one compile."""
+    prog = ctypes.c_void_p()
+    assert NVRTC.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
+                                    None) == 0
+    arr = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
+    rc = NVRTC.nvrtcCompileProgram(prog, len(options), arr)
+    size = ctypes.c_size_t()
+    NVRTC.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    NVRTC.nvrtcGetProgramLog(prog, log)
+    NVRTC.nvrtcDestroyProgram(ctypes.byref(prog))
+    return rc, log.value.decode(errors="replace")
+
+
+@functools.lru_cache(maxsize=None)
+def _nvrtc_unavailable() -> str:
+    if NVRTC is None:
+        return "needs libnvrtc (CLGEMM_NVRTC_LIB=path to point at one)"
+    rc, log = _nvrtc_compile(TRIVIAL_CU, list(CUPY_OPTIONS))
+    return "" if rc == 0 else f"this libnvrtc cannot compile for sm_90: {log[-300:]}"
+
+
+@pytest.mark.parametrize("name,file,macros", _compile_jobs(), ids=[j[0] for j in _compile_jobs()])
+def test_nvrtc_compiles(name, file, macros):
+    if _nvrtc_unavailable():
+        pytest.skip(_nvrtc_unavailable())
+    options = [*(f"-D{k}={v}" for k, v in macros.items()), *CUPY_OPTIONS]
+    rc, log = _nvrtc_compile(_cuda_source(file), options)
+    assert rc == 0, log
+    assert "warning" not in log.lower(), log

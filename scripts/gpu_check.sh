@@ -37,7 +37,7 @@ print('numpy', numpy.__version__, 'cupy', cupy.__version__, 'pyopencl', pyopencl
 step nvidia-smi nvidia-smi
 step devices python3 -m clgemm devices
 step tests python3 -m pytest -m "cuda or not cuda" tests/test_cuda.py tests/test_cl2cuda_text.py \
-  -x -q -rs --durations=10
+  -q -rs --durations=10
 step ladder-cuda python3 -m clgemm ladder --device "$gpu" --backend cuda --size 1024 \
   --json "$OUT/ladder-cuda.json"
 step ladder-opencl python3 -m clgemm ladder --device "$gpu" --backend opencl --size 1024 \

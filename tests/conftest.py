@@ -1,7 +1,8 @@
 """Fixtures: the default device (the first OpenCL CPU device, PoCL here) and a backend on it.
 
 Like pyopencl's own tests, every kernel test takes the device through a fixture, so the suite can
-be pointed elsewhere with CLGEMM_TEST_DEVICE (an index or a name substring).
+be pointed elsewhere with CLGEMM_TEST_DEVICE (an index or a name substring) and
+CLGEMM_TEST_BACKEND (opencl, the default, or cuda).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ def device():
     devices = list_devices()
     if not devices:
         pytest.skip("no OpenCL device")
-    return select_device(os.environ.get("CLGEMM_TEST_DEVICE"), devices)
+    return select_device(os.environ.get("CLGEMM_TEST_DEVICE"), devices,
+                         backend=os.environ.get("CLGEMM_TEST_BACKEND", "opencl"))
 
 
 @pytest.fixture(scope="session")

@@ -78,9 +78,10 @@ class LadderRun:
 
 
 def provenance(command: str) -> dict:
+    """Who made a result: date, command and every library version that can change a number."""
     import pyopencl
 
-    return {
+    info = {
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
         "clgemm": __version__,
@@ -89,6 +90,15 @@ def provenance(command: str) -> dict:
         "pyopencl": pyopencl.VERSION_TEXT,
         "host": _platform.node(),
     }
+    if "cupy" in sys.modules:  # only when the CUDA backend was used: importing it is slow
+        cupy = sys.modules["cupy"]
+        info["cupy"] = cupy.__version__
+        try:
+            info["cuda_driver"] = cupy.cuda.runtime.driverGetVersion()
+            info["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+        except Exception:  # no device: versions unknown, not an error
+            pass
+    return info
 
 
 def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,

@@ -1,0 +1,87 @@
+// Kernels around the rungs for the BLAS-style entry points (clgemm.gemm, clgemm.gemm_buffers).
+// The rungs read tightly packed, column-major operands with no offset (A as M x K, B as K x N or
+// BT as N x K) and write a tightly packed M x N result. A caller's matrices may instead have a
+// leading dimension larger than the number of rows, start at an offset, be transposed, or have
+// sizes that are not multiples of a rung's tiles. The pack kernels bridge the inputs, the
+// epilogue bridges the output and applies alpha and beta.
+//
+// Indices into the caller's buffers are computed in 64-bit arithmetic: each of offset, ld, row
+// and column fits an int, but offset + column * ld need not.
+//   PACK_TILE: side of the square work-group of the pack kernels and the epilogue
+
+#ifndef PACK_TILE
+  #define PACK_TILE 16
+#endif
+
+// pack_copy: out (out_rows x out_cols, column-major, leading dimension out_rows) gets
+// X[offset + i + j * ld] for i < rows, j < cols, and zero in the rows and columns beyond, which a
+// rung then multiplies as padding that adds nothing. Neighbouring work-items along dimension 0
+// read neighbouring addresses, so the copy is coalesced.
+__kernel void pack_copy(const int rows, const int cols, const int out_rows, const int out_cols,
+                        const __global float* X, const int offset, const int ld,
+                        __global float* out) {
+    const int i = get_global_id(0);
+    const int j = get_global_id(1);
+    if (i >= out_rows || j >= out_cols) {
+        return;
+    }
+    float v = 0.0f;
+    if (i < rows && j < cols) {
+        v = X[(long)offset + i + (long)j * ld];
+    }
+    out[i + (long)j * out_rows] = v;
+}
+
+// pack_transpose: as pack_copy, but of the stored matrix transposed: out[i, j] gets
+// X[offset + j + i * ld]. A naive version would read with a stride of ld between neighbouring
+// work-items; instead one PACK_TILE x PACK_TILE block goes through local memory, read along the
+// stored matrix's columns and written along out's columns (the +1 avoids bank conflicts).
+// Every work-item stores one value (zero outside the matrix) before the barrier, so the block
+// holds no uninitialised values when it is read back.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+void pack_transpose(const int rows, const int cols, const int out_rows, const int out_cols,
+                    const __global float* X, const int offset, const int ld,
+                    __global float* out) {
+    __local float block[PACK_TILE][PACK_TILE + 1];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int i0 = PACK_TILE * get_group_id(0);    // first row of out in this block
+    const int j0 = PACK_TILE * get_group_id(1);    // first column of out in this block
+
+    // Read: lx runs along the stored matrix's rows, which are out's columns.
+    const int ri = i0 + ly, rj = j0 + lx;
+    block[ly][lx] = (ri < rows && rj < cols) ? X[(long)offset + rj + (long)ri * ld] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    // Write: lx runs along out's rows.
+    const int wi = i0 + lx, wj = j0 + ly;
+    if (wi < out_rows && wj < out_cols) {
+        out[wi + (long)wj * out_rows] = block[lx][ly];
+    }
+}
+
+// epilogue: C[c_offset + i + j * ldc] = alpha * P[i + j * ldp] + beta * C[...] for i < M, j < N.
+// With read_c == 0 (beta == 0) C is never read, so whatever it held (NaN included) cannot leak
+// into the result, as BLAS promises. With use_p == 0 (alpha == 0 or K == 0) there is no product
+// and P is never read.
+__kernel void epilogue(const int M, const int N,
+                       const float alpha, const __global float* P, const int ldp, const int use_p,
+                       const float beta, __global float* C, const int c_offset, const int ldc,
+                       const int read_c) {
+    const int i = get_global_id(0);
+    const int j = get_global_id(1);
+    if (i >= M || j >= N) {
+        return;
+    }
+    const long ci = (long)c_offset + i + (long)j * ldc;
+    float v;
+    if (use_p && read_c) {
+        v = alpha * P[i + (long)j * ldp] + beta * C[ci];
+    } else if (use_p) {
+        v = alpha * P[i + (long)j * ldp];
+    } else if (read_c) {
+        v = beta * C[ci];
+    } else {
+        v = 0.0f;
+    }
+    C[ci] = v;
+}

@@ -1,0 +1,534 @@
+"""clgemm.gemm and clgemm.gemm_buffers against a float64 NumPy reference: layouts, transposes,
+alpha/beta, edge sizes, in-place C, pyopencl arrays without a host round trip, BLAS-style
+buffers, every refused input, and IEEE propagation of NaN and Inf."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+import pytest
+
+import clgemm
+from clgemm import api
+from clgemm.backends.opencl import OpenCLBackend
+from clgemm.errors import UsageError
+
+TOL = 1e-5
+
+
+@pytest.fixture(scope="module")
+def be(device):
+    """The process-wide backend gemm() itself uses for the test device."""
+    return api.backend_for(device)
+
+
+@pytest.fixture(scope="module")
+def queue(be):
+    return cl.CommandQueue(be.context, be.device.handle)
+
+
+def rand(rng, shape, order="C"):
+    return np.asarray(rng.standard_normal(shape, dtype=np.float32), order=order)
+
+
+def reference(a, b, c, alpha, beta, ta, tb):
+    a = a.astype(np.float64).T if ta else a.astype(np.float64)
+    b = b.astype(np.float64).T if tb else b.astype(np.float64)
+    out = np.zeros((a.shape[0], b.shape[1]))
+    if alpha != 0 and a.shape[1] > 0:
+        out += np.float32(alpha) * (a @ b)
+    if beta != 0:
+        out += np.float32(beta) * c.astype(np.float64)
+    return out
+
+
+def close(out, ref):
+    out = np.asarray(out, dtype=np.float64)
+    scale = max(1.0, float(np.abs(ref).max())) if ref.size else 1.0
+    return out.shape == ref.shape and (out.size == 0 or np.abs(out - ref).max() / scale < TOL)
+
+
+# -- NumPy arrays ------------------------------------------------------------------------------
+SIZES = [(1, 1, 1), (7, 5, 3), (33, 17, 65), (64, 64, 64), (129, 7, 1)]
+
+
+@pytest.mark.parametrize("m,n,k", SIZES, ids=[f"{m}x{n}x{k}" for m, n, k in SIZES])
+def test_numpy_layouts_transposes_scalars(device, m, n, k):
+    rng = np.random.default_rng(m * 100 + n * 10 + k)
+    combos = itertools.product((False, True), (False, True), "CF", "CF", "CFSN",
+                               [(1.0, 0.0), (3.14, 1.0), (0.0, 3.14), (-2.0, 0.5)])
+    for ta, tb, oa, ob, oc, (alpha, beta) in combos:
+        if oc == "N" and beta != 0:
+            continue
+        a = rand(rng, (k, m) if ta else (m, k), oa)
+        b = rand(rng, (n, k) if tb else (k, n), ob)
+        if oc == "S":  # a strided, offset view: written through, the rest left alone
+            big = rand(rng, (2 * m + 1, n + 2))
+            c = big[1::2, 1:n + 1]
+        elif oc in "CF":
+            big, c = None, rand(rng, (m, n), oc)
+        else:
+            big, c = None, None
+        before_big = None if big is None else big.copy()
+        ref = reference(a, b, None if c is None else c.copy(), alpha, beta, ta, tb)
+        out = clgemm.gemm(a, b, c, alpha=alpha, beta=beta, trans_a=ta, trans_b=tb,
+                          device=device)
+        what = (ta, tb, oa, ob, oc, alpha, beta)
+        assert isinstance(out, np.ndarray) and out.dtype == np.float32, what
+        if c is not None:
+            assert out is c, what
+        assert close(out, ref), what
+        if big is not None:
+            mask = np.ones(big.shape, bool)
+            mask[1::2, 1:n + 1] = False
+            assert np.array_equal(big[mask], before_big[mask]), what
+
+
+def test_result_is_c_ordered_without_c(device):
+    rng = np.random.default_rng(1)
+    out = clgemm.gemm(rand(rng, (5, 4), "F"), rand(rng, (4, 3), "F"), device=device)
+    assert out.flags.c_contiguous and out.shape == (5, 3)
+
+
+@pytest.mark.parametrize("m,n,k", [(0, 5, 3), (4, 0, 3), (0, 0, 0)])
+def test_empty_output(device, m, n, k):
+    a = np.ones((m, k), np.float32)
+    b = np.ones((k, n), np.float32)
+    out = clgemm.gemm(a, b, device=device)
+    assert out.shape == (m, n) and out.dtype == np.float32
+    c = np.ones((m, n), np.float32)
+    assert clgemm.gemm(a, b, c, beta=2.0, device=device) is c
+
+
+def test_k_zero_is_beta_c(device):
+    rng = np.random.default_rng(2)
+    a, b = np.ones((6, 0), np.float32), np.ones((0, 5), np.float32)
+    c = rand(rng, (6, 5))
+    c0 = c.copy()
+    clgemm.gemm(a, b, c, alpha=2.0, beta=3.0, device=device)
+    np.testing.assert_allclose(c, 3.0 * c0, rtol=1e-6)
+    assert np.array_equal(clgemm.gemm(a, b, device=device), np.zeros((6, 5), np.float32))
+    c[...] = np.nan  # beta == 0: C is not read, the empty product gives zeros
+    clgemm.gemm(a, b, c, beta=0.0, device=device)
+    assert np.array_equal(c, np.zeros((6, 5), np.float32))
+
+
+def test_beta_zero_does_not_read_c(device):
+    rng = np.random.default_rng(3)
+    a, b = rand(rng, (9, 4)), rand(rng, (4, 11))
+    c = np.full((9, 11), np.nan, np.float32)
+    clgemm.gemm(a, b, c, alpha=2.0, beta=0.0, device=device)
+    assert np.isfinite(c).all()
+    assert close(c, 2.0 * (a.astype(np.float64) @ b))
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0, 0.0])
+def test_beta_zero_does_not_read_c_on_device(be, queue, alpha):
+    """NumPy's C is never uploaded when beta == 0, so the kernels' own promise is tested on
+    device-resident C: a pyopencl array and a buffer full of NaN."""
+    rng = np.random.default_rng(3)
+    a, b = rand(rng, (9, 4)), rand(rng, (4, 11))
+    ref = reference(a, b, None, alpha, 0.0, False, False)
+    c = cla.to_device(queue, np.full((9, 11), np.nan, np.float32))
+    clgemm.gemm(cla.to_device(queue, a), cla.to_device(queue, b), c, alpha=alpha, beta=0.0)
+    assert np.isfinite(c.get()).all() and close(c.get(), ref)
+    mf = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    bufs = [cl.Buffer(be.context, mf, hostbuf=np.asfortranarray(x).ravel(order="F"))
+            for x in (a, b, np.full((9, 11), np.nan, np.float32))]
+    clgemm.gemm_buffers(9, 11, 4, *bufs, alpha=alpha, beta=0.0, backend=be)
+    out = np.empty(99, np.float32)
+    cl.enqueue_copy(be.queue, out, bufs[2]).wait()
+    assert np.isfinite(out).all() and close(out.reshape((9, 11), order="F"), ref)
+
+
+def test_alpha_zero_is_blas_no_product(device):
+    """As reference BLAS: alpha == 0 means A and B are not read (NaN there does not show)."""
+    rng = np.random.default_rng(4)
+    a = np.full((5, 4), np.nan, np.float32)
+    b = rand(rng, (4, 3))
+    c = rand(rng, (5, 3))
+    c0 = c.copy()
+    clgemm.gemm(a, b, c, alpha=0.0, beta=2.0, device=device)
+    np.testing.assert_allclose(c, 2.0 * c0, rtol=1e-6)
+    clgemm.gemm(a, b, c, alpha=0.0, beta=1.0, device=device)  # a no-op
+    np.testing.assert_allclose(c, 2.0 * c0, rtol=1e-6)
+
+
+def test_c_may_share_memory_with_a(device):
+    rng = np.random.default_rng(5)
+    a = rand(rng, (8, 8))
+    b = rand(rng, (8, 8))
+    ref = reference(a, b, a.copy(), 1.0, 1.0, False, False)
+    clgemm.gemm(a, b, a, beta=1.0, device=device)
+    assert close(a, ref)
+
+
+def test_kernel_built_once_and_backend_shared(device, be):
+    rng = np.random.default_rng(6)
+    a, b = rand(rng, (20, 10)), rand(rng, (10, 30))
+    clgemm.gemm(a, b, device=device)
+    assert api.backend_for(device) is be
+    built = len(be._kernels)
+    for _ in range(3):
+        clgemm.gemm(a, b, device=device)
+        clgemm.gemm(a, b, device=device.index)
+    assert len(be._kernels) == built
+
+
+def test_default_choice_is_rung_10(device, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    api.clear_caches()
+    try:
+        choice = api.choose_kernel(device, 7, 129, 65)
+        assert choice.rung == 10 and choice.source == "default"
+        assert dict(choice.params) == clgemm.rungs.get_rung(10).defaults()
+    finally:
+        api.clear_caches()
+
+
+def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
+    database = pytest.importorskip("clgemm.database")
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    rung3 = clgemm.rungs.get_rung(3)
+    params = {"TS": 16, "WPT": 4}
+    assert set(params) == set(rung3.param_names())
+    db = database.load(device)
+    db.record(database.Entry(rung=3, shape=[256, 256, 256], backend=device.backend,
+                             params=params, ms=1.0, gflops=1.0))
+    db.save()
+    api.clear_caches()
+    try:
+        tuned = api.choose_kernel(device, 128, 128, 128)
+        assert (tuned.rung, dict(tuned.params), tuned.source) == (3, params, "tuned")
+        # 7 is no multiple of 16: rung 3's tuned tiles cannot do it, rung 10's defaults can.
+        assert api.choose_kernel(device, 7, 128, 128).rung == 10
+        rng = np.random.default_rng(7)
+        a, b = rand(rng, (128, 128)), rand(rng, (128, 128))
+        assert close(clgemm.gemm(a, b, device=device), reference(a, b, None, 1, 0, 0, 0))
+    finally:
+        api.clear_caches()
+
+
+# -- pyopencl arrays ---------------------------------------------------------------------------
+@pytest.fixture
+def no_host_transfers(monkeypatch):
+    """Fail on any host<->device copy through the backend: pyopencl operands stay on device."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("host round trip")
+
+    monkeypatch.setattr(OpenCLBackend, "to_host", refuse)
+    monkeypatch.setattr(OpenCLBackend, "to_device", refuse)
+
+
+def test_pyopencl_in_pyopencl_out(queue):
+    rng = np.random.default_rng(10)
+    a, b = rand(rng, (37, 19)), rand(rng, (19, 23))
+    da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(OpenCLBackend, "to_host", lambda *x: pytest.fail("host round trip"))
+        mp.setattr(OpenCLBackend, "to_device", lambda *x: pytest.fail("host round trip"))
+        out = clgemm.gemm(da, db)
+    assert isinstance(out, cla.Array) and out.context == queue.context
+    assert close(out.get(), reference(a, b, None, 1, 0, 0, 0))
+
+
+def test_pyopencl_views_in_place(queue, no_host_transfers):
+    rng = np.random.default_rng(11)
+    a, b = rand(rng, (40, 30), "F"), rand(rng, (25, 30))
+    big = rand(rng, (42, 20))
+    da, db, dbig = (cla.to_device(queue, x) for x in (a, b, big))
+    c = dbig[1:41, 3:11]  # offset view with a leading dimension of 20 (row-major)
+    # a.T is an F-ordered view; db[2:10, :] an offset slice; the product is 40 x 8.
+    out = clgemm.gemm(da.T, db[2:10, :], c, alpha=1.5, beta=-1.0, trans_a=True, trans_b=True)
+    assert out is c
+    got = dbig.get()
+    ref = reference(a, b[2:10, :], big[1:41, 3:11].copy(), 1.5, -1.0, False, True)
+    assert close(got[1:41, 3:11], ref)
+    mask = np.ones(big.shape, bool)
+    mask[1:41, 3:11] = False
+    assert np.array_equal(got[mask], big[mask])
+
+
+def test_pyopencl_mixed_with_numpy(queue):
+    rng = np.random.default_rng(12)
+    a, b = rand(rng, (6, 5)), rand(rng, (5, 4))
+    out = clgemm.gemm(a, cla.to_device(queue, b))
+    assert isinstance(out, cla.Array)
+    assert close(out.get(), reference(a, b, None, 1, 0, 0, 0))
+    c = np.zeros((6, 4), np.float32)
+    assert clgemm.gemm(cla.to_device(queue, a), cla.to_device(queue, b), c) is c
+    assert close(c, reference(a, b, None, 1, 0, 0, 0))
+
+
+def test_pyopencl_empty_and_k_zero(queue):
+    out = clgemm.gemm(cla.zeros(queue, (0, 3), np.float32), cla.zeros(queue, (3, 4), np.float32))
+    assert isinstance(out, cla.Array) and out.shape == (0, 4)
+    c = cla.to_device(queue, np.full((3, 4), 2.0, np.float32))
+    clgemm.gemm(cla.zeros(queue, (3, 0), np.float32), cla.zeros(queue, (0, 4), np.float32), c,
+                beta=0.5)
+    assert np.array_equal(c.get(), np.ones((3, 4), np.float32))
+
+
+# -- gemm_buffers ------------------------------------------------------------------------------
+def _embed(x, order, ld, offset, fill=-7.0):
+    rows, cols = x.shape
+    inner, outer = (rows, cols) if order == "F" else (cols, rows)
+    flat = np.full(offset + ld * outer, fill, np.float32)
+    flat[offset:].reshape(outer, ld)[:, :inner] = x.T if order == "F" else x
+    return flat
+
+
+def _extract(flat, shape, order, ld, offset):
+    rows, cols = shape
+    inner, outer = (rows, cols) if order == "F" else (cols, rows)
+    v = flat[offset:offset + ld * outer].reshape(outer, ld)[:, :inner]
+    return v.T if order == "F" else v
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("rung", [None, 5])
+def test_gemm_buffers_ld_and_offsets(be, queue, order, rung):
+    """Leading dimensions larger than the matrix, element offsets, both transposes, beta != 0;
+    rung 5 at sizes its tiles do not divide is padded with zeros."""
+    rng = np.random.default_rng(20)
+    m, n, k = 13, 9, 21
+    for ta, tb in itertools.product((False, True), repeat=2):
+        a = rand(rng, (k, m) if ta else (m, k))
+        b = rand(rng, (n, k) if tb else (k, n))
+        c = rand(rng, (m, n))
+        lds = {x: (s[0] if order == "F" else s[1]) + 3 for x, s in
+               (("a", a.shape), ("b", b.shape), ("c", c.shape))}
+        flats = {"a": _embed(a, order, lds["a"], 5), "b": _embed(b, order, lds["b"], 2),
+                 "c": _embed(c, order, lds["c"], 11)}
+        bufs = {x: cl.Buffer(be.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                             hostbuf=f) for x, f in flats.items()}
+        clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=0.5, beta=2.0,
+                            trans_a=ta, trans_b=tb, lda=lds["a"], ldb=lds["b"], ldc=lds["c"],
+                            a_offset=5, b_offset=2, c_offset=11, order=order, queue=queue,
+                            rung=rung)
+        got = np.empty_like(flats["c"])
+        cl.enqueue_copy(queue, got, bufs["c"]).wait()
+        ref = reference(a, b, c, 0.5, 2.0, ta, tb)
+        assert close(_extract(got, (m, n), order, lds["c"], 11), ref), (ta, tb)
+        inside = np.zeros(got.shape, bool)
+        inside[11:].reshape(-1, lds["c"])[:, :(m if order == "F" else n)] = True
+        assert np.array_equal(got[~inside], flats["c"][~inside]), (ta, tb)
+
+
+def test_gemm_buffers_defaults_and_context_from_buffer(be):
+    rng = np.random.default_rng(21)
+    a, b = rand(rng, (4, 3), "F"), rand(rng, (3, 2), "F")
+    mf = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    ba = cl.Buffer(be.context, mf, hostbuf=a.ravel(order="F"))
+    bb = cl.Buffer(be.context, mf, hostbuf=b.ravel(order="F"))
+    bc = cl.Buffer(be.context, cl.mem_flags.READ_WRITE, size=4 * 8)
+    clgemm.gemm_buffers(4, 2, 3, ba, bb, bc)
+    out = np.empty(8, np.float32)
+    cl.enqueue_copy(be.queue, out, bc).wait()
+    assert close(out.reshape((4, 2), order="F"), reference(a, b, None, 1, 0, 0, 0))
+
+
+# -- IEEE special values -----------------------------------------------------------------------
+def ieee_reference(a, b):
+    """Products summed one by one in float64, so NaN and Inf arise exactly as IEEE says."""
+    with np.errstate(invalid="ignore"):  # Inf * 0 and Inf - Inf are the point here
+        return (a.astype(np.float64)[:, :, None] * b.astype(np.float64)[None, :, :]).sum(axis=1)
+
+
+def same_specials(out, ref):
+    out = np.asarray(out, np.float64)
+    return (np.array_equal(np.isnan(out), np.isnan(ref))
+            and np.array_equal(np.isposinf(out), np.isposinf(ref))
+            and np.array_equal(np.isneginf(out), np.isneginf(ref)))
+
+
+@pytest.mark.parametrize("m,n,k", [(9, 7, 5), (64, 64, 64)])
+def test_nan_and_inf_propagate(device, queue, m, n, k):
+    rng = np.random.default_rng(30)
+    a = np.abs(rand(rng, (m, k))) + 0.5
+    b = np.abs(rand(rng, (k, n))) + 0.5
+    a[1, 2] = np.nan      # row 1 of C: NaN
+    a[3, 0] = np.inf      # row 3: +Inf ...
+    b[0, 2] = 0.0         # ... except column 2, where Inf * 0 = NaN
+    a[4, 1] = np.inf      # row 4: Inf + (-Inf) = NaN everywhere
+    a[4, 3] = -np.inf
+    b[4, 5] = -np.inf     # column 5: -Inf, but NaN in rows 1 and 4
+    ref = ieee_reference(a, b)
+    assert np.isnan(ref).any() and np.isinf(ref).any()
+    assert same_specials(clgemm.gemm(a, b, device=device), ref)
+    assert same_specials(clgemm.gemm(np.asfortranarray(a.T), b, trans_a=True, device=device), ref)
+    da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+    assert same_specials(clgemm.gemm(da, db).get(), ref)
+    c = rand(rng, (m, n))
+    c[0, 0] = np.inf
+    ref_c = ref + c.astype(np.float64)
+    out = clgemm.gemm(a, b, c.copy(), beta=1.0, device=device)
+    assert same_specials(out, ref_c)
+    finite = np.isfinite(ref_c)
+    assert np.allclose(out[finite], ref_c[finite], rtol=1e-4, atol=1e-4)
+
+
+# -- refused inputs ----------------------------------------------------------------------------
+def refused(match, fn, *args, **kwargs):
+    with pytest.raises(UsageError, match=match) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+def test_mismatched_shapes_named(device):
+    a, b = np.ones((3, 4), np.float32), np.ones((5, 6), np.float32)
+    msg = refused("inner sizes 4 and 5 differ", clgemm.gemm, a, b, device=device)
+    assert "(3, 4)" in msg and "(5, 6)" in msg
+    refused(r"op\(a\) is 4 x 3", clgemm.gemm, a, b, trans_a=True, device=device)
+    c = np.zeros((3, 5), np.float32)
+    c0 = c.copy()
+    refused(r"c has shape \(3, 5\), but op\(a\) @ op\(b\) is 3 x 6", clgemm.gemm, a,
+            np.ones((4, 6), np.float32), c, device=device)
+    assert np.array_equal(c, c0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.float16, np.complex64])
+def test_wrong_dtype_named(device, dtype):
+    good = np.ones((3, 3), np.float32)
+    bad = np.ones((3, 3), dtype)
+    for args in ((bad, good), (good, bad), (good, good, bad)):
+        msg = refused("float32 only", clgemm.gemm, *args, device=device)
+        assert str(np.dtype(dtype)) in msg
+
+
+def test_pyopencl_wrong_dtype(queue):
+    refused("float32 only", clgemm.gemm, cla.zeros(queue, (2, 2), np.float64),
+            cla.zeros(queue, (2, 2), np.float32))
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3, 4), ()])
+def test_not_2d(device, shape):
+    refused("must be 2-D", clgemm.gemm, np.ones(shape, np.float32), np.ones((3, 3), np.float32),
+            device=device)
+
+
+def test_not_an_array(device):
+    refused("NumPy array or a pyopencl.array.Array, got list", clgemm.gemm, [[1.0]],
+            np.ones((1, 1), np.float32), device=device)
+
+
+def test_bad_scalars_and_flags(device):
+    a = np.ones((2, 2), np.float32)
+    refused("alpha must be a real number", clgemm.gemm, a, a, alpha=1j, device=device)
+    refused("beta must be a real number", clgemm.gemm, a, a, a.copy(), beta="1", device=device)
+    refused("trans_a must be True or False", clgemm.gemm, a, a, trans_a="T", device=device)
+    refused("beta=2.0 needs c", clgemm.gemm, a, a, beta=2.0, device=device)
+
+
+def test_read_only_c(device):
+    a = np.ones((2, 2), np.float32)
+    c = np.zeros((2, 2), np.float32)
+    c.flags.writeable = False
+    refused("c is read-only", clgemm.gemm, a, a, c, device=device)
+
+
+def test_unhandled_pyopencl_view(queue):
+    d = cla.to_device(queue, np.ones((8, 8), np.float32))
+    c = cla.to_device(queue, np.zeros((4, 4), np.float32))
+    msg = refused("cannot read in place", clgemm.gemm, d[::2, ::2], d[:4, :4], c, beta=1.0)
+    assert "strides" in msg
+    assert np.array_equal(c.get(), np.zeros((4, 4), np.float32))
+
+
+def test_arrays_from_different_contexts(device, queue):
+    other_ctx = cl.Context([device.handle])
+    other_q = cl.CommandQueue(other_ctx)
+    a = cla.to_device(queue, np.ones((3, 3), np.float32))
+    b = cla.to_device(other_q, np.ones((3, 3), np.float32))
+    refused("a and b live in different OpenCL contexts", clgemm.gemm, a, b)
+    refused("a and c live in different OpenCL contexts", clgemm.gemm, a,
+            np.ones((3, 3), np.float32), cla.zeros(other_q, (3, 3), np.float32))
+    # arrays of one context, a backend (or its device) of another
+    refused("another OpenCL context than the backend", clgemm.gemm, b, b,
+            backend=api.backend_for(device))
+
+
+def test_backend_and_device_disagree(device):
+    fake = dataclasses.replace(device, handle=None, name="elsewhere")
+    be = OpenCLBackend(device)
+    with pytest.raises(UsageError):
+        clgemm.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32), backend=be,
+                    device=fake)
+
+
+def test_too_large_checked_before_any_copy(device):
+    """Broadcast views take no memory; copying one first would need 16 GiB of host memory, so
+    the size check must come before any copy or upload."""
+    side = 1 << 16
+    a = np.broadcast_to(np.float32(1), (side, side))
+    c = np.zeros((side, 1), np.float32)
+    msg = refused("GiB", clgemm.gemm, a, np.ones((side, 1), np.float32), c, device=device)
+    assert device.name in msg
+    assert not c.any()
+
+
+def test_too_large_for_device_memory(device):
+    tiny = dataclasses.replace(device, global_mem_bytes=2**20)
+    be = OpenCLBackend(tiny)
+    rng = np.random.default_rng(41)
+    a, b = rand(rng, (300, 300)), rand(rng, (300, 300))
+    c = np.zeros((300, 300), np.float32)
+    msg = refused("of device memory", clgemm.gemm, a, b, c, beta=1.0, backend=be)
+    assert "has 1.00 MiB" in msg and "a (uploaded)" in msg
+    assert not c.any()
+
+
+def test_too_large_for_one_allocation(device):
+    small = dataclasses.replace(device, max_alloc_bytes=4096)
+    be = OpenCLBackend(small)
+    rng = np.random.default_rng(40)
+    a, b = rand(rng, (64, 64)), rand(rng, (64, 64))
+    c = np.zeros((64, 64), np.float32)
+    refused("per allocation", clgemm.gemm, a, b, c, beta=1.0, backend=be)
+    assert not c.any()
+    out = clgemm.gemm(a[:16, :16], b[:16, :16], backend=be)  # 1 KiB buffers still fit
+    assert close(out, reference(a[:16, :16], b[:16, :16], None, 1, 0, 0, 0))
+
+
+def test_gemm_buffers_refusals(be, device):
+    mf = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    c_host = np.arange(40, dtype=np.float32)
+
+    def bufs():
+        return (cl.Buffer(be.context, mf, hostbuf=np.ones(40, np.float32)),
+                cl.Buffer(be.context, mf, hostbuf=np.ones(40, np.float32)),
+                cl.Buffer(be.context, mf, hostbuf=c_host))
+
+    a, b, c = bufs()
+    refused("lda=3 is smaller than the 4 rows of a", clgemm.gemm_buffers, 4, 2, 3, a, b, c,
+            lda=3)
+    refused("ldb=1 is smaller than the 2 columns of b", clgemm.gemm_buffers, 4, 2, 3, a, b, c,
+            ldb=1, order="C")
+    refused("lda=2 is smaller than the 3 rows", clgemm.gemm_buffers, 4, 2, 3, a, b, c, lda=2,
+            trans_a=True)
+    refused("a_offset=-1 must be between 0", clgemm.gemm_buffers, 4, 2, 3, a, b, c, a_offset=-1)
+    refused("m must be a non-negative integer", clgemm.gemm_buffers, 4.0, 2, 3, a, b, c)
+    refused("n=-2 must be between 0", clgemm.gemm_buffers, 4, -2, 3, a, b, c)
+    refused("buffer c holds 40 floats", clgemm.gemm_buffers, 4, 2, 3, a, b, c, ldc=30,
+            c_offset=20, beta=1.0)
+    refused("buffer a holds 40 floats", clgemm.gemm_buffers, 8, 2, 6, a, b, c)
+    refused("order must be 'F'", clgemm.gemm_buffers, 4, 2, 3, a, b, c, order="R")
+    refused("must be a pyopencl.Buffer", clgemm.gemm_buffers, 4, 2, 3, np.ones(12), b, c)
+    other = cl.Context([device.handle])
+    foreign = cl.Buffer(other, mf, hostbuf=np.ones(40, np.float32))
+    refused("buffer b belongs to another OpenCL context", clgemm.gemm_buffers, 4, 2, 3, a,
+            foreign, c, backend=be)
+    out = np.empty(40, np.float32)
+    cl.enqueue_copy(be.queue, out, c).wait()
+    assert np.array_equal(out, c_host)  # nothing was written by any refused call
+
+
+def test_errors_are_usage_errors_for_cli_style_reporting():
+    assert issubclass(UsageError, clgemm.errors.ClgemmError)
+    assert json.dumps({"ok": True})  # the package imports cleanly with the API exported
+    assert clgemm.gemm is api.gemm and clgemm.gemm_buffers is api.gemm_buffers

@@ -1,0 +1,115 @@
+"""`clgemm verify`: the quick sweep passes end to end, covers what it claims to, catches a planted
+bug, and writes failures that --replay runs again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from clgemm import api, verify
+from clgemm.rungs import REGISTRY
+
+
+def clgemm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clgemm", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_verify_quick_passes(tmp_path):
+    out = tmp_path / "failures.json"
+    r = clgemm("verify", "--quick", "--failures", str(out), timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for n in REGISTRY:
+        assert f"rung {n} " in r.stdout
+    assert "gemm() numpy" in r.stdout and "gemm() pyopencl" in r.stdout
+    assert "FAILED" not in r.stdout
+    assert json.loads(out.read_text())["cases"] == []
+
+
+def test_quick_sweep_covers_every_dimension(device):
+    planned = verify.plan_cases(device, sorted(REGISTRY), quick=True)
+    cases = [c for _, cs in planned for c in cs]
+    rungs_run = {c.rung for c in cases if c.path == "buffers"}
+    assert rungs_run == set(REGISTRY)
+    for path in ("buffers", "numpy", "pyopencl"):
+        mine = [c for c in cases if c.path == path]
+        assert {c.order for c in mine} == {"F", "C"}, path
+        assert {(c.trans_a, c.trans_b) for c in mine} == {(False, False), (False, True),
+                                                          (True, False), (True, True)}, path
+        assert {(c.alpha, c.beta) for c in mine} == {(a, b) for a in verify.ALPHAS
+                                                     for b in verify.BETAS}, path
+        assert {c.ld_pad > 0 for c in mine} == {False, True}, path
+        assert {c.offset > 0 for c in mine} == {False, True}, path
+    any_size = [c for c in cases if c.path == "buffers" and REGISTRY[c.rung].any_size]
+    assert {1, 7, 64, 129} <= {d for c in any_size for d in (c.m, c.n, c.k)}
+    numpy_cases = [c for c in cases if c.path == "numpy"]
+    assert {0, 1, 7, 64, 129} <= {d for c in numpy_cases for d in (c.m, c.n, c.k)}
+    assert {c.c_given for c in numpy_cases} == {False, True}
+    # every rung case is at a size its tiles divide
+    for c in cases:
+        if c.path == "buffers":
+            rung = REGISTRY[c.rung]
+            assert rung.size_problem(c.params, c.m, c.n, c.k) is None, c
+
+
+def test_full_sweep_is_a_superset_in_size(device):
+    quick = sum(len(cs) for _, cs in verify.plan_cases(device, [1, 10], quick=True))
+    full = sum(len(cs) for _, cs in verify.plan_cases(device, [1, 10], quick=False))
+    assert full > 10 * quick
+
+
+def test_planted_bug_is_caught_and_replayed(device, tmp_path, monkeypatch):
+    """Make the epilogue read C even when beta == 0: C holds NaN then, so those cases fail.
+    The failures file must reproduce exactly those cases; once the bug is gone they pass."""
+    monkeypatch.setattr(api._Plan, "read_c", property(lambda self: True))
+    planned = verify.plan_cases(device, [10], quick=True, include_api=False)
+    groups = verify.run_groups(api.backend_for(device), planned)
+    report = verify.Report(device, groups, 0.0)
+    failed = report.failures
+    assert failed and all(r.case.beta == 0 for r in failed)
+    assert any("NaN" in r.message for r in failed)
+    assert "FAILED" in verify.summary_table(report)
+
+    path = tmp_path / "failures.json"
+    path.write_text(json.dumps(verify.failures_json(report, "test")))
+    cases = verify.load_cases(path)
+    assert [c.label() for c in cases] == [r.case.label() for r in failed]
+    still = verify.replay(device, cases)
+    assert len(still.failures) == len(failed)  # the same cases, failing the same way
+
+    monkeypatch.undo()
+    r = clgemm("verify", "--device", str(device.index), "--replay", str(path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"{len(cases)} cases, 0 failed" in r.stdout
+
+
+def test_replay_failure_exits_nonzero(device, tmp_path):
+    """A case that cannot run (a size the forced rung's tiles do not divide is padded, but a
+    parameter set breaking a constraint is refused) fails, and the exit status says so."""
+    bad = verify.Case("buffers", 64, 64, 64, rung=3, params={"TS": 32, "WPT": 3},
+                      source="default", seed=1)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"format": verify.FORMAT, "version": 1,
+                                "cases": [bad.__dict__]}))
+    r = clgemm("verify", "--device", str(device.index), "--replay", str(path))
+    assert r.returncode == 1
+    assert "1 of 1 cases failed" in r.stderr and "TS % WPT == 0" in r.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    ("not json", "cannot read it"),
+    (json.dumps({"format": "other"}), "not a file written by"),
+])
+def test_replay_bad_file(tmp_path, content, message):
+    path = tmp_path / "f.json"
+    path.write_text(content)
+    r = clgemm("verify", "--replay", str(path))
+    assert r.returncode == 2 and message in r.stderr
+
+
+def test_bad_rungs_option():
+    r = clgemm("verify", "--rungs", "11")
+    assert r.returncode == 2 and "there is no rung 11" in r.stderr

@@ -49,10 +49,17 @@ def devices(as_json: bool) -> None:
         click.echo("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
     else:
         click.echo(devices_table(found))
+    from .backends.opencl import nvidia_icd_note
+
+    note = nvidia_icd_note()
+    if note:
+        click.echo(note, err=True)
 
 
 @cli.command()
 @click.option("--device", "-d", default=None, help=DEVICE_HELP)
+@click.option("--backend", "-b", type=click.Choice(["opencl", "cuda"]), default=None,
+              help="only this backend's devices (an NVIDIA GPU is listed by both)")
 @click.option("--size", "-s", type=int, default=None, help="square size M=N=K")
 @click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K")
 @click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
@@ -62,24 +69,30 @@ def devices(as_json: bool) -> None:
 @click.option("--warmup", type=int, default=None, help="untimed launches before timing")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), default=None,
               help="also write the results as JSON to this file")
-def ladder(device, size, mnk, rungs, param_opts, repeats, warmup, json_file) -> None:
+@click.option("--defaults", "use_defaults", is_flag=True,
+              help="ignore tuned parameters from the database; start from the defaults")
+def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_file,
+           use_defaults) -> None:
     """Run every rung on one device and compare them step by step."""
     from .ladder import default_size, run_ladder
     from .report import ladder_table
 
-    dev = select_device(device)
+    dev = select_device(device, backend=backend)
     problem = _problem(size, mnk, default_size(dev))
     numbers = parse_rungs(rungs)
     for name, v in (("--repeats", repeats), ("--warmup", warmup)):
         if v is not None and v < (1 if name == "--repeats" else 0):
             raise UsageError(f"{name} {v}: must be {'positive' if name == '--repeats' else '>= 0'}")
     overrides = parse_param_options(param_opts, numbers)
+    from .database import tuned_params
+
+    tuned = {} if use_defaults else tuned_params(dev, numbers, problem.as_list())
     chosen, sources = {}, {}
     for n in numbers:
         rung = get_rung(n)
-        chosen[n] = rung.resolve(overrides.get(n))
+        chosen[n] = rung.resolve({**tuned.get(n, {}), **overrides.get(n, {})})
         rung.validate(chosen[n])  # divisibility: refuse by name before anything runs
-        sources[n] = "user" if n in overrides else "default"
+        sources[n] = "user" if n in overrides else ("tuned" if n in tuned else "default")
         if n in overrides:  # user-chosen values must also fit the device and the size
             rung.validate(chosen[n], dev.limits())
             why = rung.size_problem(chosen[n], problem.m, problem.n, problem.k)
@@ -136,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("interrupted", err=True)
         return 130
     return 0
+
+
+from .tuner.command import tune  # noqa: E402  (the command imports cli's helpers lazily)
+cli.add_command(tune)
+from .verify import verify  # noqa: E402
+cli.add_command(verify)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,210 @@
+"""The tuning database: the best verified configuration per device, backend, rung and shape.
+
+One JSON file per device key (`results/<device-key>.json`). The key already names backend,
+vendor, device and driver, so a file can never be applied to another device or driver; a file
+whose recorded key differs from its reader's device (copied or renamed by hand) is refused by
+name rather than trusted. Only results that passed the float64 check are stored ("verified"):
+a fast wrong kernel must never become a default. Each entry keeps its provenance (when, by
+which command and versions, with how many repeats and what spread), because a tuned number is
+only as good as the conditions it was measured in.
+
+Writes go to a temporary file in the same directory, are fsync'd and then renamed over the old
+file (`os.replace` is atomic on POSIX and Windows), so a reader sees the old database or the new
+one, never half of one; `save` also merges with what is on disk, so two tuning runs writing the
+same file do not drop each other's entries.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import UsageError
+from .paths import RESULTS
+
+FORMAT = "clgemm-tuning-database"
+VERSION = 1
+
+
+def results_dir() -> Path:
+    """Where results live: $CLGEMM_RESULTS if set (tests, scratch runs), else `results/`."""
+    env = os.environ.get("CLGEMM_RESULTS")
+    return Path(env) if env else RESULTS
+
+
+def database_path(device_key: str, root: Path | None = None) -> Path:
+    return (root or results_dir()) / f"{device_key}.json"
+
+
+@dataclass
+class Entry:
+    rung: int
+    shape: list[int]
+    backend: str
+    params: dict[str, int]
+    ms: float
+    gflops: float
+    rel_error: float | None = None
+    helper_ms: float | None = None
+    repeats: int = 0
+    warmup: int = 0
+    times_ms: list[float] = field(default_factory=list)
+    spread_ms: list[float] = field(default_factory=list)  # [min, max] of times_ms
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Entry":
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def same_slot(self, other: "Entry") -> bool:
+        return (self.rung, list(self.shape), self.backend) == (other.rung, list(other.shape),
+                                                               other.backend)
+
+
+def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
+    """Euclidean distance of log sizes: 512 is as far from 1024 as 2048 is from 4096, which
+    matches how tile choices change with size far better than a linear distance."""
+    return math.sqrt(sum((math.log(x) - math.log(y)) ** 2 for x, y in zip(a, b)))
+
+
+class Database:
+    def __init__(self, path: Path, device_key: str, backend: str,
+                 entries: Iterable[Entry] = ()):
+        self.path = Path(path)
+        self.device_key = device_key
+        self.backend = backend
+        self.entries: list[Entry] = list(entries)
+
+    def best(self, rung: int, shape: Sequence[int],
+             accept: Callable[[Mapping[str, int]], bool] | None = None) -> Entry | None:
+        """The entry for `rung` whose shape is nearest `shape` (log distance over M, N, K; the
+        faster one on a tie), among those `accept` takes, or None."""
+        found = [e for e in self.entries if e.rung == rung and e.backend == self.backend
+                 and (accept is None or accept(e.params))]
+        if not found:
+            return None
+        return min(found, key=lambda e: (shape_distance(e.shape, shape), -e.gflops))
+
+    def record(self, entry: Entry) -> bool:
+        """Keep `entry` if its slot (rung, shape, backend) is empty, if it is faster than what
+        is there, or if it re-measures the same parameters (the newer measurement wins).
+        Returns whether it was kept."""
+        if entry.backend != self.backend:
+            raise UsageError(f"database {self.path} is for backend {self.backend}, "
+                             f"not {entry.backend}")
+        for i, old in enumerate(self.entries):
+            if old.same_slot(entry):
+                if entry.gflops > old.gflops or dict(entry.params) == dict(old.params):
+                    self.entries[i] = entry
+                    return True
+                return False
+        self.entries.append(entry)
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        entries = sorted(self.entries, key=lambda e: (e.rung, e.shape))
+        return {"format": FORMAT, "version": VERSION, "device": self.device_key,
+                "backend": self.backend, "entries": [e.to_json() for e in entries]}
+
+    def save(self) -> Path:
+        """Merge with the file as it is now, then replace it atomically."""
+        if self.path.exists():
+            on_disk = _read(self.path, self.device_key, self.backend)
+            mine = self.entries
+            self.entries = on_disk.entries
+            for e in mine:
+                self.record(e)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                   dir=self.path.parent)
+        try:
+            os.fchmod(fd, _file_mode(self.path))  # mkstemp's 0600 would hide it from others
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return self.path
+
+
+def _file_mode(path: Path) -> int:
+    """The mode the file has, or what a plain open() would give it under the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _read(path: Path, device_key: str, backend: str) -> Database:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"database {path} cannot be read: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{path}: not a clgemm tuning database")
+    if data.get("device") != device_key:
+        raise UsageError(f"database {path} belongs to device '{data.get('device')}', "
+                         f"not '{device_key}': refusing it")
+    if data.get("backend", backend) != backend:
+        raise UsageError(f"database {path} is for backend '{data.get('backend')}', "
+                         f"not '{backend}': refusing it")
+    try:
+        entries = [Entry.from_json(e) for e in data.get("entries", [])]
+    except TypeError as exc:
+        raise UsageError(f"database {path}: malformed entry ({exc})") from None
+    return Database(path, device_key, backend, entries)
+
+
+def load(device: Any, path: Path | None = None) -> Database:
+    """The database of `device` (a DeviceInfo: its key and backend), empty if none exists yet."""
+    path = Path(path) if path else database_path(device.key)
+    if not path.exists():
+        return Database(path, device.key, device.backend)
+    return _read(path, device.key, device.backend)
+
+
+def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
+                 path: Path | None = None) -> dict[int, dict[str, int]]:
+    """Per rung, the stored parameters nearest `shape` that this rung can still use here: the
+    same parameter names (a rung whose macros changed since tuning is not fed stale ones),
+    within the device's limits, and able to do the shape."""
+    from .rungs import get_rung
+
+    db = load(device, path)
+    out: dict[int, dict[str, int]] = {}
+    limits = device.limits()
+    m, n, k = shape
+    for number in rungs:
+        rung = get_rung(number)
+
+        def usable(params: Mapping[str, int], rung=rung) -> bool:
+            if set(params) != set(rung.param_names()):
+                return False
+            try:
+                return (rung.first_violation(params, limits) is None
+                        and rung.size_problem(params, m, n, k) is None)
+            except Exception:
+                return False
+
+        entry = db.best(number, shape, accept=usable)
+        if entry is not None:
+            out[number] = {name: int(entry.params[name]) for name in rung.param_names()}
+    return out

@@ -1,0 +1,8 @@
+"""The per-device tuner: search each rung's macro space, verify every result, keep the best.
+
+`space` builds and prunes the search space, `strategies` choose what to measure next,
+`evaluate` measures in an isolated worker with compilation overlapped, `journal` records every
+result as it comes, `tune` ties one rung's run together, `replay` scores strategies offline and
+`command` is the `clgemm tune` command line. The best results go to `clgemm.database`, where
+the ladder finds them.
+"""

@@ -1,0 +1,205 @@
+"""`clgemm tune`: the command line of the tuner. Parses, checks, prints; the work is elsewhere.
+
+Everything that can be refused is refused before the first kernel is built (unknown strategy,
+bad budget, a journal that exists without --resume or belongs to another device, a foreign
+database), so a mistake costs a second, not the first hour of a tuning run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from ..devices import select_device
+from ..errors import UsageError
+from ..rungs import get_rung, parse_rungs
+
+HELP_DEVICE = "device index (see 'clgemm devices') or a case-insensitive part of its name"
+
+
+def _positive(name: str, value, allow_zero: bool = False) -> None:
+    if value is not None and (value < 0 or (value == 0 and not allow_zero)):
+        raise UsageError(f"{name} {value:g}: must be {'>= 0' if allow_zero else 'positive'}")
+
+
+@click.command()
+@click.option("--device", "-d", default=None, help=HELP_DEVICE)
+@click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
+@click.option("--size", "-s", type=int, default=None, help="square size M=N=K")
+@click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K")
+@click.option("--strategy", default="auto", show_default=True,
+              help="exhaustive, random, annealing, genetic; auto: exhaustive when the budget "
+                   "covers the space, else annealing")
+@click.option("--budget", type=int, default=None, help="at most this many evaluations per rung")
+@click.option("--time", "time_s", type=float, default=None,
+              help="at most this many seconds per rung")
+@click.option("--resume", is_flag=True, help="continue the journal, skipping what it holds")
+@click.option("--no-heuristics", is_flag=True, help="measure everything the device can run")
+@click.option("--journal", "journal_file", type=click.Path(dir_okay=False), default=None,
+              help="one journal for all rungs (default: results/journals/<device>/"
+                   "rung<N>-<M>x<N>x<K>.jsonl per rung)")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the strategies")
+@click.option("--jobs", "-j", type=int, default=None,
+              help="pre-building processes (default: one per core; 0: build only when measuring)")
+@click.option("--repeats", type=int, default=None, help="timed launches per evaluation")
+@click.option("--warmup", type=int, default=None, help="untimed launches before timing")
+@click.option("--confirm", type=int, default=3, show_default=True,
+              help="re-measure this many of the best with more repeats before storing one")
+@click.option("--launch-timeout", type=float, default=30.0, show_default=True,
+              help="seconds one launch may take (JIT at first launch included) before the "
+                   "configuration is recorded as timeout")
+@click.option("--build-timeout", type=float, default=300.0, show_default=True,
+              help="seconds one build may take")
+@click.option("--database", "database_file", type=click.Path(dir_okay=False), default=None,
+              help="tuning database file (default: results/<device-key>.json)")
+@click.option("--dry-run", is_flag=True, help="print the pruning funnels and stop")
+@click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
+              default=None, metavar="JOURNAL",
+              help="replay every strategy against an exhaustive journal and print the table")
+def tune(device, rungs, size, mnk, strategy, budget, time_s, resume, no_heuristics,
+         journal_file, seed, jobs, repeats, warmup, confirm, launch_timeout, build_timeout,
+         database_file, dry_run, replay_file) -> None:
+    """Search each rung's parameters on one device; store the best verified configuration."""
+    from ..cli import _command_line, _problem
+
+    if replay_file:
+        from .replay import compare
+
+        if not Path(replay_file).is_file():
+            raise UsageError(f"--compare-strategies: no such file {replay_file}")
+        click.echo(compare(Path(replay_file)))
+        return
+
+    from ..database import load, results_dir
+    from ..ladder import default_repeats, default_size
+    from .journal import Journal, default_journal_path
+    from .space import build_space, funnel_table
+    from .strategies import make_strategy
+    from .tune import TuneOptions, journal_header, resolve_strategy, tune_rung
+
+    if budget is not None and time_s is not None:
+        raise UsageError("give either --budget or --time, not both")
+    _positive("--budget", budget)
+    _positive("--time", time_s)
+    _positive("--jobs", jobs, allow_zero=True)
+    _positive("--repeats", repeats)
+    _positive("--warmup", warmup, allow_zero=True)
+    _positive("--confirm", confirm, allow_zero=True)
+    _positive("--launch-timeout", launch_timeout)
+    _positive("--build-timeout", build_timeout)
+    if strategy.strip().lower() != "auto":
+        make_strategy(strategy)  # an unknown name is refused now, not after the first rung
+
+    dev = select_device(device)
+    problem = _problem(size, mnk, default_size(dev))
+    numbers = parse_rungs(rungs)
+    dw, dr = default_repeats(dev)
+    warmup = dw if warmup is None else warmup
+    repeats = dr if repeats is None else repeats
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    options = TuneOptions(strategy=strategy, budget=budget, time_s=time_s, seed=seed,
+                          heuristics=not no_heuristics, confirm=confirm)
+    command = _command_line()
+    results = results_dir()
+
+    click.echo(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
+               f"{dev.driver_version}), M={problem.m} N={problem.n} K={problem.k}")
+    rung_objs = [get_rung(n) for n in numbers]
+    spaces, resolved = {}, {}
+    for rung in rung_objs:
+        space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics)
+        spaces[rung.number] = space
+        how = resolved[rung.number] = resolve_strategy(strategy, options, len(space))
+        click.echo("")
+        click.echo(funnel_table(space, f"rung {rung.number} ({rung.title}): pruning funnel, "
+                                       f"then {how}"))
+    if dry_run:
+        return
+
+    # Every journal and the database are checked before anything is measured.
+    if journal_file:
+        plans = [(Path(journal_file), rung_objs)]
+    else:
+        plans = [(default_journal_path(results, dev.key, r.number, problem.as_list()), [r])
+                 for r in rung_objs]
+    headers = {}
+    for path, group in plans:
+        headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
+                                       {r.number: resolved[r.number] for r in group})
+        _check_journal(path, headers[path], resume)
+    db = load(dev, Path(database_file) if database_file else None)
+
+    from .evaluate import Evaluator
+
+    outcomes = []
+    with Evaluator(dev, problem, repeats=repeats, warmup=warmup, jobs=jobs,
+                   launch_timeout=launch_timeout, build_timeout=build_timeout,
+                   seed=0) as evaluator:
+        for path, group in plans:
+            with Journal.open(path, headers[path], resume, command=command) as journal:
+                for rung in group:
+                    space = spaces[rung.number]
+                    if not len(space):
+                        click.echo(f"rung {rung.number}: nothing left to measure after the "
+                                   f"funnel; skipped", err=True)
+                        continue
+                    click.echo(f"rung {rung.number}: journal {journal.path}", err=True)
+                    out = tune_rung(rung, space, journal, evaluator, options, device=dev,
+                                    problem=problem, command=command, db=db)
+                    outcomes.append(out)
+                    if out.entry is not None:
+                        db.save()
+                    click.echo(_summary_line(out), err=True)
+    if outcomes:
+        click.echo("")
+        click.echo(_summary_table(outcomes))
+        click.echo(f"\ndatabase: {db.path}")
+
+
+def _check_journal(path: Path, header: dict, resume: bool) -> None:
+    """Refuse now what Journal.open would refuse later, and warn about edited kernels."""
+    from .journal import check_journal
+
+    existing = check_journal(path, header, resume)
+    if existing is None:
+        if resume:
+            click.echo(f"note: {path} does not exist yet; starting it", err=True)
+        return
+    old = existing[0]
+    for number, digest in (old.get("kernels") or {}).items():
+        if header["kernels"].get(number) not in (None, digest):
+            click.echo(f"warning: rung {number}'s kernel changed since {path} was started; "
+                       f"its earlier results are reused as they are", err=True)
+
+
+def _summary_line(out) -> str:
+    best = out.entry
+    text = (f"rung {out.rung}: {out.measured} measured ({out.measured_now} now, "
+            f"{out.failures} failed), stopped: {out.stop or 'done'}")
+    if best is not None:
+        lo, hi = best.spread_ms or (best.ms, best.ms)
+        params = " ".join(f"{k}={v}" for k, v in best.params.items())
+        text += (f"; best {best.gflops:.2f} GFLOP/s {params}"
+                 f" (median of {best.repeats}: {best.ms:.3f} ms, spread {lo:.3f}-{hi:.3f} ms)")
+    return text
+
+
+def _summary_table(outcomes) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for o in outcomes:
+        e = o.entry
+        d = o.default
+        up = f"{e.gflops / d['gflops']:.2f}" if e is not None and d and d.get("gflops") else ""
+        fails = ", ".join(f"{k} {v}" for k, v in sorted(o.statuses.items()) if k != "ok")
+        rows.append([o.rung, o.title, o.space_size, o.strategy, o.measured, fails or "0",
+                     " ".join(f"{k}={v}" for k, v in e.params.items()) if e else "-",
+                     f"{e.gflops:.2f}" if e else "", f"{d['gflops']:.2f}" if d else "",
+                     up, "yes" if o.stored else "no"])
+    return tabulate(rows, headers=["rung", "name", "space", "strategy", "measured", "failed",
+                                   "best parameters", "GFLOP/s", "default GFLOP/s", "x default",
+                                   "stored"], disable_numparse=True)
+

@@ -1,0 +1,354 @@
+"""Evaluating configurations safely, with compilation overlapped with measurement.
+
+Isolation: every measurement runs in a separate worker process (`worker.measure_main`). The
+parent holds each phase to a time limit (the build, each launch, the host work between) and,
+when one is exceeded, kills the worker, records the configuration as "timeout" and starts a new
+worker for the next one. A worker that dies on its own (a driver crash) is recorded as "crashed".
+After a failure that may leave the driver in a bad state (launch failures, timeouts, crashes)
+the worker is also replaced, so one bad kernel cannot spoil the measurements after it.
+
+Overlap: a pool of `jobs` pre-building processes (default: one per core) compiles the batch of
+configurations the strategy proposed while the worker measures the ones before. Each pre-build
+builds the configuration and launches it once on the smallest problem it can do, which fills the
+driver's on-disk compiler cache that the worker's own build then hits: on PoCL both the
+front-end compile (`clBuildProgram`, which pyopencl leaves to PoCL's kernel cache there) and the
+per-local-size code generation done at the first launch; on other drivers their own caches
+(NVIDIA's compute cache, or pyopencl's binary cache where the driver has none). Measured here on
+PoCL 3.1 (2 cores): a rung-5 configuration costs about 2.7 s of building cold and 0.1 s once
+pre-built, and 24 rung-5 evaluations from a cold cache took 34 s with no pool and 24 s with two
+builders. On a CPU device the worker holds the builders still while it times (see `worker`).
+The worker never receives anything from the pool and always builds for itself, so the results
+cannot depend on the pre-builds: if a pre-build fails, hangs or is not done in time, the worker
+just compiles from scratch. Pre-builds that are queued but not started when the worker reaches
+their configuration are dropped rather than duplicated; one in progress is waited for, since it
+will finish sooner than a second compile started from nothing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..devices import DeviceInfo
+from ..errors import ClgemmError
+from ..runner import Problem
+from . import worker as _worker
+
+#: statuses after which the measuring worker is replaced before the next configuration
+RESTART_AFTER = frozenset({"timeout", "crashed", "failed", "launch-failed"})
+
+
+def _tag(ref: int | str, params: Mapping[str, int]) -> tuple:
+    return (str(ref), tuple(sorted(params.items())))
+
+
+class _Child:
+    """A spawned child process and the parent's end of its pipe."""
+
+    def __init__(self, ctx, target, args: tuple):
+        parent_end, child_end = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=target, args=(child_end, *args), daemon=True)
+        self.proc.start()
+        child_end.close()
+        self.conn = parent_end
+        self.ready = False
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, AttributeError, ValueError):
+            pass
+        self.proc.join(timeout=10)
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(("stop",))
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.kill()
+        else:
+            self.conn.close()
+
+
+@dataclass
+class _Slot:
+    child: _Child | None = None
+    tag: tuple | None = None
+    deadline: float = 0.0
+
+
+class BuildPool:
+    """Pre-building processes fed from a queue; every method returns without blocking on a
+    child except `wait_for`, which is bounded by the phase limits."""
+
+    def __init__(self, ctx, device: DeviceInfo, jobs: int, limits: Mapping[str, float]):
+        self.ctx = ctx
+        self.device = device
+        self.slots = [_Slot() for _ in range(jobs)]
+        # The "host" phase of a builder includes starting the process and opening the device.
+        self.limits = {**limits, "host": max(limits["build"], 60.0)}
+        self.queue: deque[tuple[tuple, int | str, dict]] = deque()
+        self.state: dict[tuple, str] = {}
+        self.fatal = 0
+        self.started = 0
+        self.done = 0
+
+    @property
+    def enabled(self) -> bool:
+        # Builders that cannot even open the device (three times) are given up on, quietly:
+        # the worker builds everything itself then.
+        return bool(self.slots) and self.fatal < 3
+
+    def submit(self, ref: int | str, configs: list[Mapping[str, int]]) -> None:
+        if not self.enabled:
+            return
+        for params in configs:
+            tag = _tag(ref, params)
+            if tag not in self.state:
+                self.state[tag] = "queued"
+                self.queue.append((tag, ref, dict(params)))
+        self.pump()
+
+    def pids(self) -> list[int]:
+        return [s.child.pid for s in self.slots if s.child is not None and s.child.pid]
+
+    def resume_all(self) -> None:
+        """SIGCONT every builder: the worker stops them during launches and may have been
+        killed before it could let them go."""
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except OSError:
+                pass
+
+    def _drop(self, slot: _Slot, outcome: str) -> None:
+        if slot.tag is not None:
+            self.state[slot.tag] = outcome
+        if slot.child is not None:
+            slot.child.kill()
+        slot.child, slot.tag = None, None
+
+    def pump(self) -> None:
+        """Collect finished pre-builds, kill stuck builders, hand queued work to idle ones."""
+        now = time.monotonic()
+        for slot in self.slots:
+            child = slot.child
+            if child is None:
+                continue
+            try:
+                while child.conn.poll():
+                    msg = child.conn.recv()
+                    if msg[0] == "ready":
+                        child.ready = True
+                    elif msg[0] == "phase":
+                        slot.deadline = now + self.limits.get(msg[1], self.limits["host"])
+                    elif msg[0] == "fatal":
+                        self.fatal += 1
+                        self._drop(slot, "failed")
+                        break
+                    elif msg[0] == "done":
+                        self.state[msg[1]] = f"done:{msg[2]}"
+                        self.done += 1
+                        slot.tag = None
+            except (EOFError, OSError):
+                self._drop(slot, "failed")
+                continue
+            if slot.child is not None and slot.tag is not None:
+                if now > slot.deadline or not slot.child.alive():
+                    self._drop(slot, "timeout")
+        if not self.enabled:
+            return
+        for slot in self.slots:
+            if slot.tag is not None or not self.queue:
+                continue
+            tag, ref, params = self.queue.popleft()
+            if slot.child is None or not slot.child.alive():
+                slot.child = _Child(self.ctx, _worker.build_main,
+                                    (self.device.index, self.device.key))
+            try:
+                slot.child.conn.send(("warm", tag, ref, params))
+            except (OSError, ValueError):
+                self._drop(slot, "failed")
+                continue
+            slot.tag, slot.deadline = tag, time.monotonic() + self.limits["host"]
+            self.state[tag] = "building"
+            self.started += 1
+
+    def wait_for(self, ref: int | str, params: Mapping[str, int]) -> str:
+        """Make way for the worker to measure this configuration: drop it from the queue if no
+        builder has started it, wait (bounded) if one has. Returns what became of it."""
+        tag = _tag(ref, params)
+        state = self.state.get(tag, "unknown")
+        if state == "queued":
+            self.queue = deque(q for q in self.queue if q[0] != tag)
+            self.state[tag] = "dropped"
+            return "dropped"
+        while state == "building":
+            slot = next((s for s in self.slots if s.tag == tag), None)
+            if slot is None or slot.child is None:
+                break
+            slot.child.conn.poll(0.05)
+            self.pump()
+            state = self.state.get(tag, "unknown")
+        return state
+
+    def close(self) -> None:
+        """Idle builders are asked to stop; busy ones (an interrupted run) are killed, since
+        nothing they would finish is wanted any more."""
+        self.resume_all()
+        for slot in self.slots:
+            if slot.child is not None:
+                if slot.tag is not None:
+                    slot.child.kill()
+                else:
+                    slot.child.stop()
+                slot.child, slot.tag = None, None
+
+
+class Evaluator:
+    """Measures configurations of one problem on one device, one at a time, never trusting a
+    kernel to finish or to leave the process usable."""
+
+    def __init__(self, device: DeviceInfo, problem: Problem, *, repeats: int, warmup: int,
+                 jobs: int = 0, launch_timeout: float = 30.0, build_timeout: float = 300.0,
+                 host_timeout: float = 600.0, start_timeout: float = 900.0, seed: int = 0,
+                 quiet_builders: bool | None = None):
+        self.device = device
+        self.problem = problem
+        self.repeats = repeats
+        self.warmup = warmup
+        self.limits = {"build": build_timeout, "launch": launch_timeout, "host": host_timeout}
+        self.start_timeout = start_timeout
+        self.seed = seed
+        self.ctx = mp.get_context("spawn")
+        self.worker: _Child | None = None
+        self.pool = BuildPool(self.ctx, device, jobs, self.limits) if jobs > 0 else None
+        # Builders share a CPU device's cores: the worker holds them still while it times.
+        self.quiet_builders = device.is_cpu if quiet_builders is None else quiet_builders
+        self.restarts = 0
+
+    # -- the measuring worker -----------------------------------------------------------------
+    def _start_worker(self) -> None:
+        child = _Child(self.ctx, _worker.measure_main,
+                       (self.device.index, self.device.key, tuple(self.problem.as_list()),
+                        self.seed))
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if child.conn.poll(0.2):
+                try:
+                    msg = child.conn.recv()
+                except (EOFError, OSError):
+                    break
+                if msg[0] == "ready":
+                    self.worker = child
+                    return
+                child.kill()
+                raise ClgemmError(f"the measuring process could not start: {msg[1]}")
+            if not child.alive():
+                break
+            if self.pool:
+                self.pool.pump()
+        child.kill()
+        raise ClgemmError("the measuring process could not start (it died or took longer "
+                          f"than {self.start_timeout:g} s)")
+
+    def _kill_worker(self) -> None:
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+            self.restarts += 1
+        if self.pool:
+            self.pool.resume_all()
+
+    def prebuild(self, ref: int | str, configs: list[Mapping[str, int]]) -> None:
+        """Queue configurations for pre-building (a no-op without a pool)."""
+        if self.pool:
+            self.pool.submit(ref, configs)
+
+    def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
+                 warmup: int | None = None) -> dict[str, Any]:
+        """Measure one configuration; always returns a record (status says what happened)."""
+        t0 = time.perf_counter()
+        prebuilt = self.pool.wait_for(ref, params) if self.pool else "off"
+        if self.worker is None or not self.worker.alive():
+            self.worker = None
+            self._start_worker()
+        quiet = self.pool.pids() if (self.pool and self.quiet_builders) else []
+        task = ("run", ref, dict(params), self.repeats if repeats is None else repeats,
+                self.warmup if warmup is None else warmup, quiet)
+        assert self.worker is not None
+        conn = self.worker.conn
+        phase = "host"
+        deadline = time.monotonic() + self.limits[phase]
+        try:
+            conn.send(task)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._kill_worker()
+                    return self._failure(params, "timeout", f"{phase} did not finish within "
+                                         f"{self.limits[phase]:g} s; worker killed", t0, prebuilt)
+                if conn.poll(min(left, 0.05 if self.pool else 0.5)):
+                    msg = conn.recv()
+                    if msg[0] == "phase":
+                        phase = msg[1]
+                        deadline = time.monotonic() + self.limits[phase]
+                    elif msg[0] == "result":
+                        res = dict(msg[1])
+                        res["params"] = dict(params)
+                        res.setdefault("eval_s", time.perf_counter() - t0)
+                        res["prebuilt"] = prebuilt
+                        if res.get("status") in RESTART_AFTER:
+                            self._kill_worker()
+                        return res
+                elif not self.worker.alive():
+                    raise EOFError
+                if self.pool:
+                    self.pool.pump()
+        except (EOFError, OSError, BrokenPipeError):
+            code = None
+            if self.worker is not None:
+                self.worker.proc.join(timeout=2)  # the pipe closes a moment before the exit
+                code = self.worker.proc.exitcode
+            self._kill_worker()
+            how = (f"signal {-code}" if code is not None and code < 0 else f"exit code {code}")
+            return self._failure(params, "crashed", f"worker died during {phase} ({how})", t0,
+                                 prebuilt)
+
+    @staticmethod
+    def _failure(params: Mapping[str, int], status: str, message: str, t0: float,
+                 prebuilt: str) -> dict[str, Any]:
+        return {"params": dict(params), "status": status, "message": message, "ms": None,
+                "gflops": None, "rel_error": None, "times_ms": [],
+                "eval_s": time.perf_counter() - t0, "prebuilt": prebuilt}
+
+    def close(self) -> None:
+        if self.pool:
+            self.pool.close()
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+
+    def __enter__(self) -> "Evaluator":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,197 @@
+"""The search space of one rung and the pruning funnel that shrinks it before anything is built.
+
+Every configuration a rung's `Param.candidates` can form is generated, then removed at the first
+named step it fails, in a fixed order: the rung's divisibility constraints, the device limits
+(work-group size and sides, local memory, vector widths and extensions where the rung names
+them), the problem size, and last the heuristics. Counting a configuration only at its first
+failure makes the counts add up to the total and shows which rule does the work; putting the
+cheap certain rules first means a heuristic is never blamed for a configuration that could not
+have run anyway.
+
+The tuner's own heuristics live here rather than in the rung modules so that the rungs keep
+describing what is *legal* and the tuner what is *worth measuring*. They follow ASTRA's idea of
+minimum resource-use thresholds (enough register reuse, enough parallelism) rather than a
+model of the device; every one can be switched off (`--no-heuristics`), and one that would
+remove every remaining configuration is skipped and reported as such, so a heuristic can narrow a
+rung but never empty it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..limits import DeviceLimits
+from ..rungs import STAGES, Constraint, Params, Rung
+from ..runner import Problem
+
+Config = tuple[int, ...]
+
+#: smallest work-group worth running on a GPU: below a sub-group (16..64 lanes) SIMD lanes idle
+GPU_MIN_GROUP = 16
+#: a configuration must reach this fraction of the rung's best FMA-per-loaded-value ratio
+REUSE_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class FunnelRow:
+    stage: str
+    name: str
+    removed: int
+    left: int
+    note: str = ""
+
+
+@dataclass
+class SearchSpace:
+    """The configurations left to measure, as tuples in `names` order.
+
+    Strategies see only this (names, candidate values, the valid list), so the same search code
+    runs live and in offline replay, where no rung object need exist."""
+
+    names: tuple[str, ...]
+    candidates: tuple[tuple[int, ...], ...]
+    configs: list[Config]
+    funnel: list[FunnelRow] = field(default_factory=list)
+    generated: int = 0
+
+    def __post_init__(self) -> None:
+        self.index: dict[Config, int] = {c: i for i, c in enumerate(self.configs)}
+        width = len(self.names)
+        self.array = np.array(self.configs, dtype=np.int64).reshape(len(self.configs), width)
+
+    def __len__(self) -> int:
+        return len(self.configs)
+
+    def __contains__(self, config: object) -> bool:
+        return config in self.index
+
+    def params(self, config: Config) -> dict[str, int]:
+        return dict(zip(self.names, (int(v) for v in config)))
+
+    def key(self, params: Mapping[str, int]) -> Config | None:
+        """The tuple for a parameter dict, or None when its names are not this space's."""
+        if set(params) != set(self.names):
+            return None
+        return tuple(int(params[n]) for n in self.names)
+
+    def hamming(self, config: Sequence[int]) -> np.ndarray:
+        """Number of differing parameters between `config` and every valid configuration."""
+        return (self.array != np.asarray(config, dtype=np.int64)).sum(axis=1)
+
+
+# -- the tuner's heuristics --------------------------------------------------------------------
+
+def work_item_block(rung: Rung, p: Params) -> tuple[float, float]:
+    """Outputs one work-item computes along M and along N, from the rung's own geometry."""
+    tm, tn = rung.output_tile(p)
+    lx, ly = rung.local_size(p)
+    return tm / max(lx, 1), tn / max(ly, 1)
+
+
+def reuse_ratio(rung: Rung, p: Params) -> float:
+    """Multiply-adds per value loaded into registers, per step of k: a bm x bn block of outputs
+    needs bm values of A and bn of B for bm*bn FMAs. Naive is 0.5, an 8x8 block 4."""
+    bm, bn = work_item_block(rung, p)
+    return bm * bn / (bm + bn) if bm + bn > 0 else 0.0
+
+
+def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
+                     survivors: Sequence[Params]) -> tuple[Constraint, ...]:
+    """The tuner's heuristic constraints for this rung, device and problem.
+
+    `survivors` (the configurations that reached the heuristic stage) fixes the reuse threshold
+    relative to the rung's best, because the absolute reuse a rung can reach differs by design:
+    rungs 1-2 never exceed 0.5 and must not be emptied by a threshold meant for rung 6."""
+    best = max((reuse_ratio(rung, p) for p in survivors), default=0.0)
+    floor = REUSE_FRACTION * best
+
+    def big_enough_group(p: Params, d: DeviceLimits) -> bool:
+        return d.device_type != "GPU" or math.prod(rung.local_size(p)) >= GPU_MIN_GROUP
+
+    def enough_reuse(p: Params, d: DeviceLimits) -> bool:
+        return reuse_ratio(rung, p) >= floor - 1e-12
+
+    def enough_groups(p: Params, d: DeviceLimits) -> bool:
+        tm, tn = rung.output_tile(p)
+        groups = -(-problem.m // tm) * -(-problem.n // tn)
+        return groups >= d.compute_units
+
+    return (
+        Constraint(f"work-group size >= {GPU_MIN_GROUP} on GPUs", "heuristic", big_enough_group),
+        Constraint(f"FMA per loaded value >= {REUSE_FRACTION:g} x the rung's best "
+                   f"({floor:.2f}; register reuse)", "heuristic", enough_reuse),
+        Constraint("work-groups >= compute units (occupancy)", "heuristic", enough_groups),
+    )
+
+
+# -- building the space ------------------------------------------------------------------------
+
+def _holds(c: Constraint, p: Params, limits: DeviceLimits) -> bool:
+    """A predicate that raises (a division by a zero it did not guard) counts as broken: the
+    configuration is unusable either way, and one bad lambda must not stop a tuning run."""
+    try:
+        return bool(c.holds(p, limits))
+    except Exception:
+        return False
+
+
+def _filter(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
+            keep: Callable[[Params], bool], may_empty: bool = True) -> list[Params]:
+    kept = [p for p in items if keep(p)]
+    if not kept and items and not may_empty:
+        rows.append(FunnelRow(stage, name, 0, len(items), "skipped: would remove all"))
+        return items
+    rows.append(FunnelRow(stage, name, len(items) - len(kept), len(kept)))
+    return kept
+
+
+def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
+                heuristics: bool = True,
+                extra_heuristics: Iterable[Constraint] = ()) -> SearchSpace:
+    """Generate every combination of candidates and run it through the funnel."""
+    names = tuple(p.name for p in rung.params)
+    candidates = tuple(tuple(p.candidates) for p in rung.params)
+    items: list[Params] = [dict(zip(names, values)) for values in itertools.product(*candidates)]
+    generated = len(items)
+    rows: list[FunnelRow] = []
+    constraints = rung.all_constraints()
+    for stage in ("divisibility", "device"):
+        for c in (c for c in constraints if c.stage == stage):
+            items = _filter(rows, stage, c.name, items, lambda p, c=c: _holds(c, p, limits))
+    items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
+                    f"{problem.k})", items,
+                    lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
+    if heuristics:
+        own = [c for c in constraints if c.stage == "heuristic"]
+        ours = list(tuner_heuristics(rung, limits, problem, items)) + list(extra_heuristics)
+        for c in own + ours:
+            items = _filter(rows, "heuristic", c.name, items,
+                            lambda p, c=c: _holds(c, p, limits), may_empty=False)
+    unknown = {c.stage for c in constraints} - set(STAGES)
+    for stage in sorted(unknown):  # a stage this tuner does not know: apply it, say so
+        for c in (c for c in constraints if c.stage == stage):
+            items = _filter(rows, stage, c.name, items, lambda p, c=c: _holds(c, p, limits))
+    configs = [tuple(p[n] for n in names) for p in items]
+    return SearchSpace(names, candidates, configs, rows, generated)
+
+
+def funnel_table(space: SearchSpace, title: str = "") -> str:
+    """The funnel as text: generated, each named step with what it removed, then what is left."""
+    from tabulate import tabulate
+
+    rows = [["generated", "", "", space.generated]]
+    last_stage = None
+    for r in space.funnel:
+        stage = r.stage if r.stage != last_stage else ""
+        last_stage = r.stage
+        removed = r.note if r.note else (f"-{r.removed}" if r.removed else "0")
+        rows.append([stage, r.name, removed, r.left])
+    rows.append(["to measure", "", "", len(space)])
+    table = tabulate(rows, headers=["stage", "constraint", "removed", "left"],
+                     disable_numparse=True, colalign=("left", "left", "right", "right"))
+    return f"{title}\n{table}" if title else table

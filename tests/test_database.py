@@ -1,0 +1,124 @@
+"""The tuning database: round trip, nearest shape, what record keeps, atomic writes, refusal of
+a foreign device key; and the ladder taking its parameters from it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from clgemm.database import Entry, database_path, load, shape_distance, tuned_params
+from clgemm.errors import UsageError
+from clgemm.limits import DeviceLimits
+
+DEV = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl",
+                      limits=lambda: DeviceLimits())
+
+
+def _entry(rung=3, shape=(512, 512, 512), gflops=10.0, **params) -> Entry:
+    return Entry(rung=rung, shape=list(shape), backend="opencl",
+                 params=params or {"TS": 32, "WPT": 8}, ms=1.0, gflops=gflops, repeats=10,
+                 times_ms=[0.9, 1.0, 1.2], spread_ms=[0.9, 1.2],
+                 provenance={"date": "2026-01-01T00:00:00+00:00", "command": "clgemm tune",
+                             "clgemm": "0.1.0", "driver": "1.0"})
+
+
+def test_round_trip_and_nearest_shape(tmp_path):
+    path = tmp_path / "db.json"
+    db = load(DEV, path)
+    assert db.best(3, (512, 512, 512)) is None
+    db.record(_entry(shape=(256, 256, 256), gflops=5.0, TS=16, WPT=4))
+    db.record(_entry(shape=(2048, 2048, 2048), gflops=50.0, TS=64, WPT=8))
+    db.record(_entry(rung=4, shape=(512, 512, 512), gflops=9.0, TS=32, WIDTH=4))
+    db.save()
+    again = load(DEV, path)
+    assert [e.to_json() for e in again.entries] == [e.to_json() for e in db.entries]
+    # In log distance 700 is nearer 256 (log(700/256) = 1.01 < log(2048/700) = 1.07) and
+    # 1200 nearer 2048.
+    assert again.best(3, (700, 700, 700)).params == {"TS": 16, "WPT": 4}
+    assert again.best(3, (1200, 1200, 1200)).params == {"TS": 64, "WPT": 8}
+    assert again.best(3, (1200,) * 3, accept=lambda p: p["TS"] < 64).params["TS"] == 16
+    assert again.best(5, (512,) * 3) is None
+    assert shape_distance((256,) * 3, (512,) * 3) == pytest.approx(3 ** 0.5 * 0.6931, 1e-3)
+    data = json.loads(path.read_text())
+    assert data["device"] == DEV.key and data["entries"][0]["provenance"]["command"]
+    assert data["entries"][0]["spread_ms"] == [0.9, 1.2] and data["entries"][0]["repeats"] == 10
+
+
+def test_record_keeps_the_faster_and_remeasures(tmp_path):
+    db = load(DEV, tmp_path / "db.json")
+    assert db.record(_entry(gflops=10.0))
+    assert not db.record(_entry(gflops=8.0, TS=16, WPT=2))   # slower: kept out
+    assert db.record(_entry(gflops=12.0, TS=16, WPT=2))      # faster: replaces
+    assert db.record(_entry(gflops=11.0, TS=16, WPT=2))      # same params: newer wins
+    assert len(db.entries) == 1 and db.entries[0].gflops == 11.0
+
+
+def test_atomic_write_and_merge(tmp_path):
+    path = tmp_path / "db.json"
+    first, second = load(DEV, path), load(DEV, path)
+    first.record(_entry(rung=3))
+    first.save()
+    second.record(_entry(rung=4, TS=32, WIDTH=4))
+    second.save()  # merges with what `first` wrote instead of overwriting it
+    assert sorted(e.rung for e in load(DEV, path).entries) == [3, 4]
+    assert os.listdir(tmp_path) == ["db.json"]  # no temporary file left behind
+
+
+def test_foreign_device_key_refused_by_name(tmp_path):
+    path = tmp_path / "db.json"
+    db = load(DEV, path)
+    db.record(_entry())
+    db.save()
+    other = SimpleNamespace(key="opencl-acme-gpu-2.0", backend="opencl")
+    with pytest.raises(UsageError, match="belongs to device 'opencl-acme-gpu-1.0', not "
+                                         "'opencl-acme-gpu-2.0'"):
+        load(other, path)
+    path.write_text("{not json")
+    with pytest.raises(UsageError, match="cannot be read"):
+        load(DEV, path)
+
+
+def test_default_path_follows_results_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    assert database_path(DEV.key) == tmp_path / f"{DEV.key}.json"
+
+
+def test_tuned_params_only_usable_entries(tmp_path):
+    path = tmp_path / "db.json"
+    db = load(DEV, path)
+    db.record(_entry(rung=3, shape=(64, 64, 64), TS=16, WPT=4))
+    db.record(_entry(rung=2, shape=(64, 64, 64), TS=16, WIDE=1))  # names no longer match
+    db.save()
+    assert tuned_params(DEV, [2, 3], (64, 64, 64), path) == {3: {"TS": 16, "WPT": 4}}
+    assert tuned_params(DEV, [3], (40, 40, 40), path) == {}  # TS=16 cannot do 40
+
+
+def _ladder(env, *args):
+    return subprocess.run([sys.executable, "-m", "clgemm", "ladder", "--device", "0",
+                           "--size", "64", "--repeats", "1", "--warmup", "0", *args],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def _row(stdout: str, rung: int) -> str:
+    return next(line for line in stdout.splitlines() if line.startswith(f"{rung} "))
+
+
+def test_ladder_uses_tuned_parameters(device, tmp_path):
+    db = load(device, database_path(device.key, tmp_path))
+    db.record(Entry(rung=3, shape=[64, 64, 64], backend=device.backend,
+                    params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
+    db.save()
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = _ladder(env, "--rungs", "2,3")
+    assert r.returncode == 0, r.stderr
+    assert "TS=16 WPT=4" in _row(r.stdout, 3) and "tuned" in _row(r.stdout, 3)
+    assert "default" in _row(r.stdout, 2)
+    d = _ladder(env, "--rungs", "3", "--defaults")
+    assert "TS=32 WPT=8" in _row(d.stdout, 3) and "default" in _row(d.stdout, 3)
+    u = _ladder(env, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
+    assert "TS=16 WPT=2" in _row(u.stdout, 3) and "user" in _row(u.stdout, 3)

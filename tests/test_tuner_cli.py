@@ -1,0 +1,59 @@
+"""`clgemm tune` as a user runs it: the funnel before anything is measured, and every mistake
+refused in one line with exit status 2 before any kernel is built."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def tune(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clgemm", "tune", *args], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_dry_run_prints_funnels_only(tmp_path):
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = tune("--device", "0", "--rungs", "1,3", "--size", "64", "--budget", "5", "--dry-run",
+             env=env)
+    assert r.returncode == 0, r.stderr
+    assert "rung 1 (naive): pruning funnel, then exhaustive" in r.stdout
+    assert "rung 3 (more work per work-item): pruning funnel, then annealing" in r.stdout
+    assert "TS % WPT == 0" in r.stdout and "to measure" in r.stdout
+    assert not any(tmp_path.iterdir())  # nothing measured, nothing written
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("--budget", "0"), "--budget 0: must be positive"),
+    (("--budget", "5", "--time", "10"), "either --budget or --time"),
+    (("--strategy", "hillclimb"), "--strategy 'hillclimb': unknown"),
+    (("--rungs", "1-99"), "there is no rung"),
+    (("--size", "0"), "must be a positive integer"),
+    (("--jobs", "-1"), "--jobs -1: must be >= 0"),
+    (("--device", "no-such-gpu"), "no device name contains it"),
+])
+def test_bad_input_one_line_exit_2(tmp_path, args, needle):
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = tune("--size", "64", "--rungs", "1", *args, env=env)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0], r.stderr
+
+
+def test_existing_or_foreign_journal_refused_before_measuring(tmp_path):
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path / "results")}
+    journal = tmp_path / "j.jsonl"
+    header = {"format": "clgemm-tune-journal", "version": 1, "device": "opencl-acme-gpu-1.0",
+              "backend": "opencl", "driver": "1.0", "size": [64, 64, 64], "rungs": [1]}
+    journal.write_text(json.dumps(header) + "\n")
+    base = ("--device", "0", "--rungs", "1", "--size", "64", "--journal", str(journal))
+    r = tune(*base, env=env)
+    assert r.returncode == 2 and "already exists: add --resume" in r.stderr
+    r = tune(*base, "--resume", env=env)
+    assert r.returncode == 2 and f"cannot resume {journal}: its driver is '1.0'" in r.stderr
+    assert journal.read_text() == json.dumps(header) + "\n"  # untouched
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,134 @@
+"""The search space and its pruning funnel, counted by hand on small spaces and a made-up
+device; and the strategies' contract (valid, new, distinct proposals; full coverage; seeds)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clgemm.limits import DeviceLimits
+from clgemm.rungs import Param, Rung, get_rung
+from clgemm.runner import Problem
+from clgemm.tuner.space import SearchSpace, build_space, funnel_table
+from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
+
+# A made-up GPU: small work-groups and local memory, so every device step removes something.
+GPU = DeviceLimits(max_work_group_size=64, max_work_item_sizes=(64, 64, 64),
+                   local_mem_bytes=4096, compute_units=4, device_type="GPU")
+
+
+def _removed(space: SearchSpace) -> dict[str, int]:
+    return {r.name: r.removed for r in space.funnel}
+
+
+def test_funnel_counts_rung3_by_hand():
+    # Rung 3: TS in (8, 16, 32, 64) x WPT in (1, 2, 4, 8, 16) = 20 configurations.
+    space = build_space(get_rung(3), GPU, Problem(40, 40, 40))
+    rows = [(r.stage, r.name, r.removed, r.left) for r in space.funnel]
+    assert space.generated == 20
+    assert rows == [
+        ("divisibility", "parameters within their minimum values", 0, 20),
+        ("divisibility", "TS % WPT == 0", 1, 19),                     # TS=8, WPT=16
+        # TS*TS/WPT <= 64: TS=16 needs WPT >= 4 (-2), TS=32 WPT=16 (-4), TS=64 never (-5)
+        ("device", "work-group size <= device maximum", 11, 8),
+        ("device", "work-group sides <= device maximum work-item sizes", 0, 8),
+        ("device", "local memory <= device local memory", 1, 7),     # TS=32: 8 KiB > 4 KiB
+        ("size", "M, N, K multiples of the tile (40x40x40)", 3, 4),   # TS=16 does not divide 40
+        ("heuristic", "work-group size >= 16 on GPUs", 1, 3),         # TS=8 WPT=8: 8 items
+        ("heuristic", space.funnel[7].name, 0, 3),                    # reuse: all >= 0.22
+        ("heuristic", "work-groups >= compute units (occupancy)", 0, 3),  # 25 groups >= 4
+    ]
+    assert "FMA per loaded value" in space.funnel[7].name and "0.22" in space.funnel[7].name
+    assert sorted(space.configs) == [(8, 1), (8, 2), (8, 4)]
+    assert space.names == ("TS", "WPT")
+    text = funnel_table(space, "rung 3")
+    assert text.splitlines()[0] == "rung 3" and "to measure" in text and "-11" in text
+
+
+def test_heuristics_off_and_never_emptying():
+    rung = get_rung(3)
+    off = build_space(rung, GPU, Problem(40, 40, 40), heuristics=False)
+    assert len(off) == 4 and all(r.stage != "heuristic" for r in off.funnel)
+    # 30 compute units: 25 work-groups are too few for every configuration, so the occupancy
+    # heuristic would empty the rung; it is skipped and says so instead.
+    busy = DeviceLimits(**{**GPU.__dict__, "compute_units": 30})
+    space = build_space(rung, busy, Problem(40, 40, 40))
+    last = space.funnel[-1]
+    assert last.name.startswith("work-groups >= compute units")
+    assert last.note == "skipped: would remove all" and len(space) == 3
+
+
+BLOCKED = Rung(
+    number=98, slug="blocked", title="2D blocking, for counting", adds="", file="none.cl",
+    kernel="none",
+    params=(Param("BM", (1, 2, 4, 8), 4, ""), Param("BN", (1, 2, 4, 8), 4, "")),
+    derive=lambda p: {}, constraints=(),
+    local_size=lambda p: (32 // p["BM"], 32 // p["BN"]), output_tile=lambda p: (32, 32),
+    k_step=lambda p: 8, local_mem_bytes=lambda p: 0)
+
+
+def test_reuse_heuristic_by_hand():
+    # FMA per loaded value = BM*BN/(BM+BN); best 8x8 = 4, so the floor is 1: BM or BN = 1
+    # (7 configurations) falls below, 2x2 = 1 just makes it.
+    cpu = DeviceLimits(max_work_group_size=4096, max_work_item_sizes=(4096,) * 3,
+                       local_mem_bytes=1 << 20, compute_units=2, device_type="CPU")
+    space = build_space(BLOCKED, cpu, Problem(64, 64, 64))
+    assert _removed(space)["work-group size >= 16 on GPUs"] == 0  # a CPU
+    reuse = next(r for r in space.funnel if r.name.startswith("FMA per loaded value"))
+    assert (reuse.removed, reuse.left) == (7, 9) and "1.00" in reuse.name
+    assert all(bm > 1 and bn > 1 for bm, bn in space.configs)
+
+
+# -- strategies ------------------------------------------------------------------------------
+
+def _synthetic_space() -> SearchSpace:
+    cands = ((1, 2, 4, 8, 16), (1, 2, 4, 8), (0, 1, 2))
+    configs = [(a, b, c) for a in cands[0] for b in cands[1] for c in cands[2] if a >= b]
+    return SearchSpace(("A", "B", "C"), cands, configs)
+
+
+def _score(c) -> float | None:
+    a, b, c3 = c
+    return None if (a, b) == (16, 1) else float(a * b + c3)
+
+
+def _drive(name: str, space: SearchSpace, seed: int, n: int = 3, limit: int = 10_000):
+    strategy, rng, history, order = make_strategy(name), random.Random(seed), [], []
+    for _ in range(limit):
+        batch = strategy.propose(space, history, rng, n)
+        if not batch:
+            break
+        done = {t.config for t in history}
+        assert 0 < len(batch) <= n and len(set(batch)) == len(batch)
+        assert all(c in space.index and c not in done for c in batch)
+        for c in batch:
+            history.append(Trial(c, _score(c)))
+            order.append(c)
+    return order
+
+
+@pytest.mark.parametrize("name", ["exhaustive", "random", "annealing", "genetic"])
+def test_strategy_contract(name):
+    space = _synthetic_space()
+    order = _drive(name, space, seed=1)
+    assert sorted(order) == sorted(space.configs)  # everything, once, then []
+    assert _drive(name, space, seed=1) == order  # a seed fixes the sequence
+    if name == "exhaustive":
+        assert order == space.configs
+
+
+@pytest.mark.parametrize("name", ["annealing", "genetic"])
+def test_strategy_resumes_from_history_it_did_not_make(name):
+    space = _synthetic_space()
+    history = [Trial(c, _score(c)) for c in space.configs[:15]]
+    batch = make_strategy(name).propose(space, history, random.Random(0), 4)
+    assert batch and all(c not in space.configs[:15] for c in batch)
+
+
+def test_strategy_names_and_unknown():
+    assert strategy_names() == ["exhaustive", "random", "annealing", "genetic"]
+    from clgemm.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown"):
+        make_strategy("hillclimb")

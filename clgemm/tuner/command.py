@@ -26,6 +26,8 @@ def _positive(name: str, value, allow_zero: bool = False) -> None:
 
 @click.command()
 @click.option("--device", "-d", default=None, help=HELP_DEVICE)
+@click.option("--backend", "-b", type=click.Choice(["opencl", "cuda"]), default=None,
+              help="only this backend's devices (an NVIDIA GPU is listed by both)")
 @click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
 @click.option("--size", "-s", type=int, default=None, help="square size M=N=K")
 @click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K")
@@ -58,7 +60,7 @@ def _positive(name: str, value, allow_zero: bool = False) -> None:
 @click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
               default=None, metavar="JOURNAL",
               help="replay every strategy against an exhaustive journal and print the table")
-def tune(device, rungs, size, mnk, strategy, budget, time_s, resume, no_heuristics,
+def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no_heuristics,
          journal_file, seed, jobs, repeats, warmup, confirm, launch_timeout, build_timeout,
          database_file, dry_run, replay_file) -> None:
     """Search each rung's parameters on one device; store the best verified configuration."""
@@ -92,7 +94,7 @@ def tune(device, rungs, size, mnk, strategy, budget, time_s, resume, no_heuristi
     if strategy.strip().lower() != "auto":
         make_strategy(strategy)  # an unknown name is refused now, not after the first rung
 
-    dev = select_device(device)
+    dev = select_device(device, backend=backend)
     problem = _problem(size, mnk, default_size(dev))
     numbers = parse_rungs(rungs)
     dw, dr = default_repeats(dev)

@@ -155,6 +155,8 @@ from .tuner.command import tune  # noqa: E402  (the command imports cli's helper
 cli.add_command(tune)
 from .verify import verify  # noqa: E402
 cli.add_command(verify)
+from .bench import bench  # noqa: E402
+cli.add_command(bench)
 
 
 if __name__ == "__main__":

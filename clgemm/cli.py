@@ -71,8 +71,11 @@ def devices(as_json: bool) -> None:
               help="also write the results as JSON to this file")
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
+@click.option("--vs-defaults", "vs_defaults", is_flag=True,
+              help="instead of the ladder, measure each tuned rung against its defaults in "
+                   "alternating rounds (--repeats rounds, default 10)")
 def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_file,
-           use_defaults) -> None:
+           use_defaults, vs_defaults) -> None:
     """Run every rung on one device and compare them step by step."""
     from .ladder import default_size, run_ladder
     from .report import ladder_table
@@ -99,6 +102,10 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
             if why:
                 raise UsageError(f"rung {n} with {rung.params_text(chosen[n])} cannot do "
                                  f"M={problem.m} N={problem.n} K={problem.k}: {why}")
+    if vs_defaults:
+        _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers if sources[n] == "tuned"},
+                           repeats, json_file)
+        return
     click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
                f"K={problem.k}", err=True)
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
@@ -107,6 +114,30 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     click.echo(ladder_table(run))
     if json_file:
         Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
+        click.echo(f"wrote {json_file}", err=True)
+
+
+def _tuned_vs_defaults(dev, problem, tuned, rounds, json_file) -> None:
+    from tabulate import tabulate
+
+    from .ladder import compare_with_defaults
+
+    if not tuned:
+        raise UsageError(f"no tuned parameters for {dev.name} near M={problem.m} N={problem.n} "
+                         f"K={problem.k} among the selected rungs (run 'clgemm tune' first)")
+    result = compare_with_defaults(dev, problem, tuned, rounds=rounds or 10,
+                                   command=_command_line(),
+                                   progress=lambda msg: click.echo(f"  {msg}", err=True))
+    table = [[r["rung"], " ".join(f"{k}={v}" for k, v in r["tuned"].items()),
+              f"{r['tuned_gflops']:.1f}" if "slowdown" in r else "",
+              f"{r['default_gflops']:.1f}" if "slowdown" in r else "",
+              f"{r['slowdown']:.3f}" if "slowdown" in r else "", r["status"]]
+             for r in result["rows"]]
+    click.echo(tabulate(table, headers=["rung", "tuned parameters", "tuned GFLOP/s",
+                                        "default GFLOP/s", "tuned/default time", "status"],
+                        disable_numparse=True))
+    if json_file:
+        Path(json_file).write_text(json.dumps(result, indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)
 
 

@@ -125,3 +125,42 @@ def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,
     backend.release()
     return LadderRun(device, problem, rows, references,
                      dict(sources or {}), command)
+
+
+def compare_with_defaults(device: DeviceInfo, problem: Problem,
+                          tuned: Mapping[int, Mapping[str, int]], rounds: int = 10,
+                          command: str = "", progress=None) -> dict:
+    """Tuned against default parameters for each rung, measured in alternating rounds in one
+    process on the same inputs. Separate runs drift by tens of percent on a loaded CPU, which
+    swamps the difference this comparison is after; alternating rounds put both under the same
+    conditions. `slowdown` is tuned time over default time (above 1: the tuned set is slower)."""
+    backend = open_backend(device)
+    ws = Workspace(backend, problem)
+    rows = []
+    for number, params in tuned.items():
+        rung = get_rung(number)
+        default = rung.defaults()
+        if progress:
+            progress(f"rung {number}: {rung.params_text(params)} against defaults")
+        times: dict[str, list[float]] = {"tuned": [], "default": []}
+        status = "ok"
+        for i in range(max(1, rounds)):
+            order = [("tuned", params), ("default", default)]
+            for label, p in (order if i % 2 == 0 else order[::-1]):
+                res = run_rung(backend, ws, rung, p, repeats=3, warmup=1)
+                if not res.ok:
+                    status = f"{label} {res.status}: {res.message}"
+                    break
+                times[label].extend(res.times_ms)
+            if status != "ok":
+                break
+        row = {"rung": number, "tuned": dict(params), "default": default, "status": status}
+        if status == "ok":
+            t_ms, d_ms = (float(np.median(times[k])) for k in ("tuned", "default"))
+            row.update(tuned_ms=t_ms, default_ms=d_ms, tuned_gflops=problem.gflops(t_ms),
+                       default_gflops=problem.gflops(d_ms), slowdown=t_ms / d_ms,
+                       launches=len(times["tuned"]))
+        rows.append(row)
+    backend.release()
+    return {"device": device.to_json(), "size": problem.as_list(), "rows": rows,
+            "provenance": provenance(command)}

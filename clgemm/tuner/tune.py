@@ -12,6 +12,8 @@ again with more repeats before one is stored; the database gets that confirmatio
 
 from __future__ import annotations
 
+import statistics
+
 import hashlib
 import random
 import time
@@ -224,6 +226,45 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
     return out
 
 
+#: the confirmation runs in this many alternating rounds
+CONFIRM_ROUNDS = 5
+
+
+def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Evaluator,
+                    options: TuneOptions, ref: int | str, problem: Problem) -> list[tuple]:
+    """Measure the candidates in alternating rounds and judge each by the median of all its
+    launches. Measured one after the other, candidates see different machine states (on a
+    loaded 2-core CPU the same kernel drifts by 15% or more between minutes), and the fastest
+    of them would often be the luckiest; rounds put every candidate, the default included,
+    under the same conditions."""
+    per_round = max(1, -(-options.confirm_repeats // CONFIRM_ROUNDS))
+    samples: dict[int, list[float]] = {i: [] for i in range(len(top))}
+    last: dict[int, dict] = {}
+    failed: set[int] = set()
+    for rnd in range(CONFIRM_ROUNDS):
+        order = list(range(len(top)))
+        for i in (order if rnd % 2 == 0 else order[::-1]):
+            if i in failed:
+                continue
+            res = evaluator.evaluate(ref, top[i]["config"], repeats=per_round,
+                                     warmup=options.confirm_warmup)
+            rec = _record(rung, top[i]["config"], res, "confirm")
+            journal.append(rec)
+            if rec["status"] == "ok" and rec["gflops"]:
+                samples[i].extend(float(t) for t in rec["times_ms"])
+                last[i] = rec
+            else:
+                failed.add(i)
+    confirmed = []
+    for i, r in enumerate(top):
+        if i in failed or not samples[i]:
+            continue
+        ms = statistics.median(samples[i])
+        rec = dict(last[i], ms=ms, gflops=problem.gflops(ms), times_ms=samples[i])
+        confirmed.append((r, rec, len(samples[i]), options.confirm_warmup))
+    return confirmed
+
+
 def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evaluator,
              options: TuneOptions, ref: int | str, device: DeviceInfo, problem: Problem,
              command: str, strategy: str, default: dict | None
@@ -247,16 +288,10 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalua
     else:
         if default is not None and all(default["config"] != t["config"] for t in top):
             top.append(default)
-        confirmed = []
-        for r in top:
-            res = evaluator.evaluate(ref, r["config"], repeats=options.confirm_repeats,
-                                     warmup=options.confirm_warmup)
-            rec = _record(rung, r["config"], res, "confirm")
-            journal.append(rec)
-            if rec["status"] == "ok" and rec["gflops"]:
-                confirmed.append((r, rec, options.confirm_repeats, options.confirm_warmup))
-                if default is not None and r["config"] == default["config"]:
-                    default = rec
+        confirmed = _confirm_rounds(rung, top, journal, evaluator, options, ref, problem)
+        for r, rec, _, _ in confirmed:
+            if default is not None and r["config"] == default["config"]:
+                default = rec
     if not confirmed:
         return top[0], None, default
     search_rec, rec, repeats, warmup = max(confirmed, key=lambda t: t[1]["gflops"])

@@ -51,7 +51,6 @@ skipped with a note; so is one whose allocation fails.
 from __future__ import annotations
 
 import csv
-import ctypes
 import gc
 import io
 import json
@@ -245,8 +244,6 @@ def _clblast_timer(backend: Any, ws: Workspace) -> Timer:
     """CLBlastSgemm timed as `references.clblast_reference` times it: from a marker queued just
     before the call to the end of the last event CLBlast returns (host wall time where the
     device cannot time markers)."""
-    import pyopencl as cl
-
     lib, why = refs.load_clblast()
     if lib is None:
         raise RuntimeError(why)
@@ -254,35 +251,12 @@ def _clblast_timer(backend: Any, ws: Workspace) -> Timer:
     queue = backend.queue
     out = ws.scratch("clblast C", p.m * p.n)
     backend.fill(out, 0.0, p.m * p.n)  # first touch (PoCL maps pages lazily) before timing
-    qptr = ctypes.c_void_p(queue.int_ptr)
-    timing = {"label": "device clock, marker to last kernel end"}
+    call = refs.clblast_call(lib, queue, ws, out)
 
     def timed(_: int) -> float:
-        t0 = time.perf_counter()
-        marker = cl.enqueue_marker(queue)
-        ev_ptr = ctypes.c_void_p()
-        status = lib.CLBlastSgemm(refs._COL_MAJOR, refs._NO_TRANS, refs._NO_TRANS, p.m, p.n, p.k,
-                                  1.0, ws.buf_a.int_ptr, 0, p.m, ws.buf_b.int_ptr, 0, p.k, 0.0,
-                                  out.int_ptr, 0, p.m, ctypes.byref(qptr), ctypes.byref(ev_ptr))
-        if status != 0:
-            raise RuntimeError(f"CLBlastSgemm returned status {status} (see clblast_c.h)")
-        if not ev_ptr.value:
-            queue.finish()
-            timing["label"] = "host wall time"
-            return (time.perf_counter() - t0) * 1e3
-        event = cl.Event.from_int_ptr(ev_ptr.value, retain=False)  # we own CLBlast's event
-        event.wait()
-        wall = (time.perf_counter() - t0) * 1e3
-        try:
-            span = (event.profile.end - marker.profile.end) * 1e-6
-        except cl.Error:
-            span = -1.0
-        if not 0 < span <= wall:
-            timing["label"] = "host wall time"
-            return wall
-        return span
+        return call()
 
-    timed.timing = timing  # type: ignore[attr-defined]
+    timed.timing = call.timing  # type: ignore[attr-defined]
     return timed
 
 
@@ -645,8 +619,8 @@ class BenchRun:
             body.append(line)
         d = self.device
         head = f"{d.name} ({d.backend}, {d.platform}, driver {d.driver_version})"
-        foot = [f"x REF: the best rung's GFLOP/s over REF's (above 1: the rung is faster). Rung "
-                f"times include the transpose of B; all contenders timed interleaved, median."]
+        foot = ["x REF: the best rung's GFLOP/s over REF's (above 1: the rung is faster). Rung "
+                "times include the transpose of B; all contenders timed interleaved, median."]
         if not d.is_cpu:
             foot.append("NumPy runs on the host CPU, not on the device.")
         rotated_rows = [r for r in self.rows if r.get("input_sets", 0) > 1]

@@ -146,7 +146,6 @@ def _tuned_vs_defaults(dev, problem, tuned, rounds, json_file) -> None:
 @click.option("--param", "-p", "param_opts", multiple=True, help="NAME=VALUE, repeatable")
 def show(rung_number: int, param_opts) -> None:
     """Print a rung's source as it is compiled: the macros set, then the kernel."""
-    from .backends.base import Backend  # noqa: F401  (source assembly is backend-neutral here)
     from .paths import KERNELS
 
     rung = get_rung(rung_number)

@@ -118,21 +118,15 @@ def load_clblast() -> tuple[Any, str]:
     return _clblast
 
 
-def clblast_reference(backend: Any, ws: Workspace, warmup: int, repeats: int,
-                      tolerance: float = check.TOLERANCE) -> Reference:
-    """CLBlast's SGEMM on the ladder's OpenCL device, buffers and queue."""
+def clblast_call(lib: Any, queue: Any, ws: Workspace, out: Any) -> Callable[[], float]:
+    """One timed CLBlastSgemm of the workspace's current A and B into `out`: device time from a
+    marker queued just before the call to the end of the last event CLBlast returns, or host wall
+    time where the device cannot time markers. `call.timing["label"]` says which was used."""
     import pyopencl as cl
 
-    lib, why = load_clblast()
-    name = "CLBlast SGEMM"
-    where = backend.device.name
-    if lib is None:
-        return _row(name, where, "unavailable", why)
     p = ws.problem
-    queue = backend.queue
-    out = ws.scratch("clblast C", p.m * p.n)
     qptr = ctypes.c_void_p(queue.int_ptr)
-    timing = ["device clock, marker to last kernel end"]
+    timing = {"label": "device clock, marker to last kernel end"}
 
     def call() -> float:
         t0 = time.perf_counter()
@@ -145,7 +139,7 @@ def clblast_reference(backend: Any, ws: Workspace, warmup: int, repeats: int,
             raise RuntimeError(f"CLBlastSgemm returned status {status} (see clblast_c.h)")
         if not ev_ptr.value:
             queue.finish()
-            timing[0] = "host wall time"
+            timing["label"] = "host wall time"
             return (time.perf_counter() - t0) * 1e3
         event = cl.Event.from_int_ptr(ev_ptr.value, retain=False)  # we own CLBlast's event
         event.wait()
@@ -157,9 +151,25 @@ def clblast_reference(backend: Any, ws: Workspace, warmup: int, repeats: int,
         # A device that does not time markers raises or reports zeros; a span longer than the
         # host's wall time around the call cannot be right either.
         if not 0 < span <= wall:
-            timing[0] = "host wall time"
+            timing["label"] = "host wall time"
             return wall
         return span
+
+    call.timing = timing  # type: ignore[attr-defined]
+    return call
+
+
+def clblast_reference(backend: Any, ws: Workspace, warmup: int, repeats: int,
+                      tolerance: float = check.TOLERANCE) -> Reference:
+    """CLBlast's SGEMM on the ladder's OpenCL device, buffers and queue."""
+    lib, why = load_clblast()
+    name = "CLBlast SGEMM"
+    where = backend.device.name
+    if lib is None:
+        return _row(name, where, "unavailable", why)
+    p = ws.problem
+    out = ws.scratch("clblast C", p.m * p.n)
+    call = clblast_call(lib, backend.queue, ws, out)
 
     try:
         backend.fill(out, float("nan"), p.m * p.n)
@@ -169,7 +179,7 @@ def clblast_reference(backend: Any, ws: Workspace, warmup: int, repeats: int,
         if row["status"] == "ok":
             row["ms"] = _median(call, warmup, repeats)
             row["gflops"] = p.gflops(row["ms"])
-            row["timing"] = timing[0]
+            row["timing"] = call.timing["label"]
         return row
     except Exception as exc:  # a library failure is a finding about the library, not ours
         return _row(name, where, "failed", f"{type(exc).__name__}: {exc}")

@@ -3,3 +3,5 @@
 __version__ = "0.1.0"
 
 from .api import gemm, gemm_buffers  # noqa: E402,F401  (the public SGEMM entry points)
+
+__all__ = ["gemm", "gemm_buffers", "__version__"]

@@ -215,7 +215,7 @@ def _default_choice(device: DeviceInfo) -> KernelChoice:
 def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice:
     """The tuned configuration nearest to this shape among rungs whose size constraints hold it,
     else the default; remembered per device and shape."""
-    key = (device.key, m, n, k)
+    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k)  # as _database keys
     with _LOCK:
         if key not in _CHOICES:
             if len(_CHOICES) >= _CHOICE_CACHE_LIMIT:

@@ -8,20 +8,6 @@
 //   RTSM, RTSN: work-group shape;  VTSM = TSM/WIDTH, VTSN = TSN/WIDTH: vectors per tile column;
 //   LPTA, LPTB: vector loads per work-item per tile  (all derived by the registry)
 
-// Writes the WIDTH components of vector v to the lvalues SLOT(0) .. SLOT(WIDTH-1).
-#if WIDTH == 1
-  #define SPREAD(v, SLOT) SLOT(0) = (v);
-#elif WIDTH == 2
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
-#elif WIDTH == 4
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
-#elif WIDTH == 8
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
-                          SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
-#else
-  #error "rung 7 takes WIDTH 1, 2, 4 or 8"
-#endif
-
 // Where component i of the vector loaded at (ek, ev) lands: consecutive rows of the A tile, and
 // consecutive rows (n) of the B tile, which is stored [n][k].
 #define A_SLOT(i) Atile[ek][WIDTH * ev + (i)]

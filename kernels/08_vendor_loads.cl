@@ -14,20 +14,6 @@
 //   SGS: sub-group size the shuffle path is built for;  KPS = SGS/WPTN (derived, like RTSM, RTSN,
 //   VTSM, VTSN, LPTA, LPTB)
 
-// common.h leaves RESTRICT empty so the earlier rungs promise nothing. This rung makes the
-// promise: if RESTRICT is still empty (pasting a 1 onto it gives plain 1), it becomes C99
-// restrict; a backend header that chose its own spelling (CUDA: __restrict__) keeps it.
-#define R8_PASTE_(a, b) a##b
-#define R8_PASTE(a, b) R8_PASTE_(a, b)
-#if R8_PASTE(RESTRICT, 1) == 1
-  #undef RESTRICT
-  #define RESTRICT restrict
-#endif
-
-#ifndef LOAD_GLOBAL
-  #define LOAD_GLOBAL(ptr, i) ((ptr)[i])
-#endif
-
 // Sub-group primitives for the shuffle path, from whichever extension the device has. A backend
 // header may define SHUFFLE, SG_LANE and SG_SIZE itself (CUDA: __shfl_sync over a warp).
 #if USE_SHUFFLE
@@ -57,18 +43,6 @@
   #define SG_ATTR
 #endif
 
-#if WIDTH == 1
-  #define SPREAD(v, SLOT) SLOT(0) = (v);
-#elif WIDTH == 2
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
-#elif WIDTH == 4
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
-#elif WIDTH == 8
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
-                          SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
-#else
-  #error "rung 8 takes WIDTH 1, 2, 4 or 8"
-#endif
 #define A_SLOT(i) Atile[ek][WIDTH * ev + (i)]
 #define B_SLOT(i) Btile[WIDTH * ev + (i)][ek]
 

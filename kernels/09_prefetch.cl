@@ -15,28 +15,6 @@
 //   TSM, TSN, TSK, WPTM, WPTN, WIDTH, PAD: as in rung 7
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7
 
-#define R9_PASTE_(a, b) a##b
-#define R9_PASTE(a, b) R9_PASTE_(a, b)
-#if R9_PASTE(RESTRICT, 1) == 1        // RESTRICT still empty: use C99 restrict (see rung 8)
-  #undef RESTRICT
-  #define RESTRICT restrict
-#endif
-#ifndef LOAD_GLOBAL
-  #define LOAD_GLOBAL(ptr, i) ((ptr)[i])
-#endif
-
-#if WIDTH == 1
-  #define SPREAD(v, SLOT) SLOT(0) = (v);
-#elif WIDTH == 2
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
-#elif WIDTH == 4
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
-#elif WIDTH == 8
-  #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
-                          SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
-#else
-  #error "rung 9 takes WIDTH 1, 2, 4 or 8"
-#endif
 #define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
 #define B_SLOT(i) Btile[buf][WIDTH * ev + (i)][ek]
 

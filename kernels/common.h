@@ -19,7 +19,27 @@
   #endif
 #endif
 
-// Qualifiers for read-only inputs; the CUDA path or a vendor rung may redefine them.
+// Read-only inputs (used from rung 8 on): RESTRICT promises that nothing else writes what the
+// pointer reaches, LOAD_GLOBAL reads through it. A backend header may spell them its own way
+// (cl2cuda.h: __restrict__ and __ldg); otherwise they are C99 restrict and a plain read.
 #ifndef RESTRICT
-  #define RESTRICT
+  #define RESTRICT restrict
+#endif
+#ifndef LOAD_GLOBAL
+  #define LOAD_GLOBAL(ptr, i) ((ptr)[i])
+#endif
+
+// SPREAD(v, SLOT): write the WIDTH components of vector v to the lvalues SLOT(0) .. SLOT(WIDTH-1)
+// (rungs 7-10 store vector loads into scalar local tiles this way).
+#ifdef WIDTH
+  #if WIDTH == 1
+    #define SPREAD(v, SLOT) SLOT(0) = (v);
+  #elif WIDTH == 2
+    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
+  #elif WIDTH == 4
+    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
+  #elif WIDTH == 8
+    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
+                            SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
+  #endif
 #endif

@@ -12,38 +12,66 @@
 // reads of iteration t+1 are of the buffer written in iteration t, and every one of those writes
 // came before the barrier that closed t. So no work-item can read a buffer while another writes
 // it, which is what the second barrier of the single-buffered rungs was for.
-//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, PAD: as in rung 7
-//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7
+//
+// Both tiles are stored k-major here ([k][m] and [k][n]), so that a run of consecutive rows of A
+// or columns of B is contiguous in local memory and can be read as one vector. Four tunable
+// switches widen the inner loop (at 1, 1, 1, 1 it is rung 8's loop with scalar reads):
+//   VWM    A values and accumulators are vectors of VWM consecutive rows. Work-item tidm owns the
+//          vector slots tidm, tidm + RTSM, tidm + 2*RTSM, ... of the tile, so neighbouring
+//          work-items read neighbouring vectors: WPTM/VWM wide local reads instead of WPTM.
+//   VWN    B values are read as vectors of VWN consecutive columns, slots tidn, tidn + RTSN, ...
+//   CACHE_A, CACHE_B  1: the operand is staged through local memory as above. 0: the inner loop
+//          reads it straight from global memory. On a CPU, local memory is ordinary cached
+//          memory and every barrier splits the work-group's loop over work-items in two, so
+//          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH: as in rung 7
+//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7;  VPTM = WPTM/VWM, VPTN = WPTN/VWN
 
-#define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
-#define B_SLOT(i) Btile[buf][WIDTH * ev + (i)][ek]
-
-// Global -> registers: the vectors of the tiles that start at depth k0.
-#define FETCH_TILES(k0)                                                        \
-    for (int l = 0; l < LPTA; l++) {                                           \
-        const int e = tid + l * RTSM * RTSN;                                   \
+// Global -> registers: the vectors of the A (B) tile that starts at depth k0.
+#define FETCH_A(k0)                                                                  \
+    for (int l = 0; l < LPTA; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
         Anext[l] = LOAD_GLOBAL(A, ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM); \
-    }                                                                          \
-    for (int l = 0; l < LPTB; l++) {                                           \
-        const int e = tid + l * RTSM * RTSN;                                   \
+    }
+#define FETCH_B(k0)                                                                  \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
         Bnext[l] = LOAD_GLOBAL(BT, ((k0) + e / VTSN) * Nv + offn / WIDTH + e % VTSN); \
     }
 
-// Registers -> local buffer `buf`.
-#define STORE_TILES(buf_index)                                                 \
-    {                                                                          \
-        const int buf = (buf_index);                                           \
-        for (int l = 0; l < LPTA; l++) {                                       \
-            const int e = tid + l * RTSM * RTSN;                               \
-            const int ev = e % VTSM, ek = e / VTSM;                            \
-            SPREAD(Anext[l], A_SLOT)                                           \
-        }                                                                      \
-        for (int l = 0; l < LPTB; l++) {                                       \
-            const int e = tid + l * RTSM * RTSN;                               \
-            const int ev = e % VTSN, ek = e / VTSN;                            \
-            SPREAD(Bnext[l], B_SLOT)                                           \
-        }                                                                      \
+// Registers -> local buffer `buf`: component i of a vector goes to the next row (column).
+#define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
+#define B_SLOT(i) Btile[buf][ek][WIDTH * ev + (i)]
+#define STORE_A(buf_index)                                                           \
+    {                                                                                \
+        const int buf = (buf_index);                                                 \
+        for (int l = 0; l < LPTA; l++) {                                             \
+            const int e = tid + l * RTSM * RTSN;                                     \
+            const int ev = e % VTSM, ek = e / VTSM;                                  \
+            SPREAD(Anext[l], A_SLOT)                                                 \
+        }                                                                            \
     }
+#define STORE_B(buf_index)                                                           \
+    {                                                                                \
+        const int buf = (buf_index);                                                 \
+        for (int l = 0; l < LPTB; l++) {                                             \
+            const int e = tid + l * RTSM * RTSN;                                     \
+            const int ev = e % VTSN, ek = e / VTSN;                                  \
+            SPREAD(Bnext[l], B_SLOT)                                                 \
+        }                                                                            \
+    }
+
+// The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
+#if CACHE_A
+  #define A_VEC(k, v) LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)])
+#else
+  #define A_VEC(k, v) VLOADM(Af + (k0 + (k)) * M + offm + VWM * (v))
+#endif
+#if CACHE_B
+  #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)])
+#else
+  #define B_VEC(k, v) VLOADN(BTf + (k0 + (k)) * N + offn + VWN * (v))
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_prefetch(const int M, const int N, const int K,
@@ -51,52 +79,99 @@ void gemm_prefetch(const int M, const int N, const int K,
                    __global float* C) {
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
-    const int tid = tidn * RTSM + tidm;
     const int offm = TSM * get_group_id(0);
     const int offn = TSN * get_group_id(1);
-    const int Mv = M / WIDTH, Nv = N / WIDTH;
+#if CACHE_A || CACHE_B
+    const int tid = tidn * RTSM + tidm;
+#endif
+    // Column lengths in vectors for the tile loads; the inputs seen as floats for direct reads.
+#if CACHE_A
+    const int Mv = M / WIDTH;
+#else
+    const __global float* RESTRICT Af = (const __global float*)A;
+#endif
+#if CACHE_B
+    const int Nv = N / WIDTH;
+#else
+    const __global float* RESTRICT BTf = (const __global float*)BT;
+#endif
 
-    __local float Atile[2][TSK][TSM];
-    __local float Btile[2][TSN][TSK + PAD];
-
+#if CACHE_A
+    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
     floatX Anext[LPTA];
+#endif
+#if CACHE_B
+    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
     floatX Bnext[LPTB];
-    float Areg[WPTM];
-    float Breg[WPTN];
-    float acc[WPTM][WPTN];
-    for (int wm = 0; wm < WPTM; wm++)
-        for (int wn = 0; wn < WPTN; wn++) acc[wm][wn] = 0.0f;
+#endif
+    floatM a[VPTM];
+    float b[WPTN];
+    floatM acc[VPTM][WPTN];
+    for (int vm = 0; vm < VPTM; vm++)
+        for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
 
     // Prologue: the first pair of tiles, with nothing yet to overlap them with.
-    FETCH_TILES(0)
-    STORE_TILES(0)
+#if CACHE_A
+    FETCH_A(0)
+    STORE_A(0)
+#endif
+#if CACHE_B
+    FETCH_B(0)
+    STORE_B(0)
+#endif
+#if CACHE_A || CACHE_B
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     const int tiles = K / TSK;
     for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+#if CACHE_A || CACHE_B
         const int cur = t % 2;
         const bool more = t + 1 < tiles;
+#endif
+#if CACHE_A
         if (more) {
-            FETCH_TILES(TSK * (t + 1))          // in flight during the loop below
+            FETCH_A(k0 + TSK)                   // in flight during the loop below
         }
+#endif
+#if CACHE_B
+        if (more) {
+            FETCH_B(k0 + TSK)
+        }
+#endif
 
         for (int k = 0; k < TSK; k++) {
-            for (int wn = 0; wn < WPTN; wn++) Breg[wn] = Btile[cur][tidn + wn * RTSN][k];
-            for (int wm = 0; wm < WPTM; wm++) Areg[wm] = Atile[cur][k][tidm + wm * RTSM];
-            for (int wm = 0; wm < WPTM; wm++)
-                for (int wn = 0; wn < WPTN; wn++) acc[wm][wn] += Areg[wm] * Breg[wn];
+            for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
+            for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
         }
 
+#if CACHE_A
         if (more) {
-            STORE_TILES(1 - cur)
+            STORE_A(1 - cur)
         }
+#endif
+#if CACHE_B
+        if (more) {
+            STORE_B(1 - cur)
+        }
+#endif
+#if CACHE_A || CACHE_B
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
 
-    for (int wn = 0; wn < WPTN; wn++) {
-        const int n = offn + tidn + wn * RTSN;
-        for (int wm = 0; wm < WPTM; wm++) {
-            C[n * M + offm + tidm + wm * RTSM] = acc[wm][wn];
+    // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
+    // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.
+    for (int vn = 0; vn < VPTN; vn++) {
+        for (int i = 0; i < VWN; i++) {
+            const int n = offn + VWN * (tidn + vn * RTSN) + i;
+            for (int vm = 0; vm < VPTM; vm++) {
+                const int m = offm + VWM * (tidm + vm * RTSM);
+                VSTOREM(acc[vm][VWN * vn + i], C + n * M + m);
+            }
         }
     }
 }

@@ -10,17 +10,21 @@
 // not multiples of WIDTH floats and vectors may straddle the edge, so A is read one float at a
 // time, each float checked. The same holds for BT with N. The choice is made once per launch
 // and is the same for every work-item.
-//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, PAD: as in rung 9
-//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 9
+// The register vectors (VWM, VWN) and the CACHE_A/CACHE_B switches are rung 9's. Reads that
+// bypass local memory are checked the same way: a vector wholly inside the column is read at
+// once, one that reaches past its end float by float, zeros beyond. The stores of C are vectors
+// where all VWM rows are inside C and single checked floats at the bottom edge.
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B: as in rung 9
+//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB, VPTM, VPTN: derived as in rung 9
 
 // Staging registers hold each vector as WIDTH separate floats, since the scalar path fills them
 // one at a time.
 #define ANEXT_SLOT(i) Anext[l][i]
 #define BNEXT_SLOT(i) Bnext[l][i]
 
-// Global -> registers, zero outside the matrix: the vectors of the tiles starting at depth k0.
-// Rows m0 .. m0+WIDTH-1 of column k of A (m0 a multiple of WIDTH), likewise for BT along N.
-#define FETCH_TILES(k0)                                                              \
+// Global -> registers, zero outside the matrix: the vectors of the A (B) tile starting at depth
+// k0. Rows m0 .. m0+WIDTH-1 of column k of A (m0 a multiple of WIDTH), likewise for BT along N.
+#define FETCH_A(k0)                                                                  \
     for (int l = 0; l < LPTA; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
         const int k = (k0) + e / VTSM, m0 = offm + WIDTH * (e % VTSM);               \
@@ -33,9 +37,10 @@
             }                                                                        \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++)                                          \
-                Anext[l][i] = (k < K && m0 + i < M) ? LOAD_GLOBAL(As, k * M + m0 + i) : 0.0f; \
+                Anext[l][i] = (k < K && m0 + i < M) ? LOAD_GLOBAL(Af, k * M + m0 + i) : 0.0f; \
         }                                                                            \
-    }                                                                                \
+    }
+#define FETCH_B(k0)                                                                  \
     for (int l = 0; l < LPTB; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
         const int k = (k0) + e / VTSN, n0 = offn + WIDTH * (e % VTSN);               \
@@ -48,22 +53,46 @@
             }                                                                        \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++)                                          \
-                Bnext[l][i] = (k < K && n0 + i < N) ? LOAD_GLOBAL(BTs, k * N + n0 + i) : 0.0f; \
+                Bnext[l][i] = (k < K && n0 + i < N) ? LOAD_GLOBAL(BTf, k * N + n0 + i) : 0.0f; \
         }                                                                            \
     }
 
 // Registers -> local buffer `buf`.
-#define STORE_TILES(buf)                                                             \
+#define STORE_A(buf)                                                                 \
     for (int l = 0; l < LPTA; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
         const int ev = e % VTSM, ek = e / VTSM;                                      \
         for (int i = 0; i < WIDTH; i++) Atile[(buf)][ek][WIDTH * ev + i] = Anext[l][i]; \
-    }                                                                                \
+    }
+#define STORE_B(buf)                                                                 \
     for (int l = 0; l < LPTB; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
         const int ev = e % VTSN, ek = e / VTSN;                                      \
-        for (int i = 0; i < WIDTH; i++) Btile[(buf)][WIDTH * ev + i][ek] = Bnext[l][i]; \
+        for (int i = 0; i < WIDTH; i++) Btile[(buf)][ek][WIDTH * ev + i] = Bnext[l][i]; \
     }
+
+// Straight from global memory, checked: the V_ consecutive floats from row r0 of column k of `src`
+// (columns of length `len`, `depth` of them) into `dst`, zeros outside the matrix.
+#define CHECKED_READ(dst, V_, VLOAD_, src, len, depth, k, r0)                         \
+    if ((k) < (depth) && (r0) + V_ <= (len)) {                                       \
+        dst = VLOAD_((src) + (k) * (len) + (r0));                                    \
+    } else {                                                                         \
+        float part[V_];                                                              \
+        for (int i = 0; i < V_; i++)                                                 \
+            part[i] = ((k) < (depth) && (r0) + i < (len)) ? (src)[(k) * (len) + (r0) + i] : 0.0f; \
+        dst = VLOAD_(part);                                                          \
+    }
+
+#if CACHE_A
+  #define READ_A(dst, k, v) dst = LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)]);
+#else
+  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, K, k0 + (k), offm + VWM * (v))
+#endif
+#if CACHE_B
+  #define READ_B(dst, k, v) dst = LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)]);
+#else
+  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, K, k0 + (k), offn + VWN * (v))
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_any_size(const int M, const int N, const int K,
@@ -71,57 +100,108 @@ void gemm_any_size(const int M, const int N, const int K,
                    __global float* C) {
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
-    const int tid = tidn * RTSM + tidm;
     const int offm = TSM * get_group_id(0);
     const int offn = TSN * get_group_id(1);
-    // The same inputs seen as floats, for the one-float-at-a-time path.
-    const __global float* RESTRICT As = (const __global float*)A;
-    const __global float* RESTRICT BTs = (const __global float*)BT;
+#if CACHE_A || CACHE_B
+    const int tid = tidn * RTSM + tidm;
+#endif
+    // The same inputs seen as floats, for the one-float-at-a-time path and the direct reads.
+    const __global float* RESTRICT Af = (const __global float*)A;
+    const __global float* RESTRICT BTf = (const __global float*)BT;
+#if CACHE_A
     const bool a_vectors = M % WIDTH == 0;
+#endif
+#if CACHE_B
     const bool b_vectors = N % WIDTH == 0;
+#endif
 
-    __local float Atile[2][TSK][TSM];
-    __local float Btile[2][TSN][TSK + PAD];
-
+#if CACHE_A
+    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
     float Anext[LPTA][WIDTH];
+#endif
+#if CACHE_B
+    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
     float Bnext[LPTB][WIDTH];
-    float Areg[WPTM];
-    float Breg[WPTN];
-    float acc[WPTM][WPTN];
-    for (int wm = 0; wm < WPTM; wm++)
-        for (int wn = 0; wn < WPTN; wn++) acc[wm][wn] = 0.0f;
+#endif
+    floatM a[VPTM];
+    floatN bv;
+    float b[WPTN];
+    floatM acc[VPTM][WPTN];
+    for (int vm = 0; vm < VPTM; vm++)
+        for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
 
-    FETCH_TILES(0)
-    STORE_TILES(0)
+#if CACHE_A
+    FETCH_A(0)
+    STORE_A(0)
+#endif
+#if CACHE_B
+    FETCH_B(0)
+    STORE_B(0)
+#endif
+#if CACHE_A || CACHE_B
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     // One barrier per tile suffices for the reason given in rung 9.
     const int tiles = (K + TSK - 1) / TSK;
     for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+#if CACHE_A || CACHE_B
         const int cur = t % 2;
         const bool more = t + 1 < tiles;
+#endif
+#if CACHE_A
         if (more) {
-            FETCH_TILES(TSK * (t + 1))
+            FETCH_A(k0 + TSK)
         }
+#endif
+#if CACHE_B
+        if (more) {
+            FETCH_B(k0 + TSK)
+        }
+#endif
 
         for (int k = 0; k < TSK; k++) {
-            for (int wn = 0; wn < WPTN; wn++) Breg[wn] = Btile[cur][tidn + wn * RTSN][k];
-            for (int wm = 0; wm < WPTM; wm++) Areg[wm] = Atile[cur][k][tidm + wm * RTSM];
-            for (int wm = 0; wm < WPTM; wm++)
-                for (int wn = 0; wn < WPTN; wn++) acc[wm][wn] += Areg[wm] * Breg[wn];
+            for (int vn = 0; vn < VPTN; vn++) {
+                READ_B(bv, k, tidn + vn * RTSN)
+                VSTOREN(bv, b + VWN * vn);
+            }
+            for (int vm = 0; vm < VPTM; vm++) {
+                READ_A(a[vm], k, tidm + vm * RTSM)
+            }
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
         }
 
+#if CACHE_A
         if (more) {
-            STORE_TILES(1 - cur)
+            STORE_A(1 - cur)
         }
+#endif
+#if CACHE_B
+        if (more) {
+            STORE_B(1 - cur)
+        }
+#endif
+#if CACHE_A || CACHE_B
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
 
-    for (int wn = 0; wn < WPTN; wn++) {
-        const int n = offn + tidn + wn * RTSN;
-        for (int wm = 0; wm < WPTM; wm++) {
-            const int m = offm + tidm + wm * RTSM;
-            if (m < M && n < N) C[n * M + m] = acc[wm][wn];
+    for (int vn = 0; vn < VPTN; vn++) {
+        for (int i = 0; i < VWN; i++) {
+            const int n = offn + VWN * (tidn + vn * RTSN) + i;
+            if (n >= N) continue;
+            for (int vm = 0; vm < VPTM; vm++) {
+                const int m = offm + VWM * (tidm + vm * RTSM);
+                if (m + VWM <= M) {
+                    VSTOREM(acc[vm][VWN * vn + i], C + n * M + m);
+                } else {
+                    float part[VWM];
+                    VSTOREM(acc[vm][VWN * vn + i], part);
+                    for (int r = 0; r < VWM && m + r < M; r++) C[n * M + m + r] = part[r];
+                }
+            }
         }
     }
 }

@@ -43,6 +43,8 @@ typedef unsigned long ulong;
 #define __private
 #define restrict __restrict__
 #define RESTRICT __restrict__
+// A cast cannot name __shared__; shared memory is in the generic address space anyway.
+#define LOCAL_VEC(type, p) (*(type*)(p))
 
 // ---- attributes -------------------------------------------------------------------------------
 // reqd_work_group_size(X, Y, Z) becomes CUDA's launch bounds of X*Y*Z threads: the compiler may

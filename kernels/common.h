@@ -43,3 +43,40 @@
                             SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
   #endif
 #endif
+
+// CAT(a, b) pastes its arguments after expanding them: CAT(float, VWM) is float4 when VWM is 4.
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+// Register vectors of rungs 9-10: floatM holds VWM consecutive rows (values of A, accumulators),
+// floatN VWN consecutive columns (values of B). VLOAD*/VSTORE* move one such vector from or to
+// consecutive floats at any address; width 1 is a plain float, for which OpenCL has no vload1.
+#ifdef VWM
+  #if VWM == 1
+    typedef float floatM;
+    #define VLOADM(p) (*(p))
+    #define VSTOREM(v, p) (*(p) = (v))
+  #else
+    typedef CAT(float, VWM) floatM;
+    #define VLOADM(p) CAT(vload, VWM)(0, p)
+    #define VSTOREM(v, p) CAT(vstore, VWM)(v, 0, p)
+  #endif
+#endif
+#ifdef VWN
+  #if VWN == 1
+    typedef float floatN;
+    #define VLOADN(p) (*(p))
+    #define VSTOREN(v, p) (*(p) = (v))
+  #else
+    typedef CAT(float, VWN) floatN;
+    #define VLOADN(p) CAT(vload, VWN)(0, p)
+    #define VSTOREN(v, p) CAT(vstore, VWN)(v, 0, p)
+  #endif
+#endif
+
+// LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
+// access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a
+// compiler may split it into scalar accesses, which is what the vector widths are meant to avoid.
+#ifndef LOCAL_VEC
+  #define LOCAL_VEC(type, p) (*(__local type*)(p))
+#endif

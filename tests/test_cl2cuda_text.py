@@ -128,11 +128,15 @@ def test_every_qualifier_is_mapped():
         assert re.search(r"#define restrict\b", HEADER)
 
 
+#: GNU attributes that CUDA C++ reads with the OpenCL meaning, so the header leaves them alone
+NATIVE_ATTRIBUTES = {"aligned"}
+
+
 def test_every_attribute_is_mapped():
     text = _opencl_only(_kernel_text())
     attrs = set(re.findall(r"__attribute__\s*\(\(\s*(\w+)", text))
     assert "reqd_work_group_size" in attrs
-    for a in attrs:
+    for a in attrs - NATIVE_ATTRIBUTES:
         assert re.search(rf"#\s*define {a}\b", HEADER), f"attribute {a} is not mapped"
 
 
@@ -436,6 +440,10 @@ def _compile_jobs():
     r8 = REGISTRY[8]
     jobs.append(("rung8-shuffle", r8.file, r8.macros(r8.resolve({"USE_SHUFFLE": 1, "WPTM": 4}))))
     jobs.append(("helper", TRANSPOSE_B.file, dict(TRANSPOSE_B.macros)))
+    for r in (REGISTRY[9], REGISTRY[10]):   # wide register vectors, and no local memory at all
+        jobs.append((f"rung{r.number}-vectors", r.file, r.macros(r.resolve({"VWM": 4, "VWN": 4}))))
+        jobs.append((f"rung{r.number}-direct", r.file, r.macros(r.resolve(
+            {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0}))))
     return jobs
 
 

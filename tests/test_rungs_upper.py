@@ -39,18 +39,26 @@ CASES = [
      [(128, 128, 64)]),
     (9, {}, [(128, 128, 128), (256, 128, 16)]),   # K = TSK: the prologue's tile alone
     (9, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4}, [(128, 64, 80)]),
-    (9, {"TSM": 32, "TSN": 128, "TSK": 32, "WPTM": 4, "WPTN": 8, "WIDTH": 8, "PAD": 0},
-     [(64, 128, 96)]),
+    (9, {"TSM": 32, "TSN": 128, "TSK": 32, "WPTM": 4, "WPTN": 8, "WIDTH": 8}, [(64, 128, 96)]),
+    (9, {"VWM": 4, "VWN": 4}, [(128, 256, 48)]),
+    (9, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 16, "WPTN": 4, "VWM": 16, "VWN": 2,
+         "CACHE_B": 0}, [(128, 64, 24)]),
+    (9, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+         "CACHE_A": 0, "CACHE_B": 0}, [(32, 48, 32)]),   # no local memory, no barrier
     (10, {}, [(128, 128, 128), (256, 128, 64)]),
     (10, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 40)]),
-    (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "PAD": 0},
+    (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "VWN": 8},
      [(64, 128, 64)]),
+    (10, {"VWM": 8, "VWN": 2, "CACHE_A": 0}, [(128, 128, 32)]),
 ]
 
 #: rung 10's parameter sets for the shapes no tile divides
 ANY_SIZE_PARAMS = [c[1] for c in CASES if c[0] == 10] + [
     {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 8},
     {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1},
+    {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 4, "WIDTH": 2, "VWM": 4, "VWN": 4},
+    {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16, "VWN": 2,
+     "CACHE_A": 0, "CACHE_B": 0},
 ]
 ODD_SHAPES = [(1, 1, 1), (7, 5, 3), (33, 65, 17), (129, 1, 257)]
 # M or N a multiple of 4 (and 8) but not of any tile: the guarded vector path, next to scalar ones
@@ -149,6 +157,11 @@ def test_defaults_fit_here_and_on_a_gpu(backend, number):
      "TSK*TSM/WIDTH % work-items == 0 (whole vector A-tile loads)"),
     (10, {"TSM": 128, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 2, "WIDTH": 2},
      "TSK*TSN/WIDTH % work-items == 0 (whole vector B-tile loads)"),
+    (9, {"VWM": 3}, "VWM is 1, 2, 4, 8 or 16"),
+    (10, {"VWN": 16, "WPTN": 16, "TSN": 128}, "VWN is 1, 2, 4 or 8"),
+    (9, {"WPTM": 4, "VWM": 8}, "WPTM % VWM == 0"),
+    (10, {"WPTN": 4, "VWN": 8}, "WPTN % VWN == 0"),
+    (9, {"CACHE_A": 2}, "CACHE_A and CACHE_B are 0 or 1"),
     (8, {"USE_SHUFFLE": 2}, "USE_SHUFFLE is 0 or 1"),
     (8, {"USE_SHUFFLE": 1}, "USE_SHUFFLE=0 or RTSM % SGS == 0 (a sub-group within one column)"),
     (8, {"USE_SHUFFLE": 1, "TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 1, "WPTN": 16, "WIDTH": 1,
@@ -165,7 +178,7 @@ def test_constraint_refused_by_name(number, overrides, constraint):
 def test_device_limits_refused_by_name():
     rung = get_rung(9)
     with pytest.raises(ConstraintError) as info:
-        rung.validate(rung.resolve({"TSK": 32, "PAD": 2}), H100)   # 2 x 33 KiB of tiles
+        rung.validate(rung.resolve({"TSK": 32}), H100)   # 2 x 32 KiB of tiles
     assert info.value.constraint == "local memory <= device local memory"
     with pytest.raises(ConstraintError) as info:
         rung.validate(rung.resolve({"WPTM": 2, "WPTN": 4, "TSK": 32, "WIDTH": 2}), H100)  # 64 x 32

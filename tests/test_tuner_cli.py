@@ -35,6 +35,8 @@ def test_dry_run_prints_funnels_only(tmp_path):
     (("--size", "0"), "must be a positive integer"),
     (("--jobs", "-1"), "--jobs -1: must be >= 0"),
     (("--device", "no-such-gpu"), "no device name contains it"),
+    (("--only", "VWM=4"), "none of the chosen rungs has a parameter VWM"),
+    (("--only", "TS=8,x"), "write NAME=V1,V2,... with non-negative integers"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, needle):
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
@@ -57,3 +59,13 @@ def test_existing_or_foreign_journal_refused_before_measuring(tmp_path):
     assert r.returncode == 2 and f"cannot resume {journal}: its driver is '1.0'" in r.stderr
     assert journal.read_text() == json.dumps(header) + "\n"  # untouched
     assert not (tmp_path / "results").exists()
+
+
+def test_only_limits_the_candidates(tmp_path):
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = tune("--device", "0", "--rungs", "3", "--size", "64", "--only", "WPT=2,4", "--dry-run",
+             env=env)
+    assert r.returncode == 0, r.stderr
+    assert "candidates limited by --only: WPT=2,4" in r.stdout
+    generated = next(ln for ln in r.stdout.splitlines() if ln.startswith("generated"))
+    assert generated.split()[-1] == "8"    # TS in (8, 16, 32, 64) x WPT in (2, 4)

@@ -46,6 +46,13 @@ def test_funnel_counts_rung3_by_hand():
     assert text.splitlines()[0] == "rung 3" and "to measure" in text and "-11" in text
 
 
+def test_only_replaces_candidates_and_is_reported():
+    space = build_space(get_rung(3), GPU, Problem(64, 64, 64), only={"WPT": (4,), "NOPE": (1,)})
+    assert space.generated == 4 and space.candidates == ((8, 16, 32, 64), (4,))
+    assert {c[1] for c in space.configs} == {4}
+    assert space.funnel[0].name == "candidates limited by --only: WPT=4"
+
+
 def test_heuristics_off_and_never_emptying():
     rung = get_rung(3)
     off = build_space(rung, GPU, Problem(40, 40, 40), heuristics=False)

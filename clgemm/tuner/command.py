@@ -56,13 +56,15 @@ def _positive(name: str, value, allow_zero: bool = False) -> None:
               help="seconds one build may take")
 @click.option("--database", "database_file", type=click.Path(dir_okay=False), default=None,
               help="tuning database file (default: results/<device-key>.json)")
+@click.option("--only", "only_specs", multiple=True, metavar="NAME=V1,V2,...",
+              help="search only these values of a parameter (repeatable), e.g. --only VWM=1,4")
 @click.option("--dry-run", is_flag=True, help="print the pruning funnels and stop")
 @click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
               default=None, metavar="JOURNAL",
               help="replay every strategy against an exhaustive journal and print the table")
 def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no_heuristics,
          journal_file, seed, jobs, repeats, warmup, confirm, launch_timeout, build_timeout,
-         database_file, dry_run, replay_file) -> None:
+         database_file, only_specs, dry_run, replay_file) -> None:
     """Search each rung's parameters on one device; store the best verified configuration."""
     from ..cli import _command_line, _problem
 
@@ -97,6 +99,7 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
     dev = select_device(device, backend=backend)
     problem = _problem(size, mnk, default_size(dev))
     numbers = parse_rungs(rungs)
+    only = parse_only(only_specs, [get_rung(n) for n in numbers])
     dw, dr = default_repeats(dev)
     warmup = dw if warmup is None else warmup
     repeats = dr if repeats is None else repeats
@@ -111,7 +114,8 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
     rung_objs = [get_rung(n) for n in numbers]
     spaces, resolved = {}, {}
     for rung in rung_objs:
-        space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics)
+        space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
+                            only=only)
         spaces[rung.number] = space
         how = resolved[rung.number] = resolve_strategy(strategy, options, len(space))
         click.echo("")
@@ -158,6 +162,26 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
         click.echo("")
         click.echo(_summary_table(outcomes))
         click.echo(f"\ndatabase: {db.path}")
+
+
+def parse_only(specs, rungs) -> dict[str, tuple[int, ...]]:
+    """'--only VWM=1,4' -> {'VWM': (1, 4)}; a name none of the rungs has is a mistake."""
+    known = {name for r in rungs for name in r.param_names()}
+    only: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        name = name.strip()
+        try:
+            parsed = tuple(int(v) for v in values.split(",")) if sep else ()
+        except ValueError:
+            parsed = ()
+        if not name or not parsed or any(v < 0 for v in parsed):
+            raise UsageError(f"--only {spec}: write NAME=V1,V2,... with non-negative integers")
+        if name not in known:
+            raise UsageError(f"--only {spec}: none of the chosen rungs has a parameter {name} "
+                             f"(they have {', '.join(sorted(known)) or 'none'})")
+        only[name] = parsed
+    return only
 
 
 def _check_journal(path: Path, header: dict, resume: bool) -> None:

@@ -152,14 +152,23 @@ def _filter(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
 
 def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                 heuristics: bool = True,
-                extra_heuristics: Iterable[Constraint] = ()) -> SearchSpace:
-    """Generate every combination of candidates and run it through the funnel."""
+                extra_heuristics: Iterable[Constraint] = (),
+                only: Mapping[str, Sequence[int]] | None = None) -> SearchSpace:
+    """Generate every combination of candidates and run it through the funnel.
+
+    `only` replaces the candidates of the parameters it names (those the rung lacks are ignored),
+    so a search can be focused on a region that experience or an earlier run points to; the
+    funnel still checks every combination."""
+    only = only or {}
     names = tuple(p.name for p in rung.params)
-    candidates = tuple(tuple(p.candidates) for p in rung.params)
+    candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
     items: list[Params] = [dict(zip(names, values)) for values in itertools.product(*candidates)]
     generated = len(items)
     rows: list[FunnelRow] = []
     constraints = rung.all_constraints()
+    if only and set(only) & set(names):
+        rows.append(FunnelRow("divisibility", "candidates limited by --only: " + ", ".join(
+            f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, len(items)))
     for stage in ("divisibility", "device"):
         for c in (c for c in constraints if c.stage == stage):
             items = _filter(rows, stage, c.name, items, lambda p, c=c: _holds(c, p, limits))

@@ -21,7 +21,8 @@ step() {
   [ "$1" = clgemm ] && set -- python3 -m clgemm "${@:2}"
   local t0=$SECONDS
   echo "=== $name: $*" | tee -a "$OUT/logs/summary.txt"
-  stdbuf -oL -eL "$@" > "$OUT/logs/$name.log" 2>&1
+  { echo "\$ $*"; echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC')"; } > "$OUT/logs/$name.log"
+  stdbuf -oL -eL "$@" >> "$OUT/logs/$name.log" 2>&1
   local rc=$?
   tail -n "${STEP_TAIL:-15}" "$OUT/logs/$name.log"
   echo "=== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$OUT/logs/summary.txt"

@@ -187,6 +187,8 @@ from .verify import verify  # noqa: E402
 cli.add_command(verify)
 from .bench import bench  # noqa: E402
 cli.add_command(bench)
+from .model_cli import model  # noqa: E402
+cli.add_command(model)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import datetime as _dt
 import platform as _platform
 import sys
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -37,6 +37,21 @@ class LadderRun:
     references: list[dict]
     sources: dict[int, str]
     command: str
+    #: figures for the performance bound (model.py); None: the device's own, from the table
+    hardware: Any = None
+
+    def hardware_figures(self) -> Any:
+        from .hardware import hardware_for_device
+
+        return self.hardware or hardware_for_device(self.device)
+
+    def bounds(self) -> dict[int, Any]:
+        """Per rung row: its performance bound (model.bound_for), None where it has none."""
+        from .model import bound_for
+
+        hw = self.hardware_figures()
+        return {r.rung: bound_for(get_rung(r.rung), r.params, self.problem, hw)
+                for r in self.rows}
 
     def speedups(self) -> dict[int, tuple[float | None, float | None]]:
         """Per rung: (speed-up over the previous ok row, speed-up over rung 1)."""
@@ -60,12 +75,17 @@ class LadderRun:
     def to_json(self) -> dict:
         ups = self.speedups()
         base = self.reference()
+        bounds = self.bounds()
         rows = []
         for r in self.rows:
             d = r.to_json()
             d["params_source"] = self.sources.get(r.rung, "default")
             d["speedup_prev"], d["speedup_rung1"] = ups[r.rung]
             d["pct_of_reference"] = percent_of(r.gflops, base)
+            b = bounds[r.rung]
+            d["bound_gflops"] = b.gflops if b else None
+            d["pct_of_bound"] = b.percent(r.gflops) if b else None
+            d["bound_limit"] = b.limit if b else None
             rows.append(d)
         return {
             "device": self.device.to_json(),
@@ -73,6 +93,7 @@ class LadderRun:
             "rows": rows,
             "references": self.references,
             "pct_of_reference_base": base["name"] if base else None,
+            "bound_hardware": self.hardware_figures().to_json(),
             "provenance": provenance(self.command),
         }
 

@@ -18,10 +18,12 @@ from clgemm.errors import UsageError
 from clgemm.hardware import (Hardware, Overrides, apply_overrides, hardware_for,
                              hardware_from_record)
 from clgemm.inner_loops import step_for
+from clgemm.ladder import LadderRun
 from clgemm.limits import DeviceLimits
 from clgemm.paths import RESULTS
+from clgemm.report import ladder_table
 from clgemm.rungs import get_rung
-from clgemm.runner import Problem
+from clgemm.runner import Problem, RunResult
 
 #: a made-up GPU with round figures: peak 2 x 64 x 10 x 1 GHz = 1280 GFLOP/s, 2 FMA
 #: instructions per clock per CU, local memory 128 GB/s per CU (1280 GB/s in all)
@@ -321,8 +323,27 @@ def test_model_command_on_a_recorded_device_as_json(capsys):
     (["model", "--peak-gflops", "-5"], "--peak-gflops"),
     (["model", "--device-record", "/nonexistent/x.json"], "--device-record"),
     (["model", "--device-record", "x.json", "--device", "0"], "either"),
+    (["ladder", "--size", "64", "--mem-gbps", "0"], "--mem-gbps"),
 ])
 def test_model_command_bad_input_one_line_exit_2(capsys, args, needle):
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and needle in err[0]
+
+
+def test_ladder_table_and_json_show_the_bound(device):
+    params = {**get_rung(6).defaults(), "TSM": 64, "TSN": 64, "WPTM": 4, "WPTN": 4}
+    problem = Problem(256, 256, 256)
+    rows = [RunResult(6, "2D register blocking", params, "ok", ms=1.0,
+                      gflops=problem.gflops(1.0)),
+            RunResult(1, "naive", {"TS": 16}, "build-failed", message="x")]
+    hw = apply_overrides(hardware_for(device.name, device.limits(), device.clock_mhz),
+                         Overrides(peak_gflops=1000))
+    run = LadderRun(device, problem, rows, [], {6: "user"}, "test", hardware=hw)
+    text = ladder_table(run)
+    assert "% bound" in text and "rung 6: bound" in text and "[--peak-gflops]" in text
+    expected = run.bounds()[6].percent(problem.gflops(1.0))
+    assert f"{expected:.1f}" in text
+    row = run.to_json()["rows"][0]
+    assert row["pct_of_bound"] == pytest.approx(expected) and row["bound_limit"]
+    assert run.to_json()["bound_hardware"]["peak_gflops"] == pytest.approx(1000)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from clgemm import model
+from clgemm.bench import BenchRun, add_bound
 from clgemm.cli import main
 from clgemm.errors import UsageError
 from clgemm.hardware import (Hardware, Overrides, apply_overrides, hardware_for,
@@ -347,3 +348,21 @@ def test_ladder_table_and_json_show_the_bound(device):
     row = run.to_json()["rows"][0]
     assert row["pct_of_bound"] == pytest.approx(expected) and row["bound_limit"]
     assert run.to_json()["bound_hardware"]["peak_gflops"] == pytest.approx(1000)
+
+
+def test_bench_rows_get_the_best_rungs_bound(device):
+    params = {**get_rung(6).defaults(), "TSM": 64, "TSN": 64, "WPTM": 4, "WPTN": 4}
+    row = {"shape": [256, 256, 256], "status": "ok", "note": "", "input_sets": 1,
+           "best": {"rung": 6, "name": "2D register blocking", "params": params,
+                    "gflops": 10.0, "ms": 3.3}, "rungs": [], "references": [], "ratios": {}}
+    hw = hardware_for(device.name, device.limits(), device.clock_mhz)
+    add_bound(row, hw)
+    b = model.bound(get_rung(6), params, Problem(256, 256, 256), hw)
+    assert row["bound"]["gflops"] == pytest.approx(b.gflops_with_helpers())
+    assert row["bound"]["pct"] == pytest.approx(1000.0 / b.gflops_with_helpers())
+    run = BenchRun(device, [row], {}, "test", hw)
+    csv_row = run.csv_rows()[0]
+    assert csv_row["best_bound_limit"] == b.limit
+    assert csv_row["best_pct_of_bound"] == pytest.approx(row["bound"]["pct"])
+    assert "% bound" in run.table() and f"limited by {b.limit}" in run.table()
+    assert run.to_json()["bound_hardware"]["name"] == device.name

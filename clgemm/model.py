@@ -87,6 +87,9 @@ class Bound:
     work_groups: int
     #: bytes the rung's helper kernels (the transpose of B) move through DRAM
     helper_bytes: int = 0
+    #: bytes that must come from DRAM (A, B, C once), and what the work-groups read as tiles
+    dram_bytes: int = 0
+    tile_bytes: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def term(self, name: str) -> Term:
@@ -117,7 +120,8 @@ class Bound:
 
     def to_json(self) -> dict[str, Any]:
         return {"gflops": self.gflops, "gflops_with_helpers": self.gflops_with_helpers(),
-                "limit": self.limit,
+                "limit": self.limit, "dram_bytes": self.dram_bytes,
+                "tile_bytes": self.tile_bytes,
                 "terms": {t.name: {"gflops": _finite(t.gflops), "share": _finite(t.share),
                                    "detail": t.detail} for t in self.terms},
                 "notes": list(self.notes)}
@@ -290,7 +294,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
         if shares[limit] >= 1.0:  # nothing short of the FMA units themselves
             limit = PEAK
     return Bound(rung.number, params, (m, n, k), hw, step, tuple(terms), value, limit, occ,
-                 groups, helper_bytes(rung, problem), tuple(notes))
+                 groups, helper_bytes(rung, problem), dram, tiles, tuple(notes))
 
 
 def explain(b: Bound) -> list[str]:

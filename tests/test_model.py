@@ -5,10 +5,8 @@ and the committed measurements, none of which may beat the bound."""
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -21,6 +19,7 @@ from clgemm.hardware import (Hardware, Overrides, apply_overrides, hardware_for,
 from clgemm.inner_loops import step_for
 from clgemm.ladder import LadderRun
 from clgemm.limits import DeviceLimits
+from clgemm.measured import device_records, measurements
 from clgemm.paths import RESULTS
 from clgemm.report import ladder_table
 from clgemm.rungs import get_rung
@@ -228,75 +227,28 @@ def test_overrides_must_be_positive(bad):
         Overrides(mem_gbps=bad)
 
 
-# -- committed measurements never beat their bound -------------------------------------------------
-def _records() -> dict[str, dict]:
-    """Device records (by key) from the committed ladder and bench files."""
-    out = {}
-    for path in glob.glob(str(RESULTS / "**" / "*.json"), recursive=True):
-        data = json.loads(Path(path).read_text())
-        if isinstance(data, dict) and isinstance(data.get("device"), dict):
-            out[data["device"]["key"]] = data["device"]
-    return out
+# -- committed measurements never beat their bound --------------------------------------------
+MEASURED = measurements(RESULTS)
+RECORDS = device_records(RESULTS)
 
 
-def _is_database(path: str) -> bool:
-    return json.loads(Path(path).read_text()).get("format") == "clgemm-tuning-database"
+def test_every_kind_of_committed_result_is_covered():
+    assert {m.kind for m in MEASURED} == {"database", "journal", "ladder", "vs-defaults",
+                                           "bench"}
+    h100 = {m.device_key for m in MEASURED if "h100" in m.device_key}
+    assert len(h100) == 2 and h100 <= set(RECORDS)
 
 
-RECORDS = _records()
-DATABASES = [p for p in sorted(glob.glob(str(RESULTS / "*.json"))) if _is_database(p)]
-
-
-def _measured(path: str) -> list[tuple[int, dict, list[int], float]]:
-    """(rung, params, shape, GFLOP/s) of every entry of a database and of its journals."""
-    db = json.loads(Path(path).read_text())
-    found = [(e["rung"], e["params"], e["shape"], e["gflops"]) for e in db["entries"]]
-    for journal in glob.glob(str(RESULTS / "journals" / db["device"] / "*.jsonl")):
-        lines = [json.loads(line) for line in Path(journal).read_text().splitlines()]
-        found += [(r["rung"], r["config"], lines[0]["size"], r["gflops"]) for r in lines[1:]
-                  if r.get("status") == "ok" and r.get("gflops")]
-    return found
-
-
-def test_the_h100_databases_have_device_records():
-    h100 = [p for p in DATABASES if "h100" in p]
-    assert h100 and all(json.loads(Path(p).read_text())["device"] in RECORDS for p in h100)
-
-
-@pytest.mark.parametrize("path", DATABASES, ids=lambda p: Path(p).stem[:40])
-def test_committed_tuning_results_stay_within_their_bound(path):
-    measured = _measured(path)
-    key = json.loads(Path(path).read_text())["device"]
+@pytest.mark.parametrize("key", sorted({m.device_key for m in MEASURED}))
+def test_committed_results_stay_within_their_bound(key):
     if key not in RECORDS:
         pytest.skip(f"no ladder or bench file records device {key}")
     hw = hardware_from_record(RECORDS[key])
-    for rung, params, shape, gflops in measured:
-        b = model.bound(get_rung(rung), params, Problem(*shape), hw)
-        assert gflops <= b.gflops, (rung, params, shape, gflops, b.gflops, b.limit)
-
-
-LADDERS_AND_BENCHES = [p for p in sorted(glob.glob(str(RESULTS / "**" / "*.json"), recursive=True))
-                       if "rows" in json.loads(Path(p).read_text())]
-
-
-@pytest.mark.parametrize("path", LADDERS_AND_BENCHES, ids=lambda p: Path(p).name)
-def test_committed_ladders_and_benches_stay_within_their_bound(path):
-    data = json.loads(Path(path).read_text())
-    hw = hardware_from_record(data["device"])
-    if data.get("format") != "clgemm-bench" and "tuned" in data["rows"][0]:
-        # `ladder --vs-defaults`: tuned and default parameters, both measured
-        rows = [({"rung": r["rung"], "params": r[which], "gflops": r[f"{which}_gflops"]},
-                 data["size"], False) for r in data["rows"] if r["status"] == "ok"
-                for which in ("tuned", "default")]
-    elif data.get("format") != "clgemm-bench":  # a ladder: kernel time alone
-        rows = [(r, data["size"], False) for r in data["rows"] if r["status"] == "ok"]
-    else:  # a bench: the rung's time includes the transpose of B
-        rows = [(r, row["shape"], True) for row in data["rows"] for r in row.get("rungs", [])
-                if r["status"] == "ok" and r.get("gflops")]
-    assert rows
-    for r, shape, helpers in rows:
-        b = model.bound(get_rung(r["rung"]), r["params"], Problem(*shape), hw)
-        assert b.percent(r["gflops"], helpers=helpers) <= 100.0, (r["rung"], shape, b.limit)
+    mine = [m for m in MEASURED if m.device_key == key]
+    assert mine
+    for m in mine:
+        b = model.bound(get_rung(m.rung), m.params, Problem(*m.shape), hw)
+        assert b.percent(m.gflops, helpers=m.helpers) <= 100.0, (m, b.gflops, b.limit)
 
 
 # -- where the bound is shown ----------------------------------------------------------------------

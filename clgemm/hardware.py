@@ -225,14 +225,14 @@ def hardware_for(name: str, limits: DeviceLimits, clock_mhz: float,
     for key in _QUERIED:
         if reported[key] and reported[key] > 0:
             figures[key], sources[key] = reported[key], DEVICE
-    if "local_mem_per_cu" not in figures:
-        # Unknown units: at least the one work-group the device promises room for.
-        figures["local_mem_per_cu"] = limits.local_mem_bytes
-        sources["local_mem_per_cu"] = ASSUMED
     if device_type == "CPU":
         # One work-group at a time: local memory is whatever one group may have.
         figures["local_mem_per_cu"] = max(limits.local_mem_bytes, 1)
         sources["local_mem_per_cu"] = DEVICE
+    elif "local_mem_per_cu" not in figures:
+        # Unknown units: at least the one work-group the device promises room for.
+        figures["local_mem_per_cu"] = limits.local_mem_bytes
+        sources["local_mem_per_cu"] = ASSUMED
     sources["peak_gflops"] = "derived"
     hw = Hardware(name=name, kind=kind, device_type=device_type,
                   sources=sources, **figures)  # type: ignore[arg-type]

@@ -66,6 +66,7 @@ import click
 
 from . import references as refs
 from .errors import UsageError
+from .hardware import Hardware, hardware_for_device
 from .model_cli import bound_options, hardware_from_options
 from .rungs import get_rung, parse_rungs
 from .runner import HELPER_RUNNERS, Problem, RunResult, Workspace, kernel_source, run_rung
@@ -544,8 +545,8 @@ class BenchRun:
     rows: list[dict]
     settings: dict
     command: str = ""
-    #: figures of the performance bound (hardware.Hardware), None where none was computed
-    hardware: Any = None
+    #: figures of the performance bound, None where none was computed
+    hardware: Hardware | None = None
 
     @property
     def ref_keys(self) -> list[str]:
@@ -672,7 +673,7 @@ def _scrub(x: Any) -> Any:
     return _clean(x)
 
 
-def add_bound(row: dict, hardware: Any) -> None:
+def add_bound(row: dict, hardware: Hardware) -> None:
     """The best rung's performance bound on the row's shape (model.py), on the same footing as
     its time: the transpose of B's DRAM traffic included."""
     from .model import bound_for
@@ -691,11 +692,10 @@ def add_bound(row: dict, hardware: Any) -> None:
 def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | None = None,
               repeats: int | None = None, warmup: int | None = None, target_s: float = TARGET_S,
               rotate_bytes: int = ROTATE_BYTES, command: str = "",
-              progress: Callable[[str], None] | None = None, hardware: Any = None) -> BenchRun:
-    """Every shape in turn on one backend of the device; `hardware` (hardware.Hardware, by
-    default the device's figures) gives each shape's best rung its performance bound."""
-    from .hardware import hardware_for_device
-
+              progress: Callable[[str], None] | None = None,
+              hardware: Hardware | None = None) -> BenchRun:
+    """Every shape in turn on one backend of the device; `hardware` (by default the device's
+    figures) gives each shape's best rung its performance bound."""
     hardware = hardware or hardware_for_device(device)
     from .backends import open_backend
     from .database import load

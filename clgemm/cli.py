@@ -11,7 +11,7 @@ import click
 
 from .devices import list_devices, select_device
 from .errors import ClgemmError, UsageError
-from .model_cli import bound_options, hardware_from_options
+from .model_cli import bound_options, hardware_from_options, model
 from .params_cli import parse_param_options
 from .rungs import get_rung, parse_rungs
 from .runner import Problem
@@ -191,7 +191,6 @@ from .verify import verify  # noqa: E402
 cli.add_command(verify)
 from .bench import bench  # noqa: E402
 cli.add_command(bench)
-from .model_cli import model  # noqa: E402
 cli.add_command(model)
 
 

@@ -6,13 +6,15 @@ import datetime as _dt
 import platform as _platform
 import sys
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from . import __version__
 from .backends import open_backend
 from .devices import DeviceInfo
+from .hardware import Hardware, hardware_for_device
+from .model import Bound, bound_for
 from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
 from .runner import Problem, RunResult, Workspace, run_rung
@@ -38,17 +40,13 @@ class LadderRun:
     sources: dict[int, str]
     command: str
     #: figures for the performance bound (model.py); None: the device's own, from the table
-    hardware: Any = None
+    hardware: Hardware | None = None
 
-    def hardware_figures(self) -> Any:
-        from .hardware import hardware_for_device
-
+    def hardware_figures(self) -> Hardware:
         return self.hardware or hardware_for_device(self.device)
 
-    def bounds(self) -> dict[int, Any]:
+    def bounds(self) -> dict[int, Bound | None]:
         """Per rung row: its performance bound (model.bound_for), None where it has none."""
-        from .model import bound_for
-
         hw = self.hardware_figures()
         return {r.rung: bound_for(get_rung(r.rung), r.params, self.problem, hw)
                 for r in self.rows}

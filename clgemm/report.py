@@ -5,7 +5,9 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from .devices import DeviceInfo
+from .hardware import Hardware
 from .ladder import LadderRun
+from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
 
@@ -64,7 +66,7 @@ def ladder_table(run: LadderRun) -> str:
     return "\n".join([head, table, foot, *bound_footer(run.hardware_figures(), bounds)])
 
 
-def bound_footer(hw, bounds: dict) -> list[str]:
+def bound_footer(hw: Hardware, bounds: dict[int, Bound | None]) -> list[str]:
     """What the "% bound" column rests on: the device figures (with their sources) and, per
     rung, the term that limits its bound (see `clgemm model`)."""
     lines = ["% bound: share of the model's upper bound (clgemm model --rung N shows its terms); "

@@ -66,6 +66,8 @@ import click
 
 from . import references as refs
 from .errors import UsageError
+from .hardware import Hardware, hardware_for_device
+from .model_cli import bound_options, hardware_from_options
 from .rungs import get_rung, parse_rungs
 from .runner import HELPER_RUNNERS, Problem, RunResult, Workspace, kernel_source, run_rung
 
@@ -543,6 +545,8 @@ class BenchRun:
     rows: list[dict]
     settings: dict
     command: str = ""
+    #: figures of the performance bound, None where none was computed
+    hardware: Hardware | None = None
 
     @property
     def ref_keys(self) -> list[str]:
@@ -552,9 +556,10 @@ class BenchRun:
     def to_json(self) -> dict:
         from .ladder import provenance
 
+        hw = self.hardware.to_json() if self.hardware else None
         return _scrub({"format": "clgemm-bench", "device": self.device.to_json(),
                        "settings": self.settings, "provenance": provenance(self.command),
-                       "rows": self.rows})
+                       "bound_hardware": hw, "rows": self.rows})
 
     def csv_rows(self) -> list[dict]:
         out = []
@@ -567,7 +572,10 @@ class BenchRun:
                     "best_source": best.get("source"), "best_gemm_pick": best.get("gemm_pick"),
                     "best_ms": best.get("ms"), "best_kernel_ms": best.get("kernel_ms"),
                     "best_helper_ms": best.get("helper_ms"), "best_gflops": best.get("gflops"),
-                    "best_rel_error": best.get("rel_error"), "best_repeats": best.get("repeats")}
+                    "best_rel_error": best.get("rel_error"), "best_repeats": best.get("repeats"),
+                    "best_bound_gflops": (r.get("bound") or {}).get("gflops"),
+                    "best_pct_of_bound": (r.get("bound") or {}).get("pct"),
+                    "best_bound_limit": (r.get("bound") or {}).get("limit")}
             refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
             for key in self.ref_keys:
                 ref = refs_by_key.get(key, {})
@@ -595,7 +603,8 @@ class BenchRun:
             return "" if x is None else format(x, fmt)
 
         host = "" if self.device.is_cpu else " (host)"
-        headers = ["shape", "best rung", "parameters", "config", "ms", "GFLOP/s"]
+        headers = ["shape", "best rung", "parameters", "config", "ms", "GFLOP/s", "bound",
+                   "% bound"]
         for key in self.ref_keys:
             label = REF_LABEL[key] + (host if key == "numpy" else "")
             headers += [f"{label} GFLOP/s", f"x {REF_LABEL[key]}"]
@@ -609,7 +618,9 @@ class BenchRun:
             line = [shape_text(Problem(*r["shape"])),
                     f"{best['rung']} {best['name']}" if best else "",
                     " ".join(f"{k}={v}" for k, v in best.get("params", {}).items()), config,
-                    num(best.get("ms"), ".3f"), num(best.get("gflops"), ".1f")]
+                    num(best.get("ms"), ".3f"), num(best.get("gflops"), ".1f"),
+                    num((r.get("bound") or {}).get("gflops"), ".1f"),
+                    num((r.get("bound") or {}).get("pct"), ".1f")]
             refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
             for key in self.ref_keys:
                 ref = refs_by_key.get(key, {})
@@ -627,6 +638,18 @@ class BenchRun:
         if rotated_rows:
             foot.append(f"Below {ROTATE_BYTES // 2**20} MiB of A+B+C the inputs rotate among "
                         f"several sets, so no call reads a cache warmed by the call before it.")
+        if self.hardware:
+            foot.append("bound: the best rung's upper bound from the performance model, with the "
+                        "transpose of B's DRAM traffic in the time as in the rung's; device "
+                        "figures:")
+            foot += self.hardware.summary()
+            by_limit: dict[str, list[str]] = {}
+            for r in self.rows:
+                if r.get("bound"):
+                    by_limit.setdefault(r["bound"]["limit"], []).append(
+                        shape_text(Problem(*r["shape"])))
+            foot += [f"  limited by {limit}: {', '.join(shapes)}"
+                     for limit, shapes in by_limit.items()]
         table = tabulate(body, headers=headers, disable_numparse=True)
         return "\n".join([head, table, *foot])
 
@@ -650,11 +673,30 @@ def _scrub(x: Any) -> Any:
     return _clean(x)
 
 
+def add_bound(row: dict, hardware: Hardware) -> None:
+    """The best rung's performance bound on the row's shape (model.py), on the same footing as
+    its time: the transpose of B's DRAM traffic included."""
+    from .model import bound_for
+
+    best = row.get("best")
+    if not best or not best.get("gflops"):
+        return
+    b = bound_for(get_rung(best["rung"]), best["params"], Problem(*row["shape"]), hardware)
+    if b is None:
+        return
+    row["bound"] = {"gflops": b.gflops_with_helpers(), "kernel_gflops": b.gflops,
+                    "pct": b.percent(best["gflops"], helpers=True), "limit": b.limit,
+                    "why": b.term(b.limit).detail}
+
+
 def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | None = None,
               repeats: int | None = None, warmup: int | None = None, target_s: float = TARGET_S,
               rotate_bytes: int = ROTATE_BYTES, command: str = "",
-              progress: Callable[[str], None] | None = None) -> BenchRun:
-    """Every shape in turn on one backend of the device."""
+              progress: Callable[[str], None] | None = None,
+              hardware: Hardware | None = None) -> BenchRun:
+    """Every shape in turn on one backend of the device; `hardware` (by default the device's
+    figures) gives each shape's best rung its performance bound."""
+    hardware = hardware or hardware_for_device(device)
     from .backends import open_backend
     from .database import load
     from .ladder import default_repeats
@@ -673,6 +715,7 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
                               target_s=target_s, rotate_bytes=rotate_bytes, progress=say)
             if row["status"] == "skipped":
                 say(f"skipped: {row['note']}")
+            add_bound(row, hardware)
             rows.append(row)
             _release_memory(backend)  # the shape's buffers, before the next one allocates
     finally:
@@ -684,7 +727,7 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
                 "max_repeats": MAX_REPEATS["CPU" if device.is_cpu else "GPU"],
                 "rotate_bytes": rotate_bytes, "max_sets": MAX_SETS,
                 "rung_time": "kernel + transpose of B (device events)"}
-    return BenchRun(device, rows, settings, command)
+    return BenchRun(device, rows, settings, command, hardware)
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -707,7 +750,9 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
               help="also write the results as JSON to this file")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), default=None,
               help="also write one CSV row per shape to this file")
-def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file) -> None:
+@bound_options
+def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, peak_gflops,
+          local_gbps, mem_gbps) -> None:
     """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side."""
     from .cli import _command_line
     from .devices import select_device
@@ -719,11 +764,13 @@ def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file) -
     problems = parse_sizes(sizes) if sizes is not None else None
     numbers = parse_rungs(rungs) if rungs is not None else None
     dev = select_device(device, backend=backend)
+    hardware = hardware_from_options(dev, peak_gflops, local_gbps, mem_gbps)
     problems = problems or default_sizes(dev)
     click.echo(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
                f"{len(problems)} shapes", err=True)
     run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
-                    command=_command_line(), progress=lambda msg: click.echo(f"  {msg}", err=True))
+                    command=_command_line(), progress=lambda msg: click.echo(f"  {msg}", err=True),
+                    hardware=hardware)
     click.echo(run.table())
     if json_file:
         Path(json_file).write_text(json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")

@@ -11,6 +11,7 @@ import click
 
 from .devices import list_devices, select_device
 from .errors import ClgemmError, UsageError
+from .model_cli import bound_options, hardware_from_options, model
 from .params_cli import parse_param_options
 from .rungs import get_rung, parse_rungs
 from .runner import Problem
@@ -74,13 +75,15 @@ def devices(as_json: bool) -> None:
 @click.option("--vs-defaults", "vs_defaults", is_flag=True,
               help="instead of the ladder, measure each tuned rung against its defaults in "
                    "alternating rounds (--repeats rounds, default 10)")
+@bound_options
 def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_file,
-           use_defaults, vs_defaults) -> None:
+           use_defaults, vs_defaults, peak_gflops, local_gbps, mem_gbps) -> None:
     """Run every rung on one device and compare them step by step."""
     from .ladder import default_size, run_ladder
     from .report import ladder_table
 
     dev = select_device(device, backend=backend)
+    hardware = hardware_from_options(dev, peak_gflops, local_gbps, mem_gbps)
     problem = _problem(size, mnk, default_size(dev))
     numbers = parse_rungs(rungs)
     for name, v in (("--repeats", repeats), ("--warmup", warmup)):
@@ -111,6 +114,7 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
                      repeats=repeats, command=_command_line(),
                      progress=lambda msg: click.echo(f"  {msg}", err=True))
+    run.hardware = hardware
     click.echo(ladder_table(run))
     if json_file:
         Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
@@ -187,6 +191,7 @@ from .verify import verify  # noqa: E402
 cli.add_command(verify)
 from .bench import bench  # noqa: E402
 cli.add_command(bench)
+cli.add_command(model)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import numpy as np
 from . import __version__
 from .backends import open_backend
 from .devices import DeviceInfo
+from .hardware import Hardware, hardware_for_device
+from .model import Bound, bound_for
 from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
 from .runner import Problem, RunResult, Workspace, run_rung
@@ -37,6 +39,17 @@ class LadderRun:
     references: list[dict]
     sources: dict[int, str]
     command: str
+    #: figures for the performance bound (model.py); None: the device's own, from the table
+    hardware: Hardware | None = None
+
+    def hardware_figures(self) -> Hardware:
+        return self.hardware or hardware_for_device(self.device)
+
+    def bounds(self) -> dict[int, Bound | None]:
+        """Per rung row: its performance bound (model.bound_for), None where it has none."""
+        hw = self.hardware_figures()
+        return {r.rung: bound_for(get_rung(r.rung), r.params, self.problem, hw)
+                for r in self.rows}
 
     def speedups(self) -> dict[int, tuple[float | None, float | None]]:
         """Per rung: (speed-up over the previous ok row, speed-up over rung 1)."""
@@ -60,12 +73,17 @@ class LadderRun:
     def to_json(self) -> dict:
         ups = self.speedups()
         base = self.reference()
+        bounds = self.bounds()
         rows = []
         for r in self.rows:
             d = r.to_json()
             d["params_source"] = self.sources.get(r.rung, "default")
             d["speedup_prev"], d["speedup_rung1"] = ups[r.rung]
             d["pct_of_reference"] = percent_of(r.gflops, base)
+            b = bounds[r.rung]
+            d["bound_gflops"] = b.gflops if b else None
+            d["pct_of_bound"] = b.percent(r.gflops) if b else None
+            d["bound_limit"] = b.limit if b else None
             rows.append(d)
         return {
             "device": self.device.to_json(),
@@ -73,6 +91,7 @@ class LadderRun:
             "rows": rows,
             "references": self.references,
             "pct_of_reference_base": base["name"] if base else None,
+            "bound_hardware": self.hardware_figures().to_json(),
             "provenance": provenance(self.command),
         }
 

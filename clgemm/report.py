@@ -5,7 +5,9 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from .devices import DeviceInfo
+from .hardware import Hardware
 from .ladder import LadderRun
+from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
 
@@ -30,14 +32,17 @@ def _num(x, fmt):
 def ladder_table(run: LadderRun) -> str:
     ups = run.speedups()
     base = run.reference()
+    bounds = run.bounds()
     rows = []
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
         status = r.status if r.ok or not r.message else f"{r.status}: {r.message}"
+        b = bounds[r.rung]
         rows.append([r.rung, rung.title, rung.adds, rung.params_text(r.params),
                      run.sources.get(r.rung, "default"), _num(r.ms, ".3f"), _num(r.helper_ms, ".3f"),
                      _num(r.gflops, ".1f"), _num(percent_of(r.gflops, base), ".1f"),
+                     _num(b.percent(r.gflops) if b else None, ".1f"),
                      _num(up_prev, ".2f"), _num(up_first, ".1f"),
                      _num(r.rel_error, ".1e") if r.rel_error not in (None, float("inf")) else "",
                      status])
@@ -49,13 +54,25 @@ def ladder_table(run: LadderRun) -> str:
         err = ref.get("rel_error")
         rows.append(["ref", ref["name"], ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
                      _num(ref["gflops"], ".1f"), _num(percent_of(ref["gflops"], base), ".1f"),
-                     "", "", _num(err, ".1e"), status])
+                     "", "", "", _num(err, ".1e"), status])
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
     table = tabulate(rows, headers=["rung", "name", "adds", "parameters", "config", "ms",
-                                    "helper ms", "GFLOP/s", "% ref", "x prev", "x rung 1",
-                                    "rel err", "status"], disable_numparse=True)
+                                    "helper ms", "GFLOP/s", "% ref", "% bound", "x prev",
+                                    "x rung 1", "rel err", "status"], disable_numparse=True)
     foot = (f"% ref: share of {base['name']}'s GFLOP/s" if base
             else "% ref: no reference ran correctly")
-    return f"{head}\n{table}\n{foot}"
+    return "\n".join([head, table, foot, *bound_footer(run.hardware_figures(), bounds)])
+
+
+def bound_footer(hw: Hardware, bounds: dict[int, Bound | None]) -> list[str]:
+    """What the "% bound" column rests on: the device figures (with their sources) and, per
+    rung, the term that limits its bound (see `clgemm model`)."""
+    lines = ["% bound: share of the model's upper bound (clgemm model --rung N shows its terms); "
+             "device figures:", *hw.summary()]
+    for number, b in bounds.items():
+        if b is not None:
+            lines.append(f"  rung {number}: bound {b.gflops:,.0f} GFLOP/s, limited by "
+                         f"{b.limit_text()}")
+    return lines

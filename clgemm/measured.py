@@ -1,0 +1,93 @@
+"""Every measurement committed under `results/`, with the device record it was taken on.
+
+The performance bound is only worth printing if no real result beats it, so the tests and
+`scripts/bound_table.py` set each committed number against it: tuning databases and their
+journals, ladder runs (kernel time alone), `ladder --vs-defaults` runs, and bench runs (whose
+rung times include the transpose of B). A database or journal records only its device key; the
+device's figures come from a ladder or bench file of the same key.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+
+@dataclass(frozen=True)
+class Measurement:
+    path: str
+    #: "database", "journal", "ladder", "vs-defaults" or "bench"
+    kind: str
+    device_key: str
+    rung: int
+    params: dict[str, int]
+    shape: tuple[int, int, int]
+    gflops: float
+    #: whether the time behind `gflops` includes the helper kernels
+    helpers: bool = False
+
+
+def _json_files(root: Path) -> Iterator[tuple[Path, Any]]:
+    for path in sorted(root.rglob("*.json")):
+        try:
+            yield path, json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+
+
+def device_records(root: Path) -> dict[str, dict]:
+    """Device key -> the device record of a ladder or bench file under `root`."""
+    out = {}
+    for _, data in _json_files(root):
+        if isinstance(data, dict) and isinstance(data.get("device"), dict):
+            out[data["device"]["key"]] = data["device"]
+    return out
+
+
+def _from_run(path: str, data: dict) -> list[Measurement]:
+    key, out = data["device"]["key"], []
+    if data.get("format") == "clgemm-bench":
+        for row in data["rows"]:
+            out += [Measurement(path, "bench", key, r["rung"], r["params"], tuple(row["shape"]),
+                                r["gflops"], helpers=True)
+                    for r in row.get("rungs", []) if r["status"] == "ok" and r.get("gflops")]
+    elif data["rows"] and "tuned" in data["rows"][0]:
+        out += [Measurement(path, "vs-defaults", key, r["rung"], r[which], tuple(data["size"]),
+                            r[f"{which}_gflops"])
+                for r in data["rows"] if r["status"] == "ok" for which in ("tuned", "default")]
+    else:
+        out += [Measurement(path, "ladder", key, r["rung"], r["params"], tuple(data["size"]),
+                            r["gflops"]) for r in data["rows"] if r["status"] == "ok"]
+    return out
+
+
+def _from_database(path: str, data: dict) -> list[Measurement]:
+    return [Measurement(path, "database", data["device"], e["rung"], e["params"],
+                        tuple(e["shape"]), e["gflops"]) for e in data["entries"]]
+
+
+def _from_journal(path: Path) -> list[Measurement]:
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not lines or lines[0].get("format") != "clgemm-tune-journal":
+        return []
+    head = lines[0]
+    return [Measurement(str(path), "journal", head["device"], r["rung"], r["config"],
+                        tuple(head["size"]), r["gflops"])
+            for r in lines[1:] if r.get("status") == "ok" and r.get("gflops")]
+
+
+def measurements(root: Path) -> list[Measurement]:
+    """Every correct, timed result under `root`."""
+    out: list[Measurement] = []
+    for path, data in _json_files(root):
+        if not isinstance(data, dict):
+            continue
+        if data.get("format") == "clgemm-tuning-database":
+            out += _from_database(str(path), data)
+        elif isinstance(data.get("device"), dict) and "rows" in data:
+            out += _from_run(str(path), data)
+    for journal in sorted(root.rglob("*.jsonl")):
+        out += _from_journal(journal)
+    return out

@@ -54,7 +54,8 @@ def backend_for(device: DeviceInfo | str | int | None = None,
     CPU device; with `backend` ("opencl" or "cuda"), among that backend's devices only, None
     then meaning its first). Reusing one backend per device is what makes every kernel build
     once per process: builds are cached per backend."""
-    return gemm_backends.backend_for(gemm_backends.device_info(device, backend))
+    _, name = gemm_backends.split_backend(backend)
+    return gemm_backends.backend_for(gemm_backends.device_info(device, name))
 
 
 def clear_caches(backends: bool = False) -> None:
@@ -300,12 +301,12 @@ def _check_launches(backend: Backend, plan: _Plan) -> None:
     if limits is None or plan.nothing_to_do:
         return
     for what, gsize, lsize in _launches(backend, plan):
-        for axis, (g, l, most) in enumerate(zip(gsize, lsize, limits)):
-            if -(-g // l) > most:
-                raise UsageError(f"M={plan.m} N={plan.n} K={plan.k} is too large for the "
-                                 f"{backend.name} backend: the {what} kernel would need "
-                                 f"{-(-g // l)} work-groups along dimension {axis}, and "
-                                 f"{backend.name} allows at most {most}")
+        for axis, (size, local, most) in enumerate(zip(gsize, lsize, limits)):
+            groups = -(-size // local)
+            if groups > most:
+                raise UsageError(f"this product is too large for the {backend.name} backend: "
+                                 f"the {what} kernel would need {groups} work-groups along "
+                                 f"dimension {axis}, and {backend.name} allows at most {most}")
 
 
 def _pack(backend: Backend, x: _Mat, rows: int, cols: int, out_rows: int, out_cols: int,
@@ -380,8 +381,8 @@ def _check_backend_kind(kind: DeviceArrays, named: list[tuple[str, Any]],
         other = KINDS[backend_name].label
         hint = (f"pass NumPy or {other} arrays" if what == "array"
                 else f"pass {KINDS[backend_name].label} buffers")
-        raise UsageError(f"{named[0][0]} is a {kind.label} {what}, which lives on a "
-                         f"{kind.backend} device, but the {backend_name} backend was asked for "
+        raise UsageError(f"{named[0][0]} is a {kind.label} {what}, which lives on the "
+                         f"{kind.backend} backend, but the {backend_name} backend was asked for "
                          f"(on {backend_name}, {hint})")
 
 
@@ -504,9 +505,9 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
     if kind is not None:
         _check_backend_kind(kind, on_device, backend_name)
         if isinstance(device, DeviceInfo) and device.backend != kind.backend:
-            raise UsageError(f"{on_device[0][0]} is a {kind.label} array, which lives on a "
-                             f"{kind.backend} device, but device '{device.name}' is a "
-                             f"{device.backend} device")
+            raise UsageError(f"{on_device[0][0]} is a {kind.label} array, which lives on the "
+                             f"{kind.backend} backend, but device '{device.name}' is on the "
+                             f"{device.backend} backend")
     info = None
     if device is not None:
         info = gemm_backends.device_info(device, backend_name or (kind and kind.backend))

@@ -54,9 +54,10 @@ class Case:
 
     path: "buffers" (gemm_buffers with a forced rung), "numpy" (gemm on NumPy arrays, kernel
     chosen by gemm), "pyopencl" or "cupy" (gemm on the backend's device arrays). order: "F"
-    or "C", the storage of all three matrices. ld_pad / offset: for buffers, extra leading dimension and element offset
-    (A at offset, B at 2*offset, C at 3*offset); for arrays, the operands are views into larger
-    arrays with that much margin. c_given: False passes no c (beta is then 0)."""
+    or "C", the storage of all three matrices. ld_pad / offset: for buffers, extra leading
+    dimension and element offset (A at offset, B at 2*offset, C at 3*offset); for arrays, the
+    operands are views into larger arrays with that much margin. c_given: False passes no c
+    (beta is then 0)."""
 
     path: str
     m: int

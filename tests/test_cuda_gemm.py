@@ -220,6 +220,8 @@ def test_cupy_arrays_checked_before_the_gpu(fake_cupy, cl_device, cl_queue):
     refused("a is on CUDA device 0 and b on CUDA device 1", clgemm.gemm, a, b1)
     refused("a is a CuPy array, which lives on the cuda backend, but the opencl backend",
             clgemm.gemm, a, a, backend="opencl")
+    refused("a is a CuPy array, which lives on the cuda backend, but the opencl backend",
+            clgemm.gemm, a, a, backend=api.backend_for(cl_device))
     refused("on the cuda backend, but device .* is on the opencl backend", clgemm.gemm, a, a,
             device=cl_device)
     refused("a is a CuPy array and b a pyopencl array", clgemm.gemm, a,

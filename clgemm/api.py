@@ -5,7 +5,9 @@ module puts the rest of BLAS around them, on the device: pack kernels (`kernels/
 read the caller's matrices through offsets, leading dimensions and transposes into the layout
 the chosen rung reads (padding with zeros where its tiles need whole multiples), the rung
 multiplies, and an epilogue kernel writes alpha*P + beta*C into the caller's C. NumPy arrays
-travel through the device and back; pyopencl arrays and buffers stay where they are.
+travel through the device and back; device arrays and buffers (pyopencl on OpenCL, CuPy on CUDA,
+each through its adapter in `arrays.py`) stay where they are. Everything here speaks to the
+backend interface, so the same code runs on either backend, with the same checks.
 
 The BLAS special cases are kept as reference BLAS has them: when beta == 0, C is not read (NaN
 there does not propagate); when alpha == 0 or K == 0 there is no product, and A and B are not
@@ -24,17 +26,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import gemm_backends
+from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array_kind, \
+    buffer_kind, host_operand
 from .backends.base import Backend
-from .devices import DeviceInfo, select_device
+from .devices import DeviceInfo
 from .errors import UsageError
 from .rungs import REGISTRY, Rung, get_rung
 from .runner import kernel_source
-
-try:
-    import pyopencl as cl
-    import pyopencl.array as cla
-except ImportError:  # pragma: no cover - pyopencl is a hard dependency
-    cl = cla = None
 
 #: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
 INT_MAX = 2**31 - 1
@@ -43,70 +42,20 @@ ANY_SIZE_RUNG = 10
 HELPERS_FILE = "blas_helpers.cl"
 
 _LOCK = threading.RLock()
-#: one backend per device we opened a context on ourselves, keyed by the device handle
-_BY_DEVICE: dict[int, Backend] = {}
-#: every backend by (context, device), including those adopted from callers' queues
-_BY_CONTEXT: dict[tuple[int, int], Backend] = {}
-#: serialises launches per backend: kernel objects are shared and set_args is not thread-safe
-_LAUNCH_LOCKS: dict[int, threading.Lock] = {}
 _DATABASES: dict[str, Any] = {}
-_SELECTED: dict[str | None, DeviceInfo] = {}
 _CHOICES: dict[tuple, "KernelChoice"] = {}
 _CHOICE_CACHE_LIMIT = 4096
 
 
 # -- backends ----------------------------------------------------------------------------------
-def _register(backend: Backend) -> Backend:
-    _BY_CONTEXT[(backend.context.int_ptr, backend.device.handle.int_ptr)] = backend
-    _LAUNCH_LOCKS[id(backend)] = threading.Lock()
-    return backend
-
-
-def _device_info(device: DeviceInfo | str | int | None) -> DeviceInfo:
-    """Selection by index or name, remembered: listing devices queries every platform, too slow
-    to repeat on every call."""
-    if isinstance(device, DeviceInfo):
-        return device
-    key = None if device is None else str(device).strip()
-    with _LOCK:
-        if key not in _SELECTED:
-            _SELECTED[key] = select_device(device)
-        return _SELECTED[key]
-
-
-def backend_for(device: DeviceInfo | str | int | None = None) -> Backend:
+def backend_for(device: DeviceInfo | str | int | None = None,
+                backend: str | None = None) -> Backend:
     """The process-wide backend of a device (index, name part, DeviceInfo, or None for the first
-    CPU device). Reusing one backend per device is what makes every kernel build once per
-    process: builds are cached per backend."""
-    from .backends.opencl import OpenCLBackend
-
-    info = _device_info(device)
-    if info.backend != "opencl":
-        raise UsageError(f"gemm runs on OpenCL devices only; device '{info.name}' is "
-                         f"{info.backend}")
-    with _LOCK:
-        key = info.handle.int_ptr
-        if key not in _BY_DEVICE:
-            _BY_DEVICE[key] = _register(OpenCLBackend(info))
-        return _BY_DEVICE[key]
-
-
-def _backend_for_queue(queue: Any) -> Backend:
-    from .backends.opencl import OpenCLBackend
-
-    with _LOCK:
-        key = (queue.context.int_ptr, queue.device.int_ptr)
-        if key not in _BY_CONTEXT:
-            _register(OpenCLBackend.from_queue(queue))
-        return _BY_CONTEXT[key]
-
-
-def _backend_for_context(context: Any, device: Any) -> Backend:
-    with _LOCK:
-        key = (context.int_ptr, device.int_ptr)
-        if key not in _BY_CONTEXT:
-            _backend_for_queue(cl.CommandQueue(context, device))
-        return _BY_CONTEXT[key]
+    CPU device; with `backend` ("opencl" or "cuda"), among that backend's devices only, None
+    then meaning its first). Reusing one backend per device is what makes every kernel build
+    once per process: builds are cached per backend."""
+    _, name = gemm_backends.split_backend(backend)
+    return gemm_backends.backend_for(gemm_backends.device_info(device, name))
 
 
 def clear_caches(backends: bool = False) -> None:
@@ -115,11 +64,7 @@ def clear_caches(backends: bool = False) -> None:
     with _LOCK:
         _DATABASES.clear()
         _CHOICES.clear()
-        _SELECTED.clear()
-        if backends:
-            _BY_DEVICE.clear()
-            _BY_CONTEXT.clear()
-            _LAUNCH_LOCKS.clear()
+        gemm_backends.clear(backends)
 
 
 # -- kernel choice -----------------------------------------------------------------------------
@@ -233,17 +178,6 @@ def _user_choice(device: DeviceInfo, rung: int, params: Mapping[str, int] | None
 
 # -- plans: what runs and what it allocates, decided before anything is allocated -------------
 @dataclass
-class _Mat:
-    """A column-major matrix in a device buffer: element (i, j) of the stored matrix is
-    buf[offset + i + j*ld]; op(X) is the stored matrix, transposed when `trans`."""
-
-    buf: Any
-    offset: int
-    ld: int
-    trans: bool
-
-
-@dataclass
 class _Plan:
     m: int
     n: int
@@ -327,11 +261,6 @@ def _check_memory(device: DeviceInfo, buffers: list[tuple[str, int]]) -> None:
                          f"'{device.name}' has {_gib(device.global_mem_bytes)}")
 
 
-def _launch_lock(backend: Backend) -> threading.Lock:
-    with _LOCK:
-        return _LAUNCH_LOCKS.setdefault(id(backend), threading.Lock())
-
-
 def _pack_tile(backend: Backend) -> int:
     return 16 if backend.device.max_work_group_size >= 256 else 8
 
@@ -341,14 +270,52 @@ def _helper(backend: Backend, kernel: str) -> Any:
                          kernel)
 
 
+def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, int],
+                                                                      tuple[int, int]]:
+    """Global and local size of a helper kernel with one work-item per element of a
+    rows x cols matrix, in square work-groups."""
+    t = _pack_tile(backend)
+    return (_round_up(rows, t), _round_up(cols, t)), (t, t)
+
+
+def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
+    """(what, global size, local size) of every launch the plan makes, in order."""
+    out = []
+    if plan.use_p:
+        rung = get_rung(plan.choice.rung)
+        if plan.pack_a:
+            out.append(("pack of A", *_tiles_geometry(backend, plan.mp, plan.kp)))
+        if plan.pack_b:
+            rows, cols = (plan.np_, plan.kp) if rung.transposed_b else (plan.kp, plan.np_)
+            out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
+        out.append((f"rung {rung.number}", *rung.geometry(plan.choice.params, plan.mp, plan.np_)))
+    if not plan.direct_c:
+        out.append(("epilogue", *_tiles_geometry(backend, plan.m, plan.n)))
+    return out
+
+
+def _check_launches(backend: Backend, plan: _Plan) -> None:
+    """Refuse, before anything runs, a launch with more work-groups than the API allows along
+    a dimension (CUDA: 65535 along y and z), rather than fail halfway through."""
+    limits = backend.max_groups
+    if limits is None or plan.nothing_to_do:
+        return
+    for what, gsize, lsize in _launches(backend, plan):
+        for axis, (size, local, most) in enumerate(zip(gsize, lsize, limits)):
+            groups = -(-size // local)
+            if groups > most:
+                raise UsageError(f"this product is too large for the {backend.name} backend: "
+                                 f"the {what} kernel would need {groups} work-groups along "
+                                 f"dimension {axis}, and {backend.name} allows at most {most}")
+
+
 def _pack(backend: Backend, x: _Mat, rows: int, cols: int, out_rows: int, out_cols: int,
           transpose: bool) -> Any:
     """op(stored) zero-padded to out_rows x out_cols, in a new tight column-major buffer."""
     out = backend.alloc(out_rows * out_cols)
-    t = _pack_tile(backend)
     knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
-    gsize = (_round_up(out_rows, t), _round_up(out_cols, t))
-    backend.launch(knl, gsize, (t, t), [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out])
+    gsize, lsize = _tiles_geometry(backend, out_rows, out_cols)
+    backend.launch(knl, gsize, lsize, [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out])
     return out
 
 
@@ -357,7 +324,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
         return
     m, n, k = plan.m, plan.n, plan.k
     p_buf, ldp = None, m
-    with _launch_lock(backend):
+    with gemm_backends.launch_lock(backend):
         if plan.use_p:
             rung: Rung = get_rung(plan.choice.rung)
             a_buf = (_pack(backend, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
@@ -376,9 +343,9 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
             backend.launch(knl, gsize, lsize, [plan.mp, plan.np_, plan.kp, a_buf, b_buf, p_buf])
             if plan.direct_c:
                 return
-        t = _pack_tile(backend)
         knl = _helper(backend, "epilogue")
-        backend.launch(knl, (_round_up(m, t), _round_up(n, t)), (t, t),
+        gsize, lsize = _tiles_geometry(backend, m, n)
+        backend.launch(knl, gsize, lsize,
                        [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
                         int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)])
 
@@ -406,11 +373,26 @@ def _size(name: str, value: Any) -> int:
     return int(value)
 
 
-def _check_queue_backend(backend: Backend | None) -> None:
-    from .backends.opencl import OpenCLBackend
+def _check_backend_kind(kind: DeviceArrays, named: list[tuple[str, Any]],
+                        backend_name: str | None, what: str = "array") -> None:
+    """Device memory stays on its own backend: CuPy arrays cannot go to OpenCL, nor pyopencl
+    arrays (or buffers) to CUDA."""
+    if backend_name is not None and backend_name != kind.backend:
+        other = KINDS[backend_name].label
+        hint = (f"pass NumPy or {other} arrays" if what == "array"
+                else f"pass {KINDS[backend_name].label} buffers")
+        raise UsageError(f"{named[0][0]} is a {kind.label} {what}, which lives on the "
+                         f"{kind.backend} backend, but the {backend_name} backend was asked for "
+                         f"(on {backend_name}, {hint})")
 
-    if backend is not None and not isinstance(backend, OpenCLBackend):
-        raise UsageError(f"gemm runs on the OpenCL backend only, got {type(backend).__name__}")
+
+def _one_kind(named: list[tuple[str, Any]], kinds: list[DeviceArrays], what: str) -> None:
+    """Device arrays (or buffers) of different backends cannot meet in one call."""
+    for (name, _), kind in zip(named[1:], kinds[1:]):
+        if kind is not kinds[0]:
+            raise UsageError(f"{named[0][0]} is a {kinds[0].label} {what} and {name} a "
+                             f"{kind.label} {what}: they live on different backends and cannot "
+                             f"be used in one call")
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
@@ -419,50 +401,47 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
                  trans_a: bool = False, trans_b: bool = False,
                  lda: int | None = None, ldb: int | None = None, ldc: int | None = None,
                  a_offset: int = 0, b_offset: int = 0, c_offset: int = 0,
-                 order: str = "F", queue: Any = None, backend: Backend | None = None,
+                 order: str = "F", queue: Any = None, backend: Backend | str | None = None,
                  rung: int | None = None, params: Mapping[str, int] | None = None) -> None:
-    """C := alpha*op(A)*op(B) + beta*C on pyopencl buffers, addressed as BLAS addresses them.
+    """C := alpha*op(A)*op(B) + beta*C on device buffers, addressed as BLAS addresses them.
 
+    The buffers are pyopencl.Buffer objects (OpenCL) or flat float32 CuPy arrays (CUDA).
     op(A) is m x k and op(B) k x n. Each matrix is read in place at element offset `x_offset`
     with leading dimension `ldx` (default: tightly packed), column-major (`order="F"`, as BLAS)
-    or row-major (`order="C"`, as CBLAS's CblasRowMajor); offsets count floats, not bytes. The
-    call works in the buffers' context: pass the `queue` the buffers were written on (it is
+    or row-major (`order="C"`, as CBLAS's CblasRowMajor); offsets count floats, not bytes.
+    OpenCL buffers are used in their context: pass the `queue` they were written on (it is
     finished first, so those writes are seen) or a `backend`; without either the buffers'
-    context must have a single device. The call returns when C is written. `rung` and `params`
-    force a kernel instead of the tuned or default choice (sizes it cannot take are padded).
+    context must have a single device. CuPy buffers run on their device, after the work queued
+    on it. The call returns when C is written. `rung` and `params` force a kernel instead of the
+    tuned or default choice (sizes it cannot take are padded).
     """
-    _check_queue_backend(backend)
+    backend_obj, backend_name = gemm_backends.split_backend(backend)
     m, n, k = _size("m", m), _size("n", n), _size("k", k)
     alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
     trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
     if order not in ("F", "C"):
         raise UsageError(f"order must be 'F' (column-major) or 'C' (row-major), got {order!r}")
-    for name, buf in (("a", a), ("b", b), ("c", c)):
-        if cl is None or not isinstance(buf, cl.Buffer):
-            raise UsageError(f"{name} must be a pyopencl.Buffer, got {type(buf).__name__} "
-                             f"(for NumPy or pyopencl arrays use clgemm.gemm)")
-
-    if backend is None:
-        if queue is not None:
-            backend = _backend_for_queue(queue)
-        else:
-            devices = a.context.devices
-            if len(devices) != 1:
-                raise UsageError(f"the buffers' context has {len(devices)} devices: pass the "
-                                 f"queue to run on")
-            backend = _backend_for_context(a.context, devices[0])
-    elif queue is not None and queue.context != backend.context:
-        raise UsageError("queue and backend belong to different OpenCL contexts")
-    for name, buf in (("a", a), ("b", b), ("c", c)):
-        if buf.context != backend.context:
-            raise UsageError(f"buffer {name} belongs to another OpenCL context than the "
-                             f"{'queue' if queue is not None else 'backend'} it was given with")
+    bufs = {"a": a, "b": b, "c": c}
+    kinds = []
+    for name, buf in bufs.items():
+        kind = buffer_kind(buf)
+        if kind is None:
+            what = type(buf).__module__.split(".")[0] + "." + type(buf).__name__
+            raise UsageError(f"{name} must be a pyopencl.Buffer, or on the CUDA backend a flat "
+                             f"CuPy array, got {what} (for NumPy, pyopencl or CuPy matrices use "
+                             f"clgemm.gemm)")
+        kind.check_buffer(name, buf)
+        kinds.append(kind)
+    named = list(bufs.items())
+    _one_kind(named, kinds, "buffer")
+    kind = kinds[0]
+    _check_backend_kind(kind, named, backend_name, "buffer")
+    backend = kind.buffers_backend(named, queue, backend_obj)
 
     # Stored shapes, in the caller's order, then the checks BLAS makes (xerbla's), plus extents.
     shapes = {"a": (k, m) if trans_a else (m, k), "b": (n, k) if trans_b else (k, n), "c": (m, n)}
     lds = {"a": lda, "b": ldb, "c": ldc}
     offsets = {"a": a_offset, "b": b_offset, "c": c_offset}
-    bufs = {"a": a, "b": b, "c": c}
     mats: dict[str, _Mat] = {}
     for name in "abc":
         rows, cols = shapes[name]
@@ -478,7 +457,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
                              f"{max(1, inner)}")
         if rows and cols:
             need = off + (outer - 1) * ld + inner
-            have = bufs[name].size // 4
+            have = kind.floats(bufs[name])
             if need > have:
                 raise UsageError(f"buffer {name} holds {have} floats, but a {rows} x {cols} "
                                  f"matrix at offset {off} with ld{name}={ld} reaches float "
@@ -495,131 +474,72 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     kernel = None if rung is None else _user_choice(backend.device, rung, params)
     plan = _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
     _check_memory(backend.device, plan.temps)
-    if queue is not None:
-        queue.finish()
-    _execute(backend, plan, ma, mb, mc)
+    _check_launches(backend, plan)
+    with backend.activate():
+        kind.finish_buffers(named, queue)
+        _execute(backend, plan, ma, mb, mc)
 
 
 # -- gemm on arrays ----------------------------------------------------------------------------
-def _is_cl_array(x: Any) -> bool:
-    return cla is not None and isinstance(x, cla.Array)
-
-
-def _check_array(name: str, x: Any) -> None:
-    if not (isinstance(x, np.ndarray) or _is_cl_array(x)):
-        raise UsageError(f"{name} must be a NumPy array or a pyopencl.array.Array, got "
-                         f"{type(x).__name__}")
+def _check_array(name: str, x: Any) -> DeviceArrays | None:
+    """The array's device kind (None for NumPy), once it is known to be a float32 matrix."""
+    kind = None
+    if not isinstance(x, np.ndarray):
+        kind = array_kind(x)
+        if kind is None:
+            raise UsageError(f"{name} must be a NumPy array or a pyopencl.array.Array, got "
+                             f"{type(x).__name__} (or, on the CUDA backend, a cupy.ndarray)")
     if x.dtype != np.float32:
         raise UsageError(f"{name} has dtype {x.dtype}; gemm supports float32 only (convert with "
                          f"{name}.astype(numpy.float32))")
     if x.ndim != 2:
         raise UsageError(f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)}")
+    return kind
 
 
-@dataclass
-class _Operand:
-    """How one array reaches the device: a buffer (existing or still to upload) seen as a
-    column-major stored matrix, `c_order` meaning the stored matrix is the array transposed."""
-
-    name: str
-    array: Any
-    c_order: bool
-    ld: int
-    offset: int = 0
-    host: np.ndarray | None = None  # contiguous host data to upload (NumPy operands)
-    buf: Any = None
-
-    def mat(self, trans: bool) -> _Mat:
-        return _Mat(self.buf, self.offset, self.ld, trans != self.c_order)
-
-
-def _host_operand(name: str, x: np.ndarray, prefer_c: bool) -> _Operand:
-    """Contiguous arrays are used as they lie (C order read as the transpose); strided views are
-    copied later, after the memory check, into the order that spares the device a transpose."""
-    r, c = x.shape
-    if x.flags.f_contiguous:
-        return _Operand(name, x, False, max(1, r))
-    if x.flags.c_contiguous:
-        return _Operand(name, x, True, max(1, c))
-    return _Operand(name, x, prefer_c, max(1, c) if prefer_c else max(1, r))
-
-
-def _device_operand(name: str, x: Any) -> _Operand:
-    """A pyopencl array read in place: any view whose rows or columns are contiguous is a
-    matrix with a leading dimension, which the pack kernels read directly."""
-    r, c = x.shape
-    if x.offset % 4:
-        raise UsageError(f"{name} starts at byte offset {x.offset}, not a whole number of floats")
-    off = x.offset // 4
-    if r * c == 0:
-        return _Operand(name, x, False, max(1, r), off)
-    s0, s1 = x.strides
-    if (r == 1 or s0 == 4) and (c == 1 or (s1 % 4 == 0 and s1 // 4 >= r)):
-        return _Operand(name, x, False, max(1, r) if c == 1 else s1 // 4, off)
-    if (c == 1 or s1 == 4) and (r == 1 or (s0 % 4 == 0 and s0 // 4 >= c)):
-        return _Operand(name, x, True, max(1, c) if r == 1 else s0 // 4, off)
-    raise UsageError(f"{name} is a pyopencl view with strides {tuple(x.strides)} bytes that gemm "
-                     f"cannot read in place: one of the strides must be 4 (contiguous rows or "
-                     f"columns) and the other a positive multiple of 4 spanning the matrix; make "
-                     f"a contiguous copy first")
-
-
-def _context_of(arrays: list[tuple[str, Any]]) -> tuple[Any, Any]:
-    """The one context (and device) the pyopencl operands share; a mismatch is refused."""
-    first_name, first = arrays[0]
-    for name, x in arrays[1:]:
-        if x.context != first.context:
-            raise UsageError(f"{first_name} and {name} live in different OpenCL contexts; put "
-                             f"them in one context (or pass NumPy arrays)")
-    for _, x in arrays:
-        if x.queue is not None:
-            return first.context, x.queue.device
-    devices = first.context.devices
-    if len(devices) != 1:
-        raise UsageError(f"{first_name} has no queue and its context has {len(devices)} devices: "
-                         f"give the arrays a queue")
-    return first.context, devices[0]
-
-
-def _pick_backend(gpu: list[tuple[str, Any]], device: Any, backend: Backend | None) -> Backend:
-    _check_queue_backend(backend)
-    if device is not None and backend is not None:
-        info = _device_info(device)
-        if info.handle != backend.device.handle:
-            raise UsageError(f"device '{info.name}' is not the backend's device "
-                             f"'{backend.device.name}'")
-    if not gpu:
-        return backend if backend is not None else backend_for(device)
-    context, dev = _context_of(gpu)
-    if backend is not None:
-        if backend.context != context:
-            raise UsageError(f"{gpu[0][0]} lives in another OpenCL context than the backend "
-                             f"passed; use the arrays' context (or omit backend)")
-        return backend
+def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, device: Any,
+                  backend: Any) -> Backend:
+    """The backend of the call: the device arrays' own (checked against `device` and `backend`
+    where given), else the one asked for, else the first CPU device's."""
+    backend_obj, backend_name = gemm_backends.split_backend(backend)
+    if kind is not None:
+        _check_backend_kind(kind, on_device, backend_name)
+        if isinstance(device, DeviceInfo) and device.backend != kind.backend:
+            raise UsageError(f"{on_device[0][0]} is a {kind.label} array, which lives on the "
+                             f"{kind.backend} backend, but device '{device.name}' is on the "
+                             f"{device.backend} backend")
+    info = None
     if device is not None:
-        info = _device_info(device)
-        if info.handle not in context.devices:
-            raise UsageError(f"{gpu[0][0]} lives in an OpenCL context of device "
-                             f"'{dev.name.strip()}', not of the device asked for ('{info.name}')")
-        dev = info.handle
-    return _backend_for_context(context, dev)
+        info = gemm_backends.device_info(device, backend_name or (kind and kind.backend))
+        if backend_obj is not None and (info.backend != backend_obj.name
+                                        or info.handle != backend_obj.device.handle):
+            raise UsageError(f"device '{info.name}' is not the backend's device "
+                             f"'{backend_obj.device.name}'")
+    if kind is None:
+        if backend_obj is not None:
+            return backend_obj
+        return gemm_backends.backend_for(info or gemm_backends.device_info(None, backend_name))
+    return kind.backend_for(on_device, info, backend_obj)
 
 
 def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0,
          trans_a: bool = False, trans_b: bool = False, device: DeviceInfo | str | int | None = None,
-         backend: Backend | None = None) -> Any:
-    """C := alpha*op(A)*op(B) + beta*C on an OpenCL device, for float32 matrices of any size.
+         backend: Backend | str | None = None) -> Any:
+    """C := alpha*op(A)*op(B) + beta*C on an OpenCL or CUDA device, for float32 matrices of any
+    size.
 
-    `a`, `b` and `c` are NumPy arrays (any order or strides) or pyopencl arrays (read in place).
-    Without `c` a new C-ordered array is returned: a pyopencl array on the operands' queue if any
-    operand is one, else a NumPy array. With `c` it is updated in place and returned. NumPy-only
-    calls run on `device` (index, name part or DeviceInfo; default the first CPU device) or on
-    `backend`; pyopencl arrays run in their own context, which must be the same for all of them.
+    `a`, `b` and `c` are NumPy arrays (any order or strides), or device arrays read in place:
+    pyopencl arrays (OpenCL) or CuPy arrays (CUDA), one kind per call. Without `c` a new
+    C-ordered array is returned: a device array beside the operands if any operand is one, else
+    a NumPy array. With `c` it is updated in place and returned. NumPy-only calls run on
+    `device` (index, name part or DeviceInfo; default the first CPU device) or `backend` (a
+    backend object, or "opencl" / "cuda" for that backend's first device, or with `device` to
+    choose among that backend's devices); device arrays run where they live: pyopencl arrays in
+    their own context, CuPy arrays on their own GPU.
     """
     alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
     trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
-    _check_array("a", a)
-    _check_array("b", b)
+    kinds = {"a": _check_array("a", a), "b": _check_array("b", b)}
     m, k = a.shape[::-1] if trans_a else a.shape
     kb, n = b.shape[::-1] if trans_b else b.shape
     if k != kb:
@@ -627,7 +547,7 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
                          f"(a {tuple(a.shape)}, trans_a={trans_a}; b {tuple(b.shape)}, "
                          f"trans_b={trans_b}): the inner sizes {k} and {kb} differ")
     if c is not None:
-        _check_array("c", c)
+        kinds["c"] = _check_array("c", c)
         if tuple(c.shape) != (m, n):
             raise UsageError(f"c has shape {tuple(c.shape)}, but op(a) @ op(b) is {m} x {n}")
         if isinstance(c, np.ndarray) and not c.flags.writeable:
@@ -641,16 +561,28 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
         raise UsageError(f"beta={beta} needs c: without c there is no C to scale (pass c, or "
                          f"leave beta at 0)")
 
-    named = [("a", a), ("b", b)] + ([("c", c)] if c is not None else [])
-    gpu = [(name, x) for name, x in named if _is_cl_array(x)]
-    be = _pick_backend(gpu, device, backend)
-    out_on_device = _is_cl_array(c) if c is not None else bool(gpu)
+    arrays = {"a": a, "b": b, "c": c}
+    on_device = [(name, arrays[name]) for name, kind in kinds.items() if kind is not None]
+    device_kinds = [kinds[name] for name, _ in on_device]
+    _one_kind(on_device, device_kinds, "array")
+    kind = device_kinds[0] if device_kinds else None
+    be = _pick_backend(on_device, kind, device, backend)
+    with be.activate():
+        return _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
+                        trans_b, kinds)
+
+
+def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, Any]], a: Any,
+             b: Any, c: Any, m: int, n: int, k: int, alpha32: np.float32, beta32: np.float32,
+             trans_a: bool, trans_b: bool, kinds: dict[str, DeviceArrays | None]) -> Any:
+    """gemm once the backend is known, with its device active: plan, check, then run."""
+    c_on_device = c is not None and kinds["c"] is not None
+    out_on_device = c_on_device if c is not None else kind is not None
 
     def new_output() -> Any:
         if not out_on_device:
             return np.empty((m, n), dtype=np.float32)
-        queue = next((x.queue for _, x in gpu if x.queue is not None), be.queue)
-        return cla.empty(queue, (m, n), np.float32)
+        return kind.empty(be, on_device, (m, n))
 
     if m == 0 or n == 0:
         return c if c is not None else new_output()
@@ -661,15 +593,15 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     ops: dict[str, _Operand] = {}
     if reads_ab:
         for name, x, t in (("a", a, trans_a), ("b", b, trans_b)):
-            ops[name] = (_device_operand(name, x) if _is_cl_array(x)
-                         else _host_operand(name, x, prefer_c=t))
+            ops[name] = (kinds[name].in_place(name, x) if kinds[name] is not None
+                         else host_operand(name, x, prefer_c=t))
     if c is None:  # a new C-ordered array, made once the memory check has passed
         c_op = _Operand("c", None, True, max(1, n))
-    elif _is_cl_array(c):
-        c_op = _device_operand("c", c)
+    elif c_on_device:
+        c_op = kinds["c"].in_place("c", c)
     else:
-        c_op = _host_operand("c", c, prefer_c=True)
-    c_is_ours = not _is_cl_array(c)  # NumPy's C and a new C are buffers nobody else reads
+        c_op = host_operand("c", c, prefer_c=True)
+    c_is_ours = not c_on_device  # NumPy's C and a new C are buffers nobody else reads
 
     def operands() -> tuple[_Mat, _Mat]:
         if not reads_ab:
@@ -687,21 +619,23 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
 
     new = [(f"{name} (uploaded)", op.array.size) for name, op in ops.items()
            if isinstance(op.array, np.ndarray)]
-    if not _is_cl_array(c):
+    if not c_on_device:
         new.append(("c" if c is not None else "the result", m * n))
     _check_memory(be.device, new + plan.temps)
+    _check_launches(be, plan)
 
     # Every check has passed; only now is anything allocated, sent or launched.
     result = c if c is not None else new_output()
     if c_op.array is None:
         c_op.array = result
-    for _, x in gpu:
-        if x.queue is not None:
-            x.queue.finish()
+        if out_on_device:
+            c_op.buf, c_op.offset = kind.buffer_of(result)
+    if kind is not None:
+        kind.finish(on_device)
     for op in (*ops.values(), c_op):
-        if _is_cl_array(op.array):
-            op.buf = op.array.base_data
-        elif op is c_op and not plan.read_c:
+        if op.buf is not None:
+            continue
+        if op is c_op and not plan.read_c:
             op.buf = be.alloc(m * n)
         else:
             order = "C" if op.c_order else "F"

@@ -3,9 +3,11 @@
 The ladder checks each rung on one square problem with tight, column-major inputs. A caller of
 `gemm` or `gemm_buffers` can hand over far more: sizes of 1 and sizes no tile divides, leading
 dimensions larger than the matrix, offsets, transposes, row-major storage, alpha and beta of 0,
-1 or anything else, C in place, strided NumPy views, pyopencl views. The sweep crosses these the
-way CLBlast's correctness tests do, for every rung at its default (and tuned) configuration at
-the sizes it supports, and for `gemm()`'s own kernel choice.
+1 or anything else, C in place, strided NumPy views, device-array views (pyopencl on OpenCL,
+CuPy on CUDA). The sweep crosses these the way CLBlast's correctness tests do, for every rung at
+its default (and tuned) configuration at the sizes it supports, and for `gemm()`'s own kernel
+choice. It runs on either backend: every case goes through the backend interface and the
+array adapters, as `gemm` itself does.
 
 Each case is checked three ways: the matrix part of C against a float64 reference (relative
 Frobenius error, `check.TOLERANCE`); everything in C's buffer outside the matrix (the padding
@@ -29,6 +31,7 @@ import numpy as np
 from tabulate import tabulate
 
 from . import api, check
+from .arrays import KINDS
 from .devices import DeviceInfo, select_device
 from .errors import ClgemmError, UsageError
 from .rungs import get_rung, parse_rungs
@@ -50,10 +53,11 @@ class Case:
     """One call and its inputs, complete enough to be run again from JSON.
 
     path: "buffers" (gemm_buffers with a forced rung), "numpy" (gemm on NumPy arrays, kernel
-    chosen by gemm) or "pyopencl" (gemm on pyopencl arrays). order: "F" or "C", the storage of
-    all three matrices. ld_pad / offset: for buffers, extra leading dimension and element offset
-    (A at offset, B at 2*offset, C at 3*offset); for arrays, the operands are views into larger
-    arrays with that much margin. c_given: False passes no c (beta is then 0)."""
+    chosen by gemm), "pyopencl" or "cupy" (gemm on the backend's device arrays). order: "F"
+    or "C", the storage of all three matrices. ld_pad / offset: for buffers, extra leading
+    dimension and element offset (A at offset, B at 2*offset, C at 3*offset); for arrays, the
+    operands are views into larger arrays with that much margin. c_given: False passes no c
+    (beta is then 0)."""
 
     path: str
     m: int
@@ -173,14 +177,11 @@ def _unembed(flat: np.ndarray, shape: tuple[int, int], order: str, pad: int,
 
 
 def _run_buffers(backend: Any, case: Case) -> CaseResult:
-    import pyopencl as cl
-
     x = _inputs(case)
     flats, bufs = {}, {}
     for i, name in enumerate("abc"):
         flats[name] = _embed(x[name], case.order, case.ld_pad, (i + 1) * case.offset, SENTINEL)
-        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
-        bufs[name] = cl.Buffer(backend.context, flags, hostbuf=flats[name])
+        bufs[name] = backend.to_device(flats[name])
 
     def ld(name: str) -> int:
         rows, cols = _stored_shapes(case)[name]
@@ -223,40 +224,47 @@ def _run_numpy(backend: Any, case: Case) -> CaseResult:
     return _judge(case, np.asarray(out), _reference(case, x), bool(outside_ok))
 
 
-def _run_pyopencl(backend: Any, case: Case) -> CaseResult:
-    import pyopencl.array as cla
+#: the device-array path of each backend, named after its array library
+DEVICE_PATHS = {"opencl": "pyopencl", "cuda": "cupy"}
 
+
+def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
+    """gemm() on the backend's own device arrays (views into larger ones), read in place."""
+    kind = KINDS[backend.name]
+    if DEVICE_PATHS[backend.name] != case.path:
+        return CaseResult(case, False, None, f"a {case.path} case cannot run on the "
+                          f"{backend.name} backend")
     x = _inputs(case)
-    queue = backend.queue
     dev = {}
     for name in "abc":
         big, _ = _host_view(x[name], case.order, case.ld_pad, case.offset)
-        d = cla.to_device(queue, big)
+        d = kind.upload(backend, big)
         rows, cols = x[name].shape
         dev[name] = (big, d, d[case.offset:case.offset + rows, case.offset:case.offset + cols])
     c = dev["c"][2] if case.c_given else None
     out = api.gemm(dev["a"][2], dev["b"][2], c, alpha=case.alpha,
                    beta=case.beta if case.c_given else 0.0, trans_a=case.trans_a,
                    trans_b=case.trans_b, backend=backend)
-    if not isinstance(out, cla.Array):
+    if not kind.is_array(out):
         return CaseResult(case, False, None, f"result is a {type(out).__name__}, not a "
-                          f"pyopencl array")
+                          f"{kind.label} array")
     if case.c_given and out is not c:
         return CaseResult(case, False, None, "gemm did not return c itself")
     outside_ok = True
     if case.c_given:
-        before, after = dev["c"][0], dev["c"][1].get()
+        before, after = dev["c"][0], kind.download(dev["c"][1])
         mask = np.ones(before.shape, dtype=bool)
         mask[case.offset:case.offset + case.m, case.offset:case.offset + case.n] = False
         outside_ok = bool(np.array_equal(after[mask], before[mask]))
         result = after[case.offset:case.offset + case.m, case.offset:case.offset + case.n]
     else:
-        result = out.get()
+        result = kind.download(out)
     return _judge(case, result, _reference(case, x), outside_ok)
 
 
 RUNNERS: dict[str, Callable[[Any, Case], CaseResult]] = {
-    "buffers": _run_buffers, "numpy": _run_numpy, "pyopencl": _run_pyopencl}
+    "buffers": _run_buffers, "numpy": _run_numpy, "pyopencl": _run_device_arrays,
+    "cupy": _run_device_arrays}
 
 
 def run_case(backend: Any, case: Case) -> CaseResult:
@@ -264,7 +272,8 @@ def run_case(backend: Any, case: Case) -> CaseResult:
     if case.path not in RUNNERS:
         return CaseResult(case, False, None, f"unknown path '{case.path}'")
     try:
-        return RUNNERS[case.path](backend, case)
+        with backend.activate():  # buffers made for the case go to the backend's device
+            return RUNNERS[case.path](backend, case)
     except ClgemmError as exc:
         return CaseResult(case, False, None, f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # an OpenCL error surfaced by pyopencl, say: record, carry on
@@ -371,11 +380,11 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
         groups.append((group, cases))
     if not include_api:
         return groups
-    for path in ("numpy", "pyopencl"):
+    for path in ("numpy", DEVICE_PATHS[device.backend]):
         group = Group(f"gemm() {path}", path, "chosen by gemm()", "auto")
         cases = []
         sizes = _gemm_sizes(quick) if path == "numpy" else _gemm_sizes(True)[3:]
-        combos = list(_combos(quick or path == "pyopencl"))
+        combos = list(_combos(quick or path != "numpy"))
         for i, (m, n, k) in enumerate(sizes):
             for j, (order, ta, tb, al, be, pad, off) in enumerate(combos):
                 seed += 1
@@ -468,7 +477,8 @@ def summary_table(report: Report) -> str:
 def failures_json(report: Report, command: str = "") -> dict[str, Any]:
     return {"format": FORMAT, "version": 1, "device": report.device.key,
             "device_name": report.device.name, "command": command,
-            "replay": "clgemm verify --device N --replay THIS_FILE",
+            "replay": f"clgemm verify --device N --backend {report.device.backend} "
+                      f"--replay THIS_FILE",
             "cases": [{**asdict(r.case), "message": r.message,
                        "rel_error": r.rel_error if r.rel_error is None or np.isfinite(r.rel_error)
                        else None}
@@ -492,20 +502,22 @@ def load_cases(path: str | Path) -> list[Case]:
 @click.command()
 @click.option("--device", "-d", default=None,
               help="device index (see 'clgemm devices') or a case-insensitive part of its name")
+@click.option("--backend", "-b", type=click.Choice(["opencl", "cuda"]), default=None,
+              help="only this backend's devices (an NVIDIA GPU is listed by both)")
 @click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
 @click.option("--quick", is_flag=True, help="a covering subset of the sweep (seconds)")
 @click.option("--failures", "failures_file", type=click.Path(dir_okay=False), default=None,
               help="write failing cases to this JSON file (replay with --replay)")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), default=None,
               help="run the cases of a --failures file again instead of the sweep")
-def verify(device: str | None, rungs: str, quick: bool, failures_file: str | None,
-           replay_file: str | None) -> None:
+def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
+           failures_file: str | None, replay_file: str | None) -> None:
     """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
     transposes, layouts, alpha and beta, against a float64 reference."""
     import shlex
     import sys
 
-    dev = select_device(device)
+    dev = select_device(device, backend=backend)
     progress = (lambda msg: click.echo(f"  {msg}", err=True))
     if replay_file:
         cases = load_cases(replay_file)
@@ -516,7 +528,7 @@ def verify(device: str | None, rungs: str, quick: bool, failures_file: str | Non
         report = replay(dev, cases, progress)
     else:
         numbers = parse_rungs(rungs)
-        click.echo(f"verify on device {dev.index}: {dev.name}, rungs "
+        click.echo(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
                    f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep", err=True)
         report = run_verify(dev, numbers, quick, progress)
     click.echo(summary_table(report))

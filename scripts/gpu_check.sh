@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One pass over everything CUDA-side that cannot be checked without a GPU: the CUDA backend and
-# kernels/cl2cuda.h (every rung, rung 10 at odd sizes), cuBLAS and CLBlast as references, device
-# listing across backends, and a short ladder on each of the GPU's two stacks (CUDA, OpenCL).
+# kernels/cl2cuda.h (every rung, rung 10 at odd sizes), gemm()/gemm_buffers() on NumPy and CuPy
+# arrays, cuBLAS and CLBlast as references, device listing across backends, the quick verify
+# sweep on CUDA, and a short ladder on each of the GPU's two stacks (CUDA, OpenCL).
 #
 # Run on the GPU machine from the repository root, after the prelude that installs pyopencl and
 # friends into /tmp/site, registers NVIDIA's OpenCL ICD and unpacks libclblast:
@@ -36,8 +37,10 @@ print('numpy', numpy.__version__, 'cupy', cupy.__version__, 'pyopencl', pyopencl
 'pytest', pytest.__version__); cupy.show_config()"
 step nvidia-smi nvidia-smi
 step devices python3 -m clgemm devices
-step tests python3 -m pytest -m "cuda or not cuda" tests/test_cuda.py tests/test_cl2cuda_text.py \
+step tests python3 -m pytest -m "cuda or not cuda" tests/test_cuda.py tests/test_cuda_gemm.py \
+  tests/test_cl2cuda_text.py \
   -q -rs --durations=10
+step verify-cuda python3 -m clgemm verify --device "$gpu" --backend cuda --quick
 step ladder-cuda python3 -m clgemm ladder --device "$gpu" --backend cuda --size 1024 \
   --json "$OUT/ladder-cuda.json"
 step ladder-opencl python3 -m clgemm ladder --device "$gpu" --backend opencl --size 1024 \

@@ -9,6 +9,8 @@ GPU time is scarce, so as much as possible of the CUDA path is checked here, on 
   emulation of the CUDA built-ins (one thread per work-item, real barriers, warp shuffles through
   memory) and then runs and multiplies correctly: this exercises the header's vector types,
   operators, loads and shuffles, not only its syntax;
+* the same for the kernels `gemm` runs around the rungs (`blas_helpers.cl`: the pack kernels and
+  the epilogue), launched with gemm's own geometry and checked element by element;
 * where a CUDA toolkit is present, nvcc compiles each rung for sm_90, and where libnvrtc can be
   found, NVRTC (what CuPy uses) compiles it.
 """
@@ -26,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -263,7 +267,7 @@ template <class F> void emu_run(dim3 grid, dim3 block, F body) {
 }
 """
 
-DRIVER = r"""
+DRIVER_IO = r"""
 static std::vector<float> emu_read(const char* path, size_t n) {
   std::vector<float> v(n);
   FILE* f = std::fopen(path, "rb");
@@ -271,6 +275,14 @@ static std::vector<float> emu_read(const char* path, size_t n) {
   std::fclose(f);
   return v;
 }
+static void emu_write(const char* path, const std::vector<float>& v) {
+  FILE* f = std::fopen(path, "wb");
+  if (!f || std::fwrite(v.data(), 4, v.size(), f) != v.size()) { std::perror(path); std::exit(3); }
+  std::fclose(f);
+}
+"""
+
+DRIVER = DRIVER_IO + r"""
 int main(int argc, char** argv) {
   if (argc != 11) return 2;
   const int M = std::atoi(argv[1]), N = std::atoi(argv[2]), K = std::atoi(argv[3]);
@@ -325,9 +337,10 @@ def _cuda_source(file: str) -> str:
     return translate("\n".join(parts))
 
 
-def _emulated(tmp: Path, file: str, kernel: str, macros: dict, transpose: bool = False) -> Path:
+def _emulated(tmp: Path, file: str, kernel: str, macros: dict, transpose: bool = False,
+              driver: str = DRIVER) -> Path:
     src = tmp / f"{kernel}.cpp"
-    src.write_text(EMULATION + _cuda_source(file) + DRIVER)
+    src.write_text(EMULATION + _cuda_source(file) + driver)
     exe = tmp / kernel
     cmd = [GXX, "-std=c++20", "-O1", "-pthread", "-w", f"-DEMU_KERNEL={kernel}",
            *(f"-D{k}={v}" for k, v in macros.items()), str(src), "-o", str(exe)]
@@ -432,6 +445,144 @@ def test_vector_semantics_under_emulated_cuda(tmp_path):
     np.testing.assert_allclose(c, expected, rtol=1e-6)
 
 
+# ---- gemm's helper kernels (blas_helpers.cl) under the emulation ---------------------------------
+# The pack kernels and the epilogue take other arguments than a rung, so they get their own
+# driver: argv holds the scalar arguments, the grid and block, and files for the buffers. The
+# output buffer starts as NaN (pack) or as the caller's C (epilogue) and is written back whole,
+# so a value written where it should not be shows as well as one not written.
+HELPER_DRIVER = DRIVER_IO + r"""
+int main(int argc, char** argv) {
+  auto i = [&](int n) { return std::atoi(argv[n]); };
+  auto f = [&](int n) { return std::strtof(argv[n], nullptr); };
+#ifdef EMU_EPILOGUE
+  // M N alpha ldp use_p beta c_offset ldc read_c gx gy bx by P n_P C n_C out
+  if (argc != 19) return 2;
+  const dim3 grid{(unsigned)i(10), (unsigned)i(11), 1}, block{(unsigned)i(12), (unsigned)i(13), 1};
+  std::vector<float> P = emu_read(argv[14], i(15)), C = emu_read(argv[16], i(17));
+  emu_run(grid, block, [&] {
+    EMU_KERNEL(i(1), i(2), f(3), P.data(), i(4), i(5), f(6), C.data(), i(7), i(8), i(9));
+  });
+  emu_write(argv[18], C);
+#else
+  // rows cols out_rows out_cols offset ld gx gy bx by X n_X out
+  if (argc != 14) return 2;
+  const dim3 grid{(unsigned)i(7), (unsigned)i(8), 1}, block{(unsigned)i(9), (unsigned)i(10), 1};
+  std::vector<float> X = emu_read(argv[11], i(12)), out((size_t)i(3) * i(4), NAN);
+  emu_run(grid, block, [&] {
+    EMU_KERNEL(i(1), i(2), i(3), i(4), X.data(), i(5), i(6), out.data());
+  });
+  emu_write(argv[13], out);
+#endif
+  return 0;
+}
+"""
+
+
+def _helper_geometry(max_work_group_size: int) -> tuple[int, Callable]:
+    """gemm's PACK_TILE and launch geometry for a device of this work-group size limit, taken
+    from clgemm.api itself so that the kernels run here exactly as gemm launches them."""
+    from clgemm import api
+
+    fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size))
+    return api._pack_tile(fake), lambda rows, cols: api._tiles_geometry(fake, rows, cols)
+
+
+def _helper_exe(tmp: Path, kernel: str, tile: int) -> Path:
+    from clgemm.api import HELPERS_FILE
+
+    driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
+    return _emulated(tmp, HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
+
+
+def _run_helper(exe: Path, tmp: Path, args: list, buffers: list[np.ndarray]) -> np.ndarray:
+    """Run a helper with scalar `args` (grid and block included) and input `buffers`; each
+    buffer is passed as a file and its length. Returns the output buffer."""
+    argv = [str(exe), *(str(a) for a in args)]
+    for n, buf in enumerate(buffers):
+        path = tmp / f"in{n}.bin"
+        buf.astype(np.float32).tofile(path)
+        argv += [str(path), str(buf.size)]
+    out = tmp / "out.bin"
+    r = subprocess.run([*argv, str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"{exe.name} {args}: exit {r.returncode}\n{r.stderr}"
+    return np.fromfile(out, dtype=np.float32)
+
+
+def _stored(x: np.ndarray, ld: int, offset: int, fill: float) -> np.ndarray:
+    """x (rows x cols) stored column-major at `offset` with leading dimension `ld`."""
+    rows, cols = x.shape
+    flat = np.full(offset + ld * cols, fill, np.float32)
+    flat[offset:].reshape(cols, ld)[:, :rows] = x.T
+    return flat
+
+
+# (rows, cols, out_rows, out_cols): padding in both dimensions, none, and sizes below one tile
+PACK_SHAPES = [(13, 21, 16, 32), (17, 9, 17, 9), (3, 2, 8, 4)]
+
+
+@pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
+@pytest.mark.parametrize("kernel", ["pack_copy", "pack_transpose"])
+def test_pack_kernels_under_emulated_cuda(tmp_path, kernel, max_wg):
+    """out (out_rows x out_cols) is op(X) for rows x cols and zero beyond; X is read at an
+    offset with a leading dimension larger than its rows, as gemm hands over a caller's view."""
+    _need_emulation()
+    tile, geometry = _helper_geometry(max_wg)
+    exe = _helper_exe(tmp_path, kernel, tile)
+    rng = np.random.default_rng(tile)
+    for rows, cols, out_rows, out_cols in PACK_SHAPES:
+        # pack_transpose reads the stored matrix transposed: it is cols x rows.
+        stored = rng.standard_normal((cols, rows) if kernel == "pack_transpose" else (rows, cols),
+                                     dtype=np.float32)
+        ld, offset = stored.shape[0] + 3, 5
+        x = _stored(stored, ld, offset, fill=np.nan)  # reading outside the matrix shows
+        (gx, gy), (bx, by) = geometry(out_rows, out_cols)
+        out = _run_helper(exe, tmp_path, [rows, cols, out_rows, out_cols, offset, ld,
+                                          gx // bx, gy // by, bx, by], [x])
+        expected = np.zeros((out_rows, out_cols), np.float32)
+        expected[:rows, :cols] = stored.T if kernel == "pack_transpose" else stored
+        got = out.reshape((out_rows, out_cols), order="F")
+        what = f"{kernel} PACK_TILE={tile} {rows}x{cols} -> {out_rows}x{out_cols}"
+        assert np.array_equal(got, expected), (
+            f"{what}: {int(np.isnan(got).sum())} NaN (unwritten or read outside X), "
+            f"{int((got != expected).sum())} wrong elements")
+
+
+@pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
+def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
+    """C := alpha*P + beta*C inside the matrix, nothing outside it; with read_c == 0 the NaN in
+    C does not leak into the result, with use_p == 0 the NaN in P does not."""
+    _need_emulation()
+    tile, geometry = _helper_geometry(max_wg)
+    exe = _helper_exe(tmp_path, "epilogue", tile)
+    rng = np.random.default_rng(tile + 1)
+    m, n, ldp, ldc, c_offset = 13, 9, 16, 15, 7
+    alpha, beta, sentinel = np.float32(1.5), np.float32(-0.5), np.float32(-12345.0)
+    for use_p, read_c in [(1, 1), (1, 0), (0, 1), (0, 0)]:
+        p = rng.standard_normal((ldp, n), dtype=np.float32)
+        c = rng.standard_normal((m, n), dtype=np.float32)
+        if not use_p:
+            p[...] = np.nan
+        if not read_c:
+            c[...] = np.nan
+        c_flat = _stored(c, ldc, c_offset, fill=sentinel)
+        (gx, gy), (bx, by) = geometry(m, n)
+        out = _run_helper(exe, tmp_path, [m, n, alpha, ldp, use_p, beta, c_offset, ldc, read_c,
+                                          gx // bx, gy // by, bx, by],
+                          [p.ravel(order="F"), c_flat])
+        expected = np.zeros((m, n))
+        if use_p:
+            expected += np.float64(alpha) * p[:m].astype(np.float64)
+        if read_c:
+            expected += np.float64(beta) * c.astype(np.float64)
+        inside = np.zeros(out.shape, bool)
+        inside[c_offset:].reshape(n, ldc)[:, :m] = True
+        got = out[c_offset:].reshape(n, ldc)[:, :m].T
+        what = f"epilogue PACK_TILE={tile} use_p={use_p} read_c={read_c}"
+        assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, err_msg=what)
+        assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+
+
 # ---- the real CUDA compilers, where present ------------------------------------------------------
 
 def _compile_jobs():
@@ -444,6 +595,7 @@ def _compile_jobs():
         jobs.append((f"rung{r.number}-vectors", r.file, r.macros(r.resolve({"VWM": 4, "VWN": 4}))))
         jobs.append((f"rung{r.number}-direct", r.file, r.macros(r.resolve(
             {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0}))))
+    jobs.append(("blas-helpers", "blas_helpers.cl", {"PACK_TILE": 16}))
     return jobs
 
 

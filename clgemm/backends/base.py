@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Mapping, Sequence
+from contextlib import nullcontext
+from typing import Any, ContextManager, Mapping, Sequence
 
 import numpy as np
 
@@ -16,6 +17,9 @@ Arg = Any
 class Backend(ABC):
     name: str
     device: DeviceInfo
+    #: most work-groups a launch may have along each dimension, where the API limits it (CUDA's
+    #: grid); None where only the global size's type does (OpenCL)
+    max_groups: tuple[int, int, int] | None = None
 
     @abstractmethod
     def header(self) -> str:
@@ -47,6 +51,13 @@ class Backend(ABC):
                args: Sequence[Arg]) -> float:
         """Run one launch to completion; return its device time in milliseconds (from device
         events, so host overhead is excluded). Raises LaunchError."""
+
+    def activate(self) -> ContextManager:
+        """A context in which this backend's device is the one that allocations and launches
+        go to, the previous one restored after. An OpenCL context names its device in every
+        call, so nothing is needed there; CUDA has a current device per thread, which a caller
+        with several GPUs may have set to another."""
+        return nullcontext()
 
     def release(self) -> None:
         """Free what the backend holds (optional)."""

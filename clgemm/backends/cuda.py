@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, ContextManager, Mapping, Sequence
 
 import numpy as np
 
@@ -30,6 +30,9 @@ HEADER = "cl2cuda.h"
 #: "extensions" so that rung constraints written against OpenCL extensions see them (the warp
 #: serves as the sub-group: rung 8's shuffle path).
 CUDA_PROVIDES = ("cl_khr_subgroups", "cl_khr_subgroup_shuffle")
+
+#: CUDA's limits on the grid, in blocks per dimension (the same on every device since sm_30)
+MAX_GRID = (2**31 - 1, 65535, 65535)
 
 _CAST_CALL = re.compile(r"\(\s*([A-Za-z_]\w*)\s*\)\s*\(")
 _KEYWORDS_BEFORE_EXPR = {"return", "else", "case", "do"}
@@ -148,8 +151,14 @@ def discover() -> list[DeviceInfo]:
     return found
 
 
+def device_scope(ordinal: int) -> ContextManager:
+    """A context in which CUDA device `ordinal` is current, the caller's restored on leaving."""
+    return cupy.cuda.Device(ordinal)
+
+
 class CUDABackend(Backend):
     name = "cuda"
+    max_groups = MAX_GRID
 
     def __init__(self, device: DeviceInfo):
         if cupy is None:  # pragma: no cover - discover() found nothing then
@@ -215,6 +224,9 @@ class CUDABackend(Backend):
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
         return float(cupy.cuda.get_elapsed_time(start, end))
+
+    def activate(self) -> ContextManager:
+        return device_scope(self.device.handle)
 
     def release(self) -> None:
         self._kernels.clear()

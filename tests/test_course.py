@@ -4,6 +4,7 @@ tuned tables follow the registry, and `clgemm explain`."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 
@@ -99,3 +100,18 @@ def test_explain_bad_rung_is_one_error_line(arg, needle):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0]
+
+
+def test_devices_sharing_a_name_are_told_apart_by_driver(tmp_path):
+    run = json.loads((ROOT / "results/h100/ladder-opencl-4096-tuned.json").read_text())
+    (tmp_path / "results/a").mkdir(parents=True)
+    (tmp_path / "results/b").mkdir()
+    (tmp_path / "results/a/ladder.json").write_text(json.dumps(run))
+    run["device"].update(driver_version="999.1", key="opencl-nvidia-h100-999.1")
+    (tmp_path / "results/b/ladder.json").write_text(json.dumps(run))
+    results = load_results(tmp_path / "results")
+    labels = sorted(r.device.label for r in results.runs)
+    assert labels == ["NVIDIA H100 80GB HBM3 (OpenCL, driver 580.159.04)",
+                      "NVIDIA H100 80GB HBM3 (OpenCL, driver 999.1)"]
+    alone = load_results(ROOT / "results")
+    assert all("driver" not in r.device.label for r in alone.runs)

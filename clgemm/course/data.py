@@ -11,7 +11,7 @@ the same on every machine.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -38,10 +38,15 @@ class Device:
     max_work_group_size: int | None = None
     driver: str = ""
     platform: str = ""
+    #: set when another device in the results has the same name and backend (another driver)
+    with_driver: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({BACKEND_NAMES.get(self.backend, self.backend)})"
+        backend = BACKEND_NAMES.get(self.backend, self.backend)
+        if self.with_driver:
+            return f"{self.name} ({backend}, driver {self.driver or '?'})"
+        return f"{self.name} ({backend})"
 
     @property
     def order(self) -> tuple:
@@ -301,6 +306,26 @@ def load_results(folder: Path) -> Results:
         out.journals = [_journal(p.relative_to(folder.parent).as_posix(), p, described)
                         for p in sorted(journals.rglob("*.jsonl"))]
         out.journals.sort(key=lambda j: (j.device.order, j.rungs(), j.size, j.path))
+    _name_drivers(out)
     out.runs.sort(key=lambda r: r.order)
     out.benches.sort(key=lambda b: (b.device.order, b.path))
     return out
+
+
+def _name_drivers(out: Results) -> None:
+    """Where two devices share a name and a backend (the same GPU before and after a driver
+    update), put the driver in their labels, so that no two rows of a table read the same."""
+    keys: dict[tuple[str, str], set[str]] = {}
+    for d in out.devices():
+        keys.setdefault((d.name, d.backend), set()).add(d.key)
+    shared = {k for group in keys.values() if len(group) > 1 for k in group}
+    if not shared:
+        return
+
+    def fix(d: Device) -> Device:
+        return replace(d, with_driver=True) if d.key in shared else d
+
+    out.runs = [replace(r, device=fix(r.device)) for r in out.runs]
+    out.benches = [replace(b, device=fix(b.device)) for b in out.benches]
+    out.databases = [replace(db, device=fix(db.device)) for db in out.databases]
+    out.journals = [replace(j, device=fix(j.device)) for j in out.journals]

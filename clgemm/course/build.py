@@ -34,6 +34,8 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
             "rungs": rungs_block(),
             "devices": devices_block(results),
             "ladders": ladders_block(results, charts),
+            "benches": plots_block([(s.path, s.caption) for s in specs if s.kind == "bench"],
+                                   none="No bench run in `results/` yet."),
         },
     }
     for n in sorted(REGISTRY):

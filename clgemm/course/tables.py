@@ -125,7 +125,9 @@ def macros_block(rung: Rung) -> str:
                    f"{kib(g.local_bytes)} of local memory"
                    + (f"; derived macros {derived}" if derived else "") + ".")
     out.append("")
-    out.append("Constraints, in the order the tuner's pruning funnel applies them:")
+    out.append("The rung's constraints, in the order the tuner's pruning funnel applies them "
+               "(the tuner adds its own heuristics and the problem size; `clgemm tune` prints "
+               "the whole funnel with what each step removed):")
     out.append("")
     out += [f"- {stage}: {name}" for stage, name in constraint_rows(rung)]
     return "\n".join(out)

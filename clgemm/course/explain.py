@@ -43,7 +43,8 @@ def explain_lines(number: int) -> list[tuple[str, str]]:
     if g is not None:
         text()
         text(f"at the defaults: work-group {g.work_group[0]}x{g.work_group[1]} "
-             f"({g.work_items} work-items), {g.outputs_per_item} outputs per work-item, "
+             f"({g.work_items} work-items), {g.outputs_per_item} "
+             f"output{'' if g.outputs_per_item == 1 else 's'} per work-item, "
              f"{kib(g.local_bytes)} local memory")
         if g.derived:
             text("  derived: " + " ".join(f"{k}={v}" for k, v in g.derived.items()))

@@ -120,7 +120,8 @@ def macros_block(rung: Rung) -> str:
         derived = ", ".join(f"`{k}` = {v}" for k, v in g.derived.items())
         out.append("")
         out.append(f"At the defaults: work-group {g.work_group[0]}×{g.work_group[1]} "
-                   f"({g.work_items} work-items), {g.outputs_per_item} outputs per work-item, "
+                   f"({g.work_items} work-items), {g.outputs_per_item} "
+                   f"output{'' if g.outputs_per_item == 1 else 's'} per work-item, "
                    f"a {g.tile[0]}×{g.tile[1]} tile of C per work-group, "
                    f"{kib(g.local_bytes)} of local memory"
                    + (f"; derived macros {derived}" if derived else "") + ".")

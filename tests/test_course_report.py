@@ -60,12 +60,12 @@ def test_hand_edits_inside_a_block_are_stale_and_outside_are_kept(checkout):
 
 def test_new_device_is_discovered_and_flagged_until_regenerated(checkout):
     src = json.loads((checkout / "results/h100/ladder-opencl-4096-tuned.json").read_text())
-    src["device"].update(name="NVIDIA H200", key="opencl-nvidia-corporation-nvidia-h200-1.0",
+    src["device"].update(name="Example GPU 9000", key="opencl-example-gpu-9000-1.0",
                          driver_version="1.0")
     for row in src["rows"]:
         row["gflops"] = row["gflops"] * 1.5 if row["gflops"] else None
-    (checkout / "results/h200").mkdir()
-    (checkout / "results/h200/ladder-opencl-4096-tuned.json").write_text(json.dumps(src))
+    (checkout / "results/example").mkdir()
+    (checkout / "results/example/ladder-opencl-4096-tuned.json").write_text(json.dumps(src))
 
     out = report(checkout, write=False)
     stale = set(out.stale_blocks)
@@ -73,7 +73,7 @@ def test_new_device_is_discovered_and_flagged_until_regenerated(checkout):
             "results/README.md: runs"} <= stale
     for rung in REGISTRY.values():
         assert f"ladder/{page_name(rung)}: measured" in stale
-    assert any("h200" in p for p in out.stale_plots)
+    assert any("example-gpu-9000" in p for p in out.stale_plots)
 
     report(checkout, write=True, draw=False)
     again = report(checkout, write=False)
@@ -81,7 +81,7 @@ def test_new_device_is_discovered_and_flagged_until_regenerated(checkout):
     assert [p for p in again.stale_plots] == [p for p in out.stale_plots]  # plots still to draw
     page = (checkout / "ladder" / page_name(get_rung(7))).read_text()
     expected = f"{src['rows'][6]['gflops']:,.1f}"
-    assert "NVIDIA H200 (OpenCL)" in page and expected in page
+    assert "Example GPU 9000 (OpenCL)" in page and expected in page
 
 
 def test_check_command_names_stale_blocks_and_exits_1(checkout, monkeypatch, capsys):

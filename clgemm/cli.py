@@ -166,6 +166,37 @@ def show(rung_number: int, param_opts) -> None:
     click.echo((KERNELS / rung.file).read_text())
 
 
+@cli.command()
+@click.argument("rung_number", metavar="RUNG", type=int)
+def explain(rung_number: int) -> None:
+    """What a rung adds and teaches, its macros, and its kernel's diff against the rung before."""
+    from .course.explain import explain_lines
+
+    colours = {"add": "green", "remove": "red"}
+    for kind, line in explain_lines(rung_number):
+        click.echo(click.style(line, fg=colours.get(kind)) if kind in colours else line)
+
+
+@cli.command()
+@click.option("--check", is_flag=True,
+              help="write nothing; exit 1 naming every generated block or plot that is stale")
+def report(check: bool) -> None:
+    """Regenerate the course's pages (ladder/), results/README.md and the plots from results/."""
+    from .course.build import StaleError, report as run_report
+    from .paths import ROOT
+
+    out = run_report(ROOT, write=not check, say=click.echo)
+    if check:
+        stale = out.stale_blocks + [f"{p}: out of date or missing" for p in out.stale_plots]
+        for item in stale:
+            click.echo(f"stale: {item}")
+        if stale:
+            raise StaleError(f"{len(stale)} generated part(s) are stale: run 'clgemm report'")
+        click.echo("every generated block and plot is up to date")
+    elif not out.written and not out.drawn:
+        click.echo("nothing to regenerate: every generated block and plot is up to date")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: every user mistake becomes one 'error:' line and exit status 2."""
     try:

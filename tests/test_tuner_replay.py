@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from clgemm.tuner.journal import Journal
-from clgemm.tuner.replay import compare, load_replay, run_once, score
+from clgemm.tuner.replay import compare, load_replay, run_once, score, trace
 
 A = tuple(range(1, 13))
 B = tuple(range(1, 13))
@@ -62,6 +62,17 @@ def test_known_optimum_scores(journal):
         assert frac >= 0.9 and frac > score("exhaustive", rs, 0.10)[0], name
     # One evaluation is a budget too (1% of 144 rounds to 1).
     assert score("random", rs, 0.01)[1] == 1
+
+
+def test_trace_is_the_run_in_order(journal):
+    (rs,) = load_replay(journal)
+    for name in ("exhaustive", "annealing"):
+        trials = trace(name, rs, 30, seed=5)
+        assert len(trials) == 30 and len({t.config for t in trials}) == 30
+        assert all(t.score == rs.scores[t.config] for t in trials)
+        assert run_once(name, rs, 30, seed=5) == max(t.score or 0 for t in trials)
+    # Exhaustive walks the space in its order.
+    assert [t.config for t in trace("exhaustive", rs, 13, seed=0)] == rs.space.configs[:13]
 
 
 def test_compare_table_and_cli(journal):

@@ -76,6 +76,12 @@ def load_replay(path: Path) -> list[ReplaySet]:
 
 def run_once(name: str, rs: ReplaySet, budget: int, seed: int, batch: int = BATCH) -> float:
     """Best score one run of strategy `name` reaches within `budget` evaluations."""
+    return max((t.score for t in trace(name, rs, budget, seed, batch) if t.score), default=0.0)
+
+
+def trace(name: str, rs: ReplaySet, budget: int, seed: int, batch: int = BATCH) -> list[Trial]:
+    """Every evaluation of one run of strategy `name`, in order: the best-so-far curve of a
+    strategy (how fast it closes in, not just where it ends) is read from this."""
     strategy = make_strategy(name)
     rng = random.Random(seed)
     history: list[Trial] = []
@@ -90,7 +96,7 @@ def run_once(name: str, rs: ReplaySet, budget: int, seed: int, batch: int = BATC
         for c in fresh[:budget - len(history)]:
             seen.add(c)
             history.append(Trial(c, rs.scores.get(c)))
-    return max((t.score for t in history if t.score), default=0.0)
+    return history
 
 
 def score(name: str, rs: ReplaySet, fraction: float, seeds: int = SEEDS) -> tuple[float, int]:

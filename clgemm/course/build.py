@@ -1,0 +1,100 @@
+"""`clgemm report`: every generated block of `ladder/` and `results/README.md`, and the plots.
+
+One function decides which blocks each page has (`page_blocks`), so the report and its
+`--check` can never disagree about what a page should hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ClgemmError
+from ..rungs import REGISTRY
+from . import page_name
+from .data import Results, load_results
+from .pages import refresh
+from .tables import (bench_block, databases_block, devices_block, diff_block, journals_block,
+                     ladders_block, macros_block, measured_block, plots_block, rungs_block,
+                     runs_block, summary_block, tuned_block)
+
+
+class StaleError(ClgemmError):
+    """`clgemm report --check` found generated content that the committed data no longer
+    gives (exit status 1: nothing the user typed was wrong)."""
+
+
+def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
+    """Page (relative to the repository) -> block name -> its generated text."""
+    charts = {s.target: s.path for s in specs if s.kind == "ladder"}
+    benches = {s.target: s.path for s in specs if s.kind == "bench"}
+    pages: dict[str, dict[str, str]] = {
+        "ladder/README.md": {
+            "rungs": rungs_block(),
+            "devices": devices_block(results),
+            "ladders": ladders_block(results, charts),
+            "benches": plots_block([(s.path, s.caption) for s in specs if s.kind == "bench"],
+                                   none="No bench run in `results/` yet."),
+        },
+    }
+    for n in sorted(REGISTRY):
+        rung = REGISTRY[n]
+        images = [(s.path, s.caption) for s in specs if s.rung == n]
+        pages[f"ladder/{page_name(rung)}"] = {
+            "summary": summary_block(rung),
+            "diff": diff_block(rung),
+            "macros": macros_block(rung),
+            "measured": measured_block(rung, results),
+            "tuned": tuned_block(rung, results),
+            "plots": plots_block(images, none=(
+                "No journal in `results/` gives a plot for this rung: the work-group shape map "
+                "needs a journal of a register-blocked rung (6 and up), the tuning landscape an "
+                "exhaustive one.")),
+        }
+    gallery = [(s.path, s.caption) for s in specs]
+    pages["results/README.md"] = {
+        "runs": runs_block(results),
+        "bench": bench_block(results, benches),
+        "databases": databases_block(results),
+        "journals": journals_block(results),
+        "plots": plots_block(gallery, here="results", none="No plots yet."),
+    }
+    return pages
+
+
+@dataclass
+class Outcome:
+    stale_blocks: list[str] = field(default_factory=list)   # 'page: block'
+    stale_plots: list[str] = field(default_factory=list)    # 'results/plots/x.png'
+    written: list[str] = field(default_factory=list)
+    drawn: list[str] = field(default_factory=list)
+    plots_skipped: bool = False
+
+
+def report(root: Path, write: bool, draw: bool = True,
+           say: Callable[[str], None] = lambda s: None) -> Outcome:
+    """Regenerate (`write`) or only compare (not `write`) every generated part under `root`
+    (a checkout: its `results/` are read, its `ladder/` and `results/` pages refilled; kernels
+    and rungs are the installed ones). Plots are drawn only when writing, `draw` is set and
+    matplotlib is there; comparing never needs matplotlib."""
+    from .. import plots
+
+    root = Path(root)
+    results = load_results(root / "results")
+    specs = plots.plan(results)
+    out = Outcome()
+    for page, blocks in page_blocks(results, specs).items():
+        changed = refresh(root / page, blocks, write, page)
+        out.stale_blocks += [f"{page}: {name}" for name in changed]
+        if write and changed:
+            out.written.append(page)
+            say(f"wrote {page} ({', '.join(changed)})")
+    if write and draw:
+        if plots.matplotlib_available():
+            out.drawn = plots.draw_all(specs, results, root, say)
+        else:
+            out.plots_skipped = True
+            say(plots.INSTALL_HINT)
+    out.stale_plots = [s.path for s in plots.out_of_date(specs, root)]
+    return out

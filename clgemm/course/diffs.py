@@ -1,0 +1,46 @@
+"""Each rung's kernel against the one before, as a unified diff read from `kernels/`.
+
+The diff is made from the files every time rather than kept in the pages, so a page always shows
+the kernels as they are: a change to a kernel shows up as a stale block, not as a page that
+silently teaches old code.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from ..paths import KERNELS
+from ..rungs import Rung, get_rung
+
+
+def kernel_text(rung: Rung, kernels: Path = KERNELS) -> str:
+    return (Path(kernels) / rung.file).read_text()
+
+
+def previous(rung: Rung) -> Rung | None:
+    """The rung before this one in the ladder, or None for the first."""
+    from ..rungs import REGISTRY
+
+    earlier = [n for n in REGISTRY if n < rung.number]
+    return get_rung(max(earlier)) if earlier else None
+
+
+def rung_diff(rung: Rung, kernels: Path = KERNELS) -> str:
+    """Unified diff of the previous rung's kernel file to this one's (3 lines of context);
+    for the first rung, its whole kernel."""
+    before = previous(rung)
+    if before is None:
+        return kernel_text(rung, kernels)
+    old = kernel_text(before, kernels).splitlines()
+    new = kernel_text(rung, kernels).splitlines()
+    lines = difflib.unified_diff(old, new, fromfile=f"kernels/{before.file}",
+                                 tofile=f"kernels/{rung.file}", lineterm="")
+    return "\n".join(lines) + "\n"
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """(lines added, lines removed) of a unified diff."""
+    added = sum(1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
+    removed = sum(1 for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---"))
+    return added, removed

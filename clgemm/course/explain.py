@@ -1,0 +1,72 @@
+"""`clgemm explain N`: a rung's page in brief, in the terminal, with its diff.
+
+The same registry records and kernel files as the pages in `ladder/`, so what a student reads
+here and there is the same; the terminal version leaves out the measurements, which belong to
+a device, and points to the page for them.
+"""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from ..rungs import get_rung
+from . import page_name
+from .diffs import diff_stats, previous, rung_diff
+from .macros import constraint_rows, geometry, kib, macro_rows
+
+
+def explain_lines(number: int) -> list[tuple[str, str]]:
+    """(kind, line) pairs: kind is 'text', 'add' or 'remove', so the caller may colour the diff.
+    An unknown rung number is a UsageError from the registry."""
+    rung = get_rung(number)
+    out: list[tuple[str, str]] = []
+
+    def text(line: str = "") -> None:
+        out.append(("text", line))
+
+    text(f"rung {rung.number}: {rung.title}")
+    text(f"  adds:     {rung.adds}")
+    text(f"  teaches:  {rung.teaches}")
+    text(f"  kernel:   {rung.kernel} in kernels/{rung.file}")
+    if rung.helpers:
+        text("  before it: " + ", ".join(f"{h.name} ({h.kernel} in kernels/{h.file})"
+                                         for h in rung.helpers))
+    text(f"  page:     ladder/{page_name(rung)} (measurements and what the tuner chose)")
+    text()
+    rows = [(m.name, m.default, ",".join(map(str, m.candidates)), m.meaning)
+            for m in macro_rows(rung)]
+    text("macros:")
+    for line in tabulate(rows, headers=["macro", "default", "candidates", "meaning"],
+                         disable_numparse=True).splitlines():
+        text("  " + line)
+    g = geometry(rung, rung.defaults())
+    if g is not None:
+        text()
+        text(f"at the defaults: work-group {g.work_group[0]}x{g.work_group[1]} "
+             f"({g.work_items} work-items), {g.outputs_per_item} "
+             f"output{'' if g.outputs_per_item == 1 else 's'} per work-item, "
+             f"{kib(g.local_bytes)} local memory")
+        if g.derived:
+            text("  derived: " + " ".join(f"{k}={v}" for k, v in g.derived.items()))
+    text()
+    text("constraints (tuner funnel order):")
+    for stage, name in constraint_rows(rung):
+        text(f"  {stage}: {name}")
+    text()
+    diff = rung_diff(rung)
+    before = previous(rung)
+    if before is None:
+        text(f"the whole kernel (kernels/{rung.file}); later rungs show a diff against the "
+             f"one before:")
+        out += [("text", ln) for ln in diff.splitlines()]
+        return out
+    added, removed = diff_stats(diff)
+    text(f"diff against rung {before.number} ({before.title}): +{added} -{removed} lines")
+    for ln in diff.splitlines():
+        if ln.startswith("+") and not ln.startswith("+++"):
+            out.append(("add", ln))
+        elif ln.startswith("-") and not ln.startswith("---"):
+            out.append(("remove", ln))
+        else:
+            out.append(("text", ln))
+    return out

@@ -1,0 +1,118 @@
+"""The course's parts on their own: block markers refill without touching prose, the macro and
+tuned tables follow the registry, and `clgemm explain`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+from clgemm.course.data import load_results
+from clgemm.course.pages import fill, find_blocks
+from clgemm.course.tables import macros_block, tuned_block
+from clgemm.errors import UsageError
+from clgemm.paths import ROOT
+from clgemm.rungs import Param, get_rung
+
+
+def _clgemm(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clgemm", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+PAGE = """# Title
+
+Prose before.
+<!-- begin generated: one -->
+old one
+<!-- end generated: one -->
+Prose between.
+<!-- begin generated: two -->
+two
+<!-- end generated: two -->
+Prose after.
+"""
+
+
+def test_fill_keeps_prose_and_names_changed_blocks():
+    new, changed = fill(PAGE, {"one": "new one\n\nsecond line", "two": "two"})
+    assert changed == ["one"]
+    assert new == PAGE.replace("old one\n", "new one\n\nsecond line\n")
+    again, changed = fill(new, {"one": "new one\n\nsecond line", "two": "two"})
+    assert again == new and changed == []
+
+
+@pytest.mark.parametrize("text,needle", [
+    (PAGE.replace("<!-- end generated: one -->\n", ""), "begins inside block 'one'"),
+    (PAGE.replace("<!-- begin generated: two -->\n", ""), "end of block 'two' without its begin"),
+    (PAGE + "<!-- begin generated: one -->\nx\n<!-- end generated: one -->\n", "appears twice"),
+    (PAGE.replace("<!-- end generated: two -->\n", ""), "'two' has no end marker"),
+])
+def test_malformed_markers_are_refused_by_name(text, needle):
+    with pytest.raises(UsageError, match=needle):
+        find_blocks(text, "page.md")
+
+
+def test_missing_and_unknown_blocks_are_refused():
+    with pytest.raises(UsageError, match="no block 'three'"):
+        fill(PAGE, {"one": "", "two": "", "three": ""}, "page.md")
+    with pytest.raises(UsageError, match="unknown generated block 'two'"):
+        fill(PAGE, {"one": ""}, "page.md")
+
+
+def test_macros_and_tuned_tables_follow_the_registry():
+    rung = get_rung(6)
+    grown = dataclasses.replace(rung, params=rung.params + (
+        Param("VWM", (1, 2, 4), 2, "vector width of the A register block"),))
+    text = macros_block(grown)
+    assert "| `VWM` | 2 | 1, 2, 4 | vector width of the A register block |" in text
+    for p in rung.params:
+        assert f"| `{p.name}` | {p.default} |" in text
+    # Entries tuned before the new macro existed are shown, without a geometry they no longer have.
+    results = load_results(ROOT / "results")
+    assert any(e.rung == 6 for db in results.databases for e in db.entries)
+    old = tuned_block(rung, results)
+    new = tuned_block(grown, results)
+    assert "tuned before this rung's macros changed" in new
+    assert "tuned before this rung's macros changed" not in old
+
+
+def test_explain_prints_summary_macros_and_diff():
+    r = _clgemm("explain", "7")
+    assert r.returncode == 0, r.stderr
+    rung = get_rung(7)
+    for needle in (rung.title, rung.adds, rung.teaches, "--- kernels/06_register_blocking.cl",
+                   "+++ kernels/07_wide_loads.cl", "SPREAD(v, A_SLOT)"):
+        assert needle in r.stdout
+    for p in rung.params:
+        assert p.name in r.stdout and p.meaning in r.stdout
+    first = _clgemm("explain", "1")
+    assert first.returncode == 0 and "void gemm_naive" in first.stdout
+    assert "+++ " not in first.stdout
+
+
+@pytest.mark.parametrize("arg,needle", [("0", "there is no rung 0"), ("11", "there is no rung 11"),
+                                        ("two", "'two' is not a valid integer")])
+def test_explain_bad_rung_is_one_error_line(arg, needle):
+    r = _clgemm("explain", arg)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0]
+
+
+def test_devices_sharing_a_name_are_told_apart_by_driver(tmp_path):
+    run = json.loads((ROOT / "results/h100/ladder-opencl-4096-tuned.json").read_text())
+    (tmp_path / "results/a").mkdir(parents=True)
+    (tmp_path / "results/b").mkdir()
+    (tmp_path / "results/a/ladder.json").write_text(json.dumps(run))
+    run["device"].update(driver_version="999.1", key="opencl-nvidia-h100-999.1")
+    (tmp_path / "results/b/ladder.json").write_text(json.dumps(run))
+    results = load_results(tmp_path / "results")
+    labels = sorted(r.device.label for r in results.runs)
+    assert labels == ["NVIDIA H100 80GB HBM3 (OpenCL, driver 580.159.04)",
+                      "NVIDIA H100 80GB HBM3 (OpenCL, driver 999.1)"]
+    alone = load_results(ROOT / "results")
+    assert all("driver" not in r.device.label for r in alone.runs)

@@ -78,8 +78,18 @@ def _from_journal(path: Path) -> list[Measurement]:
             for r in lines[1:] if r.get("status") == "ok" and r.get("gflops")]
 
 
+def current(m: Measurement) -> bool:
+    """Whether the measurement's parameters are those its rung has now. A rung whose kernel
+    gained or lost a macro is a different kernel; what its earlier version measured stays on
+    record but says nothing about the bound of the present one."""
+    from .rungs import REGISTRY
+
+    rung = REGISTRY.get(m.rung)
+    return rung is not None and set(m.params) == set(rung.param_names())
+
+
 def measurements(root: Path) -> list[Measurement]:
-    """Every correct, timed result under `root`."""
+    """Every correct, timed result under `root` taken with the rungs' present parameters."""
     out: list[Measurement] = []
     for path, data in _json_files(root):
         if not isinstance(data, dict):
@@ -90,4 +100,4 @@ def measurements(root: Path) -> list[Measurement]:
             out += _from_run(str(path), data)
     for journal in sorted(root.rglob("*.jsonl")):
         out += _from_journal(journal)
-    return out
+    return [m for m in out if current(m)]

@@ -153,15 +153,19 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
     try:
         for size in (4096, 4097):
             shape = (size, size, size)
+            # Entries measured with an earlier parameter set of their rung are not usable.
             usable = [e for e in db.entries
-                      if get_rung(e.rung).first_violation(e.params, info.limits()) is None
+                      if set(e.params) == set(get_rung(e.rung).param_names())
+                      and get_rung(e.rung).first_violation(e.params, info.limits()) is None
                       and get_rung(e.rung).size_problem(e.params, *shape) is None]
-            assert usable, f"no entry of {db.path.name} fits {shape}"
+            choice = api.choose_kernel(info, *shape)
+            if not usable:
+                assert (choice.rung, choice.source) == (10, "default"), choice.describe()
+                continue
             nearest = min(database.shape_distance(e.shape, shape) for e in usable)
             best = max((e for e in usable
                         if database.shape_distance(e.shape, shape) == nearest),
                        key=lambda e: e.gflops)
-            choice = api.choose_kernel(info, *shape)
             assert (choice.rung, dict(choice.params), choice.source) == \
                 (best.rung, best.params, "tuned"), (size, choice.describe())
         assert api.choose_kernel(info, 4097, 4097, 4097).rung == 10

@@ -1,4 +1,5 @@
-"""`clgemm report`: every generated block of `ladder/` and `results/README.md`, and the plots.
+"""`clgemm report`: every generated block of `ladder/`, `results/README.md` and the README's
+measured results, and the plots.
 
 One function decides which blocks each page has (`page_blocks`), so the report and its
 `--check` can never disagree about what a page should hold.
@@ -15,6 +16,8 @@ from ..rungs import REGISTRY
 from . import page_name
 from .data import Results, load_results
 from .pages import refresh
+from .effects import effects_block
+from .targets import targets_block
 from .tables import (bench_block, databases_block, devices_block, diff_block, journals_block,
                      ladders_block, macros_block, measured_block, plots_block, rungs_block,
                      runs_block, summary_block, tuned_block)
@@ -52,6 +55,15 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
                 "needs a journal of a register-blocked rung (6 and up), the tuning landscape an "
                 "exhaustive one.")),
         }
+    pages["README.md"] = {
+        "targets": targets_block(results, here="."),
+        "bench": bench_block(results, benches, here="."),
+    }
+    pages["results/NOTES.md"] = {
+        f"{kind.lower()}-rung{n}-{'-'.join(names).lower()}": effects_block(results, n, names, kind)
+        for kind, names in (("GPU", ("VWM", "VWN")), ("CPU", ("CACHE_A", "CACHE_B", "VWM")))
+        for n in (9, 10)
+    }
     gallery = [(s.path, s.caption) for s in specs]
     pages["results/README.md"] = {
         "runs": runs_block(results),

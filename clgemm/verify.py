@@ -342,12 +342,15 @@ def _configs(device: DeviceInfo, rungs: list[int], quick: bool) -> list[tuple[in
         if db is None:
             continue
         seen = [defaults]
+        # Entries tuned for an earlier parameter set of the rung are skipped in the search, so
+        # that one of them being nearest a size never hides a current entry further away.
+        names = set(rung.param_names())
         for shape in [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]:
             try:
-                entry = db.best(number, shape)
+                entry = db.best(number, shape, accept=lambda p, names=names: set(p) == names)
             except Exception:
                 continue
-            if entry is None or set(entry.params) != set(rung.param_names()):
+            if entry is None:
                 continue
             params = {p: int(entry.params[p]) for p in rung.param_names()}
             if params not in seen:

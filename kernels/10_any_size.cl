@@ -72,26 +72,36 @@
     }
 
 // Straight from global memory, checked: the V_ consecutive floats from row r0 of column k of `src`
-// (columns of length `len`, `depth` of them) into `dst`, zeros outside the matrix.
-#define CHECKED_READ(dst, V_, VLOAD_, src, len, depth, k, r0)                         \
-    if ((k) < (depth) && (r0) + V_ <= (len)) {                                       \
+// (columns of length `len`) into `dst`, zeros below the end of the column. Column k always exists:
+// the loop over k stops at K when an operand is read this way (KSTEPS below).
+#define CHECKED_READ(dst, V_, VLOAD_, src, len, k, r0)                                \
+    if ((r0) + V_ <= (len)) {                                                        \
         dst = VLOAD_((src) + (k) * (len) + (r0));                                    \
     } else {                                                                         \
         float part[V_];                                                              \
         for (int i = 0; i < V_; i++)                                                 \
-            part[i] = ((k) < (depth) && (r0) + i < (len)) ? (src)[(k) * (len) + (r0) + i] : 0.0f; \
+            part[i] = (r0) + i < (len) ? (src)[(k) * (len) + (r0) + i] : 0.0f;       \
         dst = VLOAD_(part);                                                          \
     }
+
+// Steps of k in the tile starting at k0. With both operands in local memory the tiles are
+// zero-filled past K, so every tile runs TSK steps (a constant the compiler can unroll); a read
+// straight from global memory has no zeros to rely on, so the last tile stops at K.
+#if CACHE_A && CACHE_B
+  #define KSTEPS TSK
+#else
+  #define KSTEPS min(TSK, K - k0)
+#endif
 
 #if CACHE_A
   #define READ_A(dst, k, v) dst = LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)]);
 #else
-  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, K, k0 + (k), offm + VWM * (v))
+  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, k0 + (k), offm + VWM * (v))
 #endif
 #if CACHE_B
   #define READ_B(dst, k, v) dst = LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)]);
 #else
-  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, K, k0 + (k), offn + VWN * (v))
+  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, k0 + (k), offn + VWN * (v))
 #endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
@@ -161,7 +171,7 @@ void gemm_any_size(const int M, const int N, const int K,
         }
 #endif
 
-        for (int k = 0; k < TSK; k++) {
+        for (int k = 0; k < KSTEPS; k++) {
             for (int vn = 0; vn < VPTN; vn++) {
                 READ_B(bv, k, tidn + vn * RTSN)
                 VSTOREN(bv, b + VWN * vn);

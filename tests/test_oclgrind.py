@@ -103,11 +103,12 @@ RUNG_DRIVER = """
     from clgemm.rungs import get_rung
     from clgemm.runner import HELPER_RUNNERS, Problem, Workspace, kernel_source
 
+    import json
     number, m, n, k = map(int, sys.argv[1:5])
     dev = select_device("Oclgrind")
     be = open_backend(dev)
     rung = get_rung(number)
-    params = rung.defaults()
+    params = rung.resolve(json.loads(sys.argv[5]) if len(sys.argv) > 5 else {})
     rung.validate(params, dev.limits())
     assert rung.size_problem(params, m, n, k) is None
     ws = Workspace(be, Problem(m, n, k), seed=number)
@@ -125,13 +126,13 @@ RUNG_DRIVER = """
 """
 
 
-def rung_sizes(number: int) -> list[tuple[int, int, int]]:
+def rung_sizes(number: int, params: dict | None = None) -> list[tuple[int, int, int]]:
     """Two work-groups along M and two tiles along K (so races across groups and across the
     tile loop's iterations can show); for the any-size rung, edges that cut every tile, once
     with M and N not multiples of the vector width (scalar loads) and once with them (vector
     loads)."""
     rung = get_rung(number)
-    params = rung.defaults()
+    params = rung.resolve(params)
     tm, tn = rung.output_tile(params)
     tk = params.get("TSK", 16) if rung.any_size else max(rung.k_step(params), 8)
     if rung.any_size:
@@ -146,6 +147,29 @@ def test_rung_clean_under_oclgrind(tmp_path, number):
         assert r.returncode == 0, r.stdout + r.stderr + log
         assert "rel_error" in r.stdout
         assert log.strip() == "", f"rung {number} {m}x{n}x{k}: {classify(log)}\n{log[:4000]}"
+
+
+#: the register vectors and local-memory switches of rungs 9 and 10, away from their defaults:
+#: wide vectors through local memory, and each operand read straight from global memory
+SWITCHES = [{"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 4, "VWM": 4, "VWN": 4},
+            {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 2, "VWM": 16,
+             "VWN": 2, "CACHE_A": 0},
+            {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 4, "WIDTH": 2, "VWM": 8,
+             "CACHE_B": 0},
+            {"TSM": 16, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16,
+             "CACHE_A": 0, "CACHE_B": 0}]
+
+
+@pytest.mark.parametrize("number", (9, 10))
+@pytest.mark.parametrize("params", SWITCHES, ids=[f"switches{i}" for i in range(len(SWITCHES))])
+def test_register_vectors_and_direct_reads_clean_under_oclgrind(tmp_path, number, params):
+    import json
+
+    for m, n, k in rung_sizes(number, params):
+        r, log = under_oclgrind(RUNG_DRIVER, tmp_path, str(number), str(m), str(n), str(k),
+                                json.dumps(params))
+        assert r.returncode == 0, r.stdout + r.stderr + log
+        assert log.strip() == "", f"rung {number} {params} {m}x{n}x{k}: {classify(log)}\n{log[:4000]}"
 
 
 BLAS_DRIVER = """

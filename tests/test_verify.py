@@ -113,3 +113,20 @@ def test_replay_bad_file(tmp_path, content, message):
 def test_bad_rungs_option():
     r = clgemm("verify", "--rungs", "11")
     assert r.returncode == 2 and "there is no rung 11" in r.stderr
+
+
+def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device):
+    """A database entry measured before a rung gained a parameter may be the nearest to every
+    sweep size; the sweep must still find the current entry behind it."""
+    from clgemm.database import Database, Entry
+
+    rung = REGISTRY[9]
+    current = {**rung.defaults(), "VWM": 4, "VWN": 4}
+    old = {k: v for k, v in rung.defaults().items() if k not in ("VWM", "VWN")}
+    db = Database("unused.json", device.key, device.backend, [
+        Entry(9, [64, 64, 64], device.backend, old, 1.0, 1.0),
+        Entry(9, [4096, 4096, 4096], device.backend, current, 1.0, 1.0)])
+    monkeypatch.setattr(api, "_database", lambda d: db)
+    configs = verify._configs(device, [9], quick=True)
+    assert (9, current, "tuned") in configs
+    assert all(set(p) == set(rung.param_names()) for _, p, _ in configs)

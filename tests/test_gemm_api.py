@@ -462,9 +462,11 @@ def test_backend_and_device_disagree(device):
 
 
 def test_too_large_checked_before_any_copy(device):
-    """Broadcast views take no memory; copying one first would need 16 GiB of host memory, so
-    the size check must come before any copy or upload."""
+    """Broadcast views take no memory; copying one first would need more host memory than the
+    device has, so the size check must come before any copy or upload."""
     side = 1 << 16
+    while 4 * side * side <= device.global_mem_bytes:   # A alone must not fit the device
+        side <<= 1
     a = np.broadcast_to(np.float32(1), (side, side))
     c = np.zeros((side, 1), np.float32)
     msg = refused("GiB", clgemm.gemm, a, np.ones((side, 1), np.float32), c, device=device)

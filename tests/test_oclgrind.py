@@ -136,7 +136,8 @@ def rung_sizes(number: int, params: dict | None = None) -> list[tuple[int, int, 
     tm, tn = rung.output_tile(params)
     tk = params.get("TSK", 16) if rung.any_size else max(rung.k_step(params), 8)
     if rung.any_size:
-        return [(2 * tm - 61, tn - 19, 2 * tk + 3), (2 * tm - 60, tn - 20, tk + 5)]
+        m, n = 2 * tm - (tm // 2 - 3), tn - (tn // 8 + 3)      # 195 x 109 for 128 x 128 tiles
+        return [(m, n, 2 * tk + 3), (-(-m // 4) * 4, n // 4 * 4, tk + 5)]
     return [(2 * tm, tn, 2 * tk)]
 
 

@@ -116,3 +116,50 @@ def test_devices_sharing_a_name_are_told_apart_by_driver(tmp_path):
                       "NVIDIA H100 80GB HBM3 (OpenCL, driver 999.1)"]
     alone = load_results(ROOT / "results")
     assert all("driver" not in r.device.label for r in alone.runs)
+
+
+def _bench(name: str, backend: str, kind: str, rows: list) -> "object":
+    from clgemm.course.data import Bench, Device
+
+    device = Device(key=f"{backend}-{name}", name=name, backend=backend, kind=kind)
+    return Bench(path=f"results/x/bench-{backend}.json", device=device, rows=tuple(rows))
+
+
+def _bench_row(shape, best, **refs):
+    return {"shape": list(shape), "best": {"gflops": best, "status": "ok"},
+            "references": [{"key": k, "name": k, "gflops": v, "status": "ok"}
+                           for k, v in refs.items()]}
+
+
+def test_targets_compare_opencl_with_the_cuda_runs_cublas_and_name_the_worst_shape(tmp_path):
+    from clgemm.course.data import Results
+    from clgemm.course.targets import targets_block
+
+    gpu = "Some GPU"
+    opencl = _bench(gpu, "opencl", "GPU", [
+        _bench_row((4096, 4096, 4096), 40.0, clblast=32.0),
+        _bench_row((2049, 2049, 2049), 9.0, clblast=10.0),          # the worst large shape
+        _bench_row((1023, 1023, 1023), 1.0, clblast=10.0),          # under 1024: not counted
+        _bench_row((256, 256, 256), 1.0, clblast=4.0)])             # too small to count
+    cuda = _bench(gpu, "cuda", "GPU", [_bench_row((4096, 4096, 4096), 45.0, cublas=50.0)])
+    cpu = _bench("Some CPU", "opencl", "CPU", [
+        _bench_row((1024, 1024, 1024), 60.0, clblast=20.0, numpy=200.0)])
+    text = targets_block(Results(tmp_path, benches=[opencl, cuda, cpu]))
+    assert "40.0 GFLOP/s, 80% of cuBLAS (target 80%), 1.25× CLBlast" in text
+    assert "lowest 0.90× (at 2049³" in text
+    assert "45.0 GFLOP/s, 90% of cuBLAS (50.0 GFLOP/s in the same run" in text
+    assert "1024³: best rung 60.0 GFLOP/s, 3.00× CLBlast (target 3×), 30% of NumPy's" in text
+    assert targets_block(Results(tmp_path)) == "No bench run in `results/` yet."
+
+
+def test_effects_group_a_journal_by_the_named_parameters(tmp_path):
+    from clgemm.course.data import Device, JournalFile
+    from clgemm.course.effects import effect_table
+
+    def rec(vwm, gflops, status="ok"):
+        return {"rung": 9, "config": {"VWM": vwm, "TSM": 64}, "gflops": gflops, "status": status}
+
+    journal = JournalFile("results/j.jsonl", Device("k", "GPU", "opencl", "GPU"), (64, 64, 64), {},
+                          (rec(1, 10.0), rec(1, 20.0), rec(4, 40.0), rec(4, None, "wrong")))
+    rows = effect_table(journal, 9, ["VWM"]).splitlines()[2:]
+    assert rows == ["| 1 | 2 | 0 | 20.0 | 50% | TSM=64 |", "| 4 | 1 | 1 | 40.0 | 100% | TSM=64 |"]

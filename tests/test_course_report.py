@@ -38,6 +38,7 @@ def checkout(tmp_path):
     """A copy of the parts of the repository that the report reads and writes."""
     for name in ("results", "ladder"):
         shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     return tmp_path
 
 

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from layouts import embed, extract
 
 import clgemm
 from clgemm import api, arrays
@@ -465,19 +466,6 @@ def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
         api.clear_caches()
 
 
-def _embed(x, order, ld, offset, fill=-7.0):
-    rows, cols = x.shape
-    inner, outer = (rows, cols) if order == "F" else (cols, rows)
-    flat = np.full(offset + ld * outer, fill, np.float32)
-    flat[offset:].reshape(outer, ld)[:, :inner] = x.T if order == "F" else x
-    return flat
-
-
-def _extract(flat, shape, order, ld, offset):
-    rows, cols = shape
-    inner, outer = (rows, cols) if order == "F" else (cols, rows)
-    v = flat[offset:offset + ld * outer].reshape(outer, ld)[:, :inner]
-    return v.T if order == "F" else v
 
 
 @pytest.mark.cuda
@@ -494,15 +482,15 @@ def test_gemm_buffers_on_cuda(cp, cuda_be, order, rung):
         c = rand(rng, (m, n))
         lds = {x: (s[0] if order == "F" else s[1]) + 3 for x, s in
                (("a", a.shape), ("b", b.shape), ("c", c.shape))}
-        flats = {"a": _embed(a, order, lds["a"], 5), "b": _embed(b, order, lds["b"], 2),
-                 "c": _embed(c, order, lds["c"], 11)}
+        flats = {"a": embed(a, order, lds["a"], 5), "b": embed(b, order, lds["b"], 2),
+                 "c": embed(c, order, lds["c"], 11)}
         bufs = {x: cp.asarray(f) for x, f in flats.items()}
         clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=0.5, beta=2.0,
                             trans_a=ta, trans_b=tb, lda=lds["a"], ldb=lds["b"], ldc=lds["c"],
                             a_offset=5, b_offset=2, c_offset=11, order=order, rung=rung)
         got = cp.asnumpy(bufs["c"])
         what = f"gemm_buffers order={order} rung={rung} trans_a={ta} trans_b={tb}"
-        assert_close(_extract(got, (m, n), order, lds["c"], 11),
+        assert_close(extract(got, (m, n), order, lds["c"], 11),
                      reference(a, b, c, 0.5, 2.0, ta, tb), what)
         inside = np.zeros(got.shape, bool)
         inside[11:].reshape(-1, lds["c"])[:, :(m if order == "F" else n)] = True

@@ -12,6 +12,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 import pytest
+from layouts import embed, extract
 
 import clgemm
 from clgemm import api
@@ -275,19 +276,6 @@ def test_pyopencl_empty_and_k_zero(queue):
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
-def _embed(x, order, ld, offset, fill=-7.0):
-    rows, cols = x.shape
-    inner, outer = (rows, cols) if order == "F" else (cols, rows)
-    flat = np.full(offset + ld * outer, fill, np.float32)
-    flat[offset:].reshape(outer, ld)[:, :inner] = x.T if order == "F" else x
-    return flat
-
-
-def _extract(flat, shape, order, ld, offset):
-    rows, cols = shape
-    inner, outer = (rows, cols) if order == "F" else (cols, rows)
-    v = flat[offset:offset + ld * outer].reshape(outer, ld)[:, :inner]
-    return v.T if order == "F" else v
 
 
 @pytest.mark.parametrize("order", ["F", "C"])
@@ -303,8 +291,8 @@ def test_gemm_buffers_ld_and_offsets(be, queue, order, rung):
         c = rand(rng, (m, n))
         lds = {x: (s[0] if order == "F" else s[1]) + 3 for x, s in
                (("a", a.shape), ("b", b.shape), ("c", c.shape))}
-        flats = {"a": _embed(a, order, lds["a"], 5), "b": _embed(b, order, lds["b"], 2),
-                 "c": _embed(c, order, lds["c"], 11)}
+        flats = {"a": embed(a, order, lds["a"], 5), "b": embed(b, order, lds["b"], 2),
+                 "c": embed(c, order, lds["c"], 11)}
         bufs = {x: cl.Buffer(be.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
                              hostbuf=f) for x, f in flats.items()}
         clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=0.5, beta=2.0,
@@ -314,7 +302,7 @@ def test_gemm_buffers_ld_and_offsets(be, queue, order, rung):
         got = np.empty_like(flats["c"])
         cl.enqueue_copy(queue, got, bufs["c"]).wait()
         ref = reference(a, b, c, 0.5, 2.0, ta, tb)
-        assert close(_extract(got, (m, n), order, lds["c"], 11), ref), (ta, tb)
+        assert close(extract(got, (m, n), order, lds["c"], 11), ref), (ta, tb)
         inside = np.zeros(got.shape, bool)
         inside[11:].reshape(-1, lds["c"])[:, :(m if order == "F" else n)] = True
         assert np.array_equal(got[~inside], flats["c"][~inside]), (ta, tb)

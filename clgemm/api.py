@@ -33,7 +33,7 @@ from .backends.base import Backend
 from .devices import DeviceInfo
 from .errors import UsageError
 from .rungs import REGISTRY, Rung, get_rung
-from .runner import kernel_source
+from .runner import kernel_source, panel_launch
 
 #: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
 INT_MAX = 2**31 - 1
@@ -233,6 +233,9 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
         plan.temps.append(("packed A", plan.mp * plan.kp))
     if plan.pack_b:
         plan.temps.append(("packed B", plan.kp * plan.np_))
+    for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
+        rows = plan.mp if helper.operand == "A" else plan.np_
+        plan.temps.append((f"{helper.name}", rows * plan.kp))
     if not plan.direct_c:
         plan.temps.append(("product", plan.mp * plan.np_))
     for name, count in plan.temps:
@@ -288,6 +291,11 @@ def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
         if plan.pack_b:
             rows, cols = (plan.np_, plan.kp) if rung.transposed_b else (plan.kp, plan.np_)
             out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
+        for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
+            rows = plan.mp if helper.operand == "A" else plan.np_
+            tx, ty = helper.local_size
+            out.append((helper.name, (_round_up(rows, tx), _round_up(plan.kp, ty)),
+                        helper.local_size))
         out.append((f"rung {rung.number}", *rung.geometry(plan.choice.params, plan.mp, plan.np_)))
     if not plan.direct_c:
         out.append(("epilogue", *_tiles_geometry(backend, plan.m, plan.n)))
@@ -335,6 +343,13 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
             else:
                 b_buf = (_pack(backend, b, k, n, plan.kp, plan.np_, b.trans) if plan.pack_b
                          else b.buf)
+            for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
+                # packing into panels, on the operands as the rung would otherwise read them
+                rows = plan.mp if helper.operand == "A" else plan.np_
+                out = backend.alloc(rows * plan.kp)
+                panel_launch(backend, helper, rows, plan.kp,
+                             a_buf if helper.operand == "A" else b_buf, out)()
+                a_buf, b_buf = (out, b_buf) if helper.operand == "A" else (a_buf, out)
             p_buf = c.buf if plan.direct_c else backend.alloc(plan.mp * plan.np_)
             ldp = plan.mp
             knl = backend.build(kernel_source(backend, rung.file),

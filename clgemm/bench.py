@@ -69,7 +69,7 @@ from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
 from .model_cli import bound_options, hardware_from_options
 from .rungs import get_rung, parse_rungs
-from .runner import HELPER_RUNNERS, Problem, RunResult, Workspace, kernel_source, run_rung
+from .runner import Problem, RunResult, Workspace, kernel_source, run_helpers, run_rung
 
 #: rungs measured by default (plus the one `gemm` would pick for the shape)
 DEFAULT_RUNGS = (6, 7, 8, 9, 10)
@@ -206,11 +206,7 @@ def _rung_timer(backend: Any, ws: Workspace, rung: Any, params: dict) -> Timer:
     """Helper launches then the rung's launch, assembled as `runner.run_rung` assembles them
     (builds are cached per backend, so nothing compiles again). Returns (kernel, helpers) ms."""
     p = ws.problem
-    a_buf, b_buf = ws.buf_a, ws.buf_b
-    helpers = []
-    for helper in rung.helpers:
-        launch_helper, (a_buf, b_buf) = HELPER_RUNNERS[helper.kernel](backend, ws, helper)
-        helpers.append(launch_helper)
+    helpers, a_buf, b_buf = run_helpers(backend, ws, rung.helpers_for(params))
     knl = backend.build(kernel_source(backend, rung.file), rung.macros(params), rung.kernel)
     gsize, lsize = rung.geometry(params, p.m, p.n)
     args = [p.m, p.n, p.k, a_buf, b_buf, ws.buf_c]

@@ -159,7 +159,7 @@ def show(rung_number: int, param_opts) -> None:
     click.echo("// build options:")
     for k, v in rung.macros(params).items():
         click.echo(f"#define {k} {v}")
-    for helper in rung.helpers:
+    for helper in rung.helpers_for(params):
         opts = " ".join(f"-D{k}={v}" for k, v in helper.macros.items())
         click.echo(f"// helper step before it: {helper.name} ({helper.file}: {helper.kernel}, {opts})")
     click.echo((KERNELS / "common.h").read_text())

@@ -168,12 +168,17 @@ def _occupancy(rung: Rung, params: Mapping[str, int], hw: Hardware, step: Step, 
     return Occupancy(fit, by, resident, per_group, step.registers), notes
 
 
-def helper_bytes(rung: Rung, problem: Problem) -> int:
-    """DRAM bytes of the rung's helper kernels: the transpose of B reads B and writes B^T."""
+def helper_bytes(rung: Rung, problem: Problem, params: Mapping[str, int] | None = None) -> int:
+    """DRAM bytes of the rung's helper kernels: the transpose of B reads B and writes B^T, a
+    packing into panels reads and writes its operand."""
     total = 0
-    for helper in rung.helpers:
-        if helper.kernel == "transpose":
+    helpers = rung.helpers_for(params) if params is not None else rung.helpers
+    for helper in helpers:
+        if helper.kernel == "transpose" or (helper.kernel == "pack_panels"
+                                            and helper.operand == "B"):
             total += 2 * FLOAT_BYTES * problem.k * problem.n
+        elif helper.kernel == "pack_panels":
+            total += 2 * FLOAT_BYTES * problem.m * problem.k
     return total
 
 
@@ -294,7 +299,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
         if shares[limit] >= 1.0:  # nothing short of the FMA units themselves
             limit = PEAK
     return Bound(rung.number, params, (m, n, k), hw, step, tuple(terms), value, limit, occ,
-                 groups, helper_bytes(rung, problem), dram, tiles, tuple(notes))
+                 groups, helper_bytes(rung, problem, params), dram, tiles, tuple(notes))
 
 
 def explain(b: Bound) -> list[str]:

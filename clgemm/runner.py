@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -117,7 +117,7 @@ class Workspace:
 HelperLaunch = Callable[[], float]
 
 
-def _transpose_b(backend: Backend, ws: Workspace, helper: Helper):
+def _transpose_b(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
     p = ws.problem
     knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
     bt = ws.scratch("BT", p.k * p.n)
@@ -125,12 +125,43 @@ def _transpose_b(backend: Backend, ws: Workspace, helper: Helper):
     gsize = (-(-p.k // tx) * tx, -(-p.n // ty) * ty)
 
     def launch() -> float:
-        return backend.launch(knl, gsize, helper.local_size, [p.k, p.n, ws.buf_b, bt])
+        return backend.launch(knl, gsize, helper.local_size, [p.k, p.n, b_buf, bt])
 
-    return launch, (ws.buf_a, bt)
+    return launch, (a_buf, bt)
 
 
-HELPER_RUNNERS = {"transpose": _transpose_b}
+def panel_launch(backend: Backend, helper: Helper, rows: int, k: int, src: Any,
+                 out: Any) -> Callable[[], float]:
+    """The launch of a `pack_panels` helper: `rows` x `k` column-major `src` into panels in
+    `out` (gemm() packs its own operands with it too)."""
+    knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
+    tx, ty = helper.local_size
+    gsize = (-(-rows // tx) * tx, -(-k // ty) * ty)
+    return lambda: backend.launch(knl, gsize, helper.local_size, [rows, k, src, out])
+
+
+def _pack_panels(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
+    """A (M x K) or BT (N x K) into panels of PANEL rows; runs after the transpose of B."""
+    p = ws.problem
+    rows, src = (p.m, a_buf) if helper.operand == "A" else (p.n, b_buf)
+    out = ws.scratch(f"{helper.operand} panels of {helper.macros['PANEL']}", rows * p.k)
+    launch = panel_launch(backend, helper, rows, p.k, src, out)
+    return launch, ((out, b_buf) if helper.operand == "A" else (a_buf, out))
+
+
+def run_helpers(backend: Backend, ws: Workspace,
+                helpers: Sequence[Helper]) -> tuple[list[HelperLaunch], Any, Any]:
+    """Prepare every helper step in order, each reading what the one before left: the launch
+    closures and the (A, B) buffers the rung then reads."""
+    a_buf, b_buf = ws.buf_a, ws.buf_b
+    launches = []
+    for helper in helpers:
+        launch, (a_buf, b_buf) = HELPER_RUNNERS[helper.kernel](backend, ws, helper, a_buf, b_buf)
+        launches.append(launch)
+    return launches, a_buf, b_buf
+
+
+HELPER_RUNNERS = {"transpose": _transpose_b, "pack_panels": _pack_panels}
 
 
 def median_time(launch: Callable[[], float], warmup: int, repeats: int) -> list[float]:
@@ -155,11 +186,7 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
         return result
 
     try:
-        a_buf, b_buf = ws.buf_a, ws.buf_b
-        helper_launches = []
-        for helper in rung.helpers:
-            launch_helper, (a_buf, b_buf) = HELPER_RUNNERS[helper.kernel](backend, ws, helper)
-            helper_launches.append(launch_helper)
+        helper_launches, a_buf, b_buf = run_helpers(backend, ws, rung.helpers_for(params))
         knl = backend.build(kernel_source(backend, rung.file), rung.macros(params), rung.kernel)
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)

@@ -24,6 +24,7 @@
 //          reads it straight from global memory. On a CPU, local memory is ordinary cached
 //          memory and every barrier splits the work-group's loop over work-items in two, so
 //          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
+//   PANELS 1 (with CACHE_A = CACHE_B = 0): A and BT come packed into panels (see A_VEC below).
 //   TSM, TSN, TSK, WPTM, WPTN, WIDTH: as in rung 7
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7;  VPTM = WPTM/VWM, VPTN = WPTN/VWN
 
@@ -62,13 +63,20 @@
     }
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
+// With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
+// (TSN rows of BT) that one work-group reads lie contiguously over k, so each work-item walks a
+// stream instead of touching a new column, often a new page, at every step.
 #if CACHE_A
   #define A_VEC(k, v) LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)])
+#elif PANELS
+  #define A_VEC(k, v) VLOADM(Af + ((offm / TSM) * K + k0 + (k)) * TSM + VWM * (v))
 #else
   #define A_VEC(k, v) VLOADM(Af + (k0 + (k)) * M + offm + VWM * (v))
 #endif
 #if CACHE_B
   #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)])
+#elif PANELS
+  #define B_VEC(k, v) VLOADN(BTf + ((offn / TSN) * K + k0 + (k)) * TSN + VWN * (v))
 #else
   #define B_VEC(k, v) VLOADN(BTf + (k0 + (k)) * N + offn + VWN * (v))
 #endif

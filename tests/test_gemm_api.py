@@ -308,6 +308,29 @@ def test_gemm_buffers_ld_and_offsets(be, queue, order, rung):
         assert np.array_equal(got[~inside], flats["c"][~inside]), (ta, tb)
 
 
+PANEL_PARAMS = {"TSM": 32, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 8, "VWM": 16,
+                "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["tile-multiples", "padded"])
+def test_gemm_with_panels_packs_both_operands(be, queue, exact):
+    """Rung 9 with PANELS reads A and BT packed into panels: gemm() must pack its own operands
+    so, whether or not they were packed for the tiles first."""
+    rng = np.random.default_rng(23)
+    m, n, k = (64, 32, 48) if exact else (45, 23, 19)
+    a, b = rand(rng, (m, k), "F"), rand(rng, (k, n), "F")
+    c = np.full((m, n), np.nan, np.float32, order="F")
+    clgemm.gemm_buffers(m, n, k, *(cl.Buffer(be.context, cl.mem_flags.READ_WRITE
+                                             | cl.mem_flags.COPY_HOST_PTR, hostbuf=x.ravel("F"))
+                                   for x in (a, b)),
+                        out := cl.Buffer(be.context, cl.mem_flags.READ_WRITE
+                                         | cl.mem_flags.COPY_HOST_PTR, hostbuf=c.ravel("F")),
+                        queue=queue, rung=9, params=PANEL_PARAMS)
+    got = np.empty(m * n, np.float32)
+    cl.enqueue_copy(queue, got, out).wait()
+    assert close(got.reshape((m, n), order="F"), reference(a, b, None, 1, 0, False, False))
+
+
 def test_gemm_buffers_defaults_and_context_from_buffer(be):
     rng = np.random.default_rng(21)
     a, b = rand(rng, (4, 3), "F"), rand(rng, (3, 2), "F")

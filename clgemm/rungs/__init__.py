@@ -51,10 +51,21 @@ class Helper:
     kernel: str
     macros: Mapping[str, int]
     local_size: tuple[int, int]
+    #: the operand it rewrites for the rung ("A" or "B")
+    operand: str = "B"
 
 
 TRANSPOSE_B = Helper(name="transpose B", file="helpers.cl", kernel="transpose",
                      macros={"TRX": 16, "TRY": 16}, local_size=(16, 16))
+
+
+def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
+    """Packing of A (rows of TSM) and of BT (rows of TSN) into panels contiguous over k; they
+    run after the transpose of B, on its output."""
+    return (Helper(name="A into panels", file="helpers.cl", kernel="pack_panels",
+                   macros={"PANEL": panel_a}, local_size=(16, 16), operand="A"),
+            Helper(name="BT into panels", file="helpers.cl", kernel="pack_panels",
+                   macros={"PANEL": panel_b}, local_size=(16, 16), operand="B"))
 
 
 def _range_constraint(rung: "Rung") -> Constraint:
@@ -104,6 +115,8 @@ class Rung:
     transposed_b: bool = False
     any_size: bool = False
     helpers: tuple[Helper, ...] = ()
+    #: helpers that only some configurations need, after `helpers` (e.g. packing into panels)
+    extra_helpers: Callable[[Params], tuple[Helper, ...]] | None = None
     teaches: str = ""
     extra: Mapping[str, object] = field(default_factory=dict)
 
@@ -126,6 +139,10 @@ class Rung:
                                  f"non-negative integer, got {value!r}")
             params[name] = value
         return params
+
+    def helpers_for(self, params: Params) -> tuple[Helper, ...]:
+        """Every helper step this configuration needs, in the order they run."""
+        return self.helpers + (self.extra_helpers(params) if self.extra_helpers else ())
 
     def macros(self, params: Params) -> dict[str, int]:
         """All -D macros of a configuration: the parameters and what derives from them."""

@@ -3,11 +3,13 @@
 The price is twice the local memory of rung 7, which is what the local-memory device constraint
 now sees. The tile parameters and load constraints are rung 7's; the register-vector widths and
 the local-memory switches (`VECTOR_PARAMS`) are this rung's own and are shared with rung 10.
+PANELS, for the form without local memory, adds two helper steps that pack A and BT into panels
+of TSM and TSN rows, contiguous over k.
 """
 
 from __future__ import annotations
 
-from . import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
+from . import TRANSPOSE_B, Constraint, Helper, Param, Params, Rung, divisible, panel_helpers
 from .r06_register_blocking import BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size, output_tile
 from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
 
@@ -34,6 +36,21 @@ VECTOR_CONSTRAINTS = (
 )
 
 
+PANELS_PARAM = Param("PANELS", (0, 1), 0, "1: A and BT read from panels packed before the "
+                     "kernel (with CACHE_A = CACHE_B = 0)", minimum=0)
+
+PANEL_CONSTRAINTS = (
+    Constraint("PANELS is 0 or 1", "divisibility", lambda p, d: p["PANELS"] in (0, 1)),
+    Constraint("PANELS=0 or CACHE_A = CACHE_B = 0 (panels are read straight from global)",
+               "divisibility",
+               lambda p, d: not p["PANELS"] or (p["CACHE_A"] == 0 and p["CACHE_B"] == 0)),
+)
+
+
+def helpers_with_panels(p: Params) -> tuple[Helper, ...]:
+    return panel_helpers(p["TSM"], p["TSN"]) if p["PANELS"] else ()
+
+
 def derive_vectors(p: Params) -> dict[str, int]:
     return {**derive_wide(p), "VPTM": p["WPTM"] // p["VWM"], "VPTN": p["WPTN"] // p["VWN"]}
 
@@ -48,15 +65,17 @@ RUNG = Rung(
     number=9, slug="prefetch", title="prefetching, double-buffered tiles",
     adds="next tiles fetched during compute; vector registers",
     file="09_prefetch.cl", kernel="gemm_prefetch",
-    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS,
+    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM,),
     derive=derive_vectors,
-    constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS,
+    constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
+    + PANEL_CONSTRAINTS,
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: p["TSK"],
     local_mem_bytes=double_tile_bytes,
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
+    extra_helpers=helpers_with_panels,
     teaches="latency hiding inside a work-group: overlap the next tile's loads with this "
             "tile's arithmetic, one barrier per tile; wide register vectors cut the local reads",
 )

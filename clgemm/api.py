@@ -121,9 +121,8 @@ def _tuned_choice(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice | 
 
         def usable(params: Mapping[str, int], rung: Rung = rung) -> bool:
             try:
-                p = {name: int(v) for name, v in dict(params).items()}
-                return (set(p) == set(rung.param_names())
-                        and rung.first_violation(p, limits) is None
+                p = rung.complete(params)
+                return (p is not None and rung.first_violation(p, limits) is None
                         and rung.size_problem(p, m, n, k) is None)
             except Exception:  # a malformed entry is not usable, never fatal
                 return False
@@ -136,7 +135,7 @@ def _tuned_choice(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice | 
             continue
         if entry is None or not usable(entry.params):
             continue
-        params = {name: int(entry.params[name]) for name in rung.param_names()}
+        params = rung.complete(entry.params)
         shape = tuple(int(v) for v in entry.shape)
         score = (_shape_distance(shape, (m, n, k)), -float(entry.gflops or 0.0), -number)
         if best_score is None or score < best_score:

@@ -196,15 +196,16 @@ def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
         rung = get_rung(number)
 
         def usable(params: Mapping[str, int], rung=rung) -> bool:
-            if set(params) != set(rung.param_names()):
+            p = rung.complete(params)
+            if p is None:
                 return False
             try:
-                return (rung.first_violation(params, limits) is None
-                        and rung.size_problem(params, m, n, k) is None)
+                return (rung.first_violation(p, limits) is None
+                        and rung.size_problem(p, m, n, k) is None)
             except Exception:
                 return False
 
         entry = db.best(number, shape, accept=usable)
         if entry is not None:
-            out[number] = {name: int(entry.params[name]) for name in rung.param_names()}
+            out[number] = rung.complete(entry.params)
     return out

@@ -10,7 +10,7 @@ device's figures come from a ladder or bench file of the same key.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -79,13 +79,13 @@ def _from_journal(path: Path) -> list[Measurement]:
 
 
 def current(m: Measurement) -> bool:
-    """Whether the measurement's parameters are those its rung has now. A rung whose kernel
-    gained or lost a macro is a different kernel; what its earlier version measured stays on
-    record but says nothing about the bound of the present one."""
+    """Whether the measurement applies to its rung's present kernel (`Rung.complete`): what a
+    rung's earlier version measured stays on record but says nothing about the bound of the
+    present one."""
     from .rungs import REGISTRY
 
     rung = REGISTRY.get(m.rung)
-    return rung is not None and set(m.params) == set(rung.param_names())
+    return rung is not None and rung.complete(m.params) is not None
 
 
 def measurements(root: Path) -> list[Measurement]:
@@ -100,4 +100,7 @@ def measurements(root: Path) -> list[Measurement]:
             out += _from_run(str(path), data)
     for journal in sorted(root.rglob("*.jsonl")):
         out += _from_journal(journal)
-    return [m for m in out if current(m)]
+    from .rungs import REGISTRY
+
+    # completed with the defaults of parameters added since, as the rung now reads them
+    return [replace(m, params=REGISTRY[m.rung].complete(m.params)) for m in out if current(m)]

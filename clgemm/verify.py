@@ -342,17 +342,17 @@ def _configs(device: DeviceInfo, rungs: list[int], quick: bool) -> list[tuple[in
         if db is None:
             continue
         seen = [defaults]
-        # Entries tuned for an earlier parameter set of the rung are skipped in the search, so
-        # that one of them being nearest a size never hides a current entry further away.
-        names = set(rung.param_names())
+        # Entries that no longer apply to the rung are skipped in the search, so that one of
+        # them being nearest a size never hides an applicable entry further away.
         for shape in [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]:
             try:
-                entry = db.best(number, shape, accept=lambda p, names=names: set(p) == names)
+                entry = db.best(number, shape,
+                                accept=lambda p, rung=rung: rung.complete(p) is not None)
             except Exception:
                 continue
             if entry is None:
                 continue
-            params = {p: int(entry.params[p]) for p in rung.param_names()}
+            params = rung.complete(entry.params)
             if params not in seen:
                 seen.append(params)
                 out.append((number, params, "tuned"))

@@ -71,7 +71,9 @@ def test_macros_and_tuned_tables_follow_the_registry():
     assert "| `VWM` | 2 | 1, 2, 4 | vector width of the A register block |" in text
     for p in rung.params:
         assert f"| `{p.name}` | {p.default} |" in text
-    # Entries tuned before the new macro existed are shown, without a geometry they no longer have.
+    # Entries tuned with a macro the rung no longer has are shown, without a geometry they no
+    # longer have (a macro that was only added reads at its default: those entries still apply).
+    grown = dataclasses.replace(grown, params=tuple(p for p in grown.params if p.name != "PAD"))
     results = load_results(ROOT / "results")
     assert any(e.rung == 6 for db in results.databases for e in db.entries)
     old = tuned_block(rung, results)

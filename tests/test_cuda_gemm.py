@@ -154,11 +154,12 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
     try:
         for size in (4096, 4097):
             shape = (size, size, size)
-            # Entries measured with an earlier parameter set of their rung are not usable.
-            usable = [e for e in db.entries
-                      if set(e.params) == set(get_rung(e.rung).param_names())
-                      and get_rung(e.rung).first_violation(e.params, info.limits()) is None
-                      and get_rung(e.rung).size_problem(e.params, *shape) is None]
+            # Entries measured on an earlier kernel of their rung are not usable; the others are
+            # read with the defaults of parameters added since (Rung.complete).
+            completed = [(e, get_rung(e.rung).complete(e.params)) for e in db.entries]
+            usable = [e for e, p in completed
+                      if p is not None and get_rung(e.rung).first_violation(p, info.limits()) is None
+                      and get_rung(e.rung).size_problem(p, *shape) is None]
             choice = api.choose_kernel(info, *shape)
             if not usable:
                 assert (choice.rung, choice.source) == (10, "default"), choice.describe()
@@ -168,7 +169,8 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
                         if database.shape_distance(e.shape, shape) == nearest),
                        key=lambda e: e.gflops)
             assert (choice.rung, dict(choice.params), choice.source) == \
-                (best.rung, best.params, "tuned"), (size, choice.describe())
+                (best.rung, get_rung(best.rung).complete(best.params), "tuned"), \
+                (size, choice.describe())
         assert api.choose_kernel(info, 4097, 4097, 4097).rung == 10
     finally:
         api.clear_caches()

@@ -311,3 +311,13 @@ def test_show_prints_rung_9(capsys):
     assert main(["show", "9"]) == 0
     text = capsys.readouterr().out
     assert "#define VTSM 32" in text and "gemm_prefetch" in text and "One barrier" in text
+
+
+def test_stored_parameter_sets_are_completed_or_refused():
+    """Tuning entries made before a parameter was added read it at its default (which keeps the
+    earlier kernel); entries naming a parameter the rung no longer has do not apply."""
+    rung = get_rung(9)
+    before_panels = {k: v for k, v in rung.defaults().items() if k != "PANELS"}
+    assert rung.complete(before_panels) == rung.defaults()
+    assert rung.complete({**before_panels, "PAD": 1}) is None
+    assert rung.complete({"TSM": "x"}) is None

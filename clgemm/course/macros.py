@@ -38,7 +38,8 @@ class Geometry:
 def geometry(rung: Rung, params: Mapping[str, int]) -> Geometry | None:
     """The geometry of `params`, or None when they break a divisibility constraint (the registry
     only derives macros for sets that pass it) or do not fit the rung's parameter names."""
-    if set(params) != set(rung.param_names()):
+    params = rung.complete(params)
+    if params is None:
         return None
     try:
         if rung.first_violation(params, None, stages=("divisibility",)) is not None:

@@ -140,6 +140,19 @@ class Rung:
             params[name] = value
         return params
 
+    def complete(self, params: Mapping[str, object]) -> dict[str, int] | None:
+        """A stored parameter set (a tuning entry, a journal record) as this rung reads it now,
+        or None if it no longer applies. A parameter added to a rung defaults to the kernel it
+        had before, so a set without it is completed with that default; a set naming a parameter
+        the rung no longer has was measured on a different kernel and does not apply."""
+        names = self.param_names()
+        if not set(params) <= set(names):
+            return None
+        try:
+            return {n: int(params[n]) if n in params else self.defaults()[n] for n in names}
+        except (TypeError, ValueError):
+            return None
+
     def helpers_for(self, params: Params) -> tuple[Helper, ...]:
         """Every helper step this configuration needs, in the order they run."""
         return self.helpers + (self.extra_helpers(params) if self.extra_helpers else ())

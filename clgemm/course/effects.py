@@ -14,28 +14,42 @@ from .data import JournalFile, Results
 from .tables import DASH, gflops, link, params_text, size_text, table
 
 
-def _matching(results: Results, rung: int, names: Sequence[str], kind: str) -> list[JournalFile]:
-    out = []
+def _matching(results: Results, rung: int, names: Sequence[str],
+              kind: str) -> list[list[JournalFile]]:
+    """The journals of `rung` on devices of `kind` that measured `names` (directly, or through
+    the defaults of parameters added later), grouped by device and size: a search continued in a
+    second journal belongs in the same table as the first."""
+    from ..rungs import get_rung
+
+    groups: dict[tuple, list[JournalFile]] = {}
     for j in results.journals:
         if (j.device.kind or "GPU") != kind:
             continue
         records = j.records_of(rung)
-        if records and all(n in (records[0].get("config") or {}) for n in names):
-            out.append(j)
-    return out
+        config = get_rung(rung).complete(records[0].get("config") or {}) if records else None
+        if config is not None and all(n in config for n in names):
+            groups.setdefault((j.device.key, j.size), []).append(j)
+    return list(groups.values())
 
 
-def effect_table(journal: JournalFile, rung: int, names: Sequence[str]) -> str:
+def effect_table(journals: Sequence[JournalFile], rung: int, names: Sequence[str]) -> str:
     """Rows: each combination of `names` measured; the best configuration with it and the share
-    of the journal's best that it reached."""
+    of the best overall that it reached. Configurations recorded before a parameter existed
+    count with its default."""
+    from ..rungs import get_rung
+
     groups: dict[tuple, list[dict]] = {}
     failed: dict[tuple, int] = {}
-    for r in journal.records_of(rung):
-        key = tuple((r.get("config") or {}).get(n) for n in names)
-        if r.get("status") == "ok" and r.get("gflops"):
-            groups.setdefault(key, []).append(r)
-        else:
-            failed[key] = failed.get(key, 0) + 1
+    for j in journals:
+        for r in j.records_of(rung):
+            config = get_rung(rung).complete(r.get("config") or {})
+            if config is None:
+                continue
+            key = tuple(config[n] for n in names)
+            if r.get("status") == "ok" and r.get("gflops"):
+                groups.setdefault(key, []).append({**r, "config": config})
+            else:
+                failed[key] = failed.get(key, 0) + 1
     best_all = max((r["gflops"] for rs in groups.values() for r in rs), default=None)
     rows = []
     for key in sorted(set(groups) | set(failed)):
@@ -53,10 +67,11 @@ def effect_table(journal: JournalFile, rung: int, names: Sequence[str]) -> str:
 def effects_block(results: Results, rung: int, names: Sequence[str], kind: str,
                   here: str = "results") -> str:
     parts = []
-    for j in _matching(results, rung, names, kind):
-        parts.append(f"{j.device.label}, rung {rung}, {size_text(j.size)}: "
-                     f"{link(j.path, here, j.path.removeprefix('results/'))}")
+    for group in _matching(results, rung, names, kind):
+        first = group[0]
+        files = ", ".join(link(j.path, here, j.path.removeprefix("results/")) for j in group)
+        parts.append(f"{first.device.label}, rung {rung}, {size_text(first.size)}: {files}")
         parts.append("")
-        parts.append(effect_table(j, rung, names))
+        parts.append(effect_table(group, rung, names))
         parts.append("")
     return "\n".join(parts).rstrip() or "No journal in `results/` measured these parameters yet."

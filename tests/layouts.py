@@ -1,6 +1,7 @@
-"""Matrices laid out in flat buffers as BLAS addresses them (storage order, leading dimension,
-offset), for the gemm_buffers tests of both backends. Everything outside the matrix holds
-`fill`, so a test can tell that nothing outside C was written."""
+"""What the gemm tests of both backends share: random operands, the float64 BLAS reference, and
+matrices laid out in flat buffers as BLAS addresses them (storage order, leading dimension,
+offset). Everything outside an embedded matrix holds `fill`, so a test can tell that nothing
+outside C was written."""
 
 from __future__ import annotations
 
@@ -21,3 +22,19 @@ def extract(flat: np.ndarray, shape: tuple[int, int], order: str, ld: int,
     inner, outer = (rows, cols) if order == "F" else (cols, rows)
     v = flat[offset:offset + ld * outer].reshape(outer, ld)[:, :inner]
     return v.T if order == "F" else v
+
+
+def rand(rng: np.random.Generator, shape: tuple[int, ...], order: str = "C") -> np.ndarray:
+    return np.asarray(rng.standard_normal(shape, dtype=np.float32), order=order)
+
+
+def reference(a, b, c, alpha, beta, ta, tb) -> np.ndarray:
+    """alpha*op(A)*op(B) + beta*C in float64, with BLAS's special cases (C unread at beta 0)."""
+    a = a.astype(np.float64).T if ta else a.astype(np.float64)
+    b = b.astype(np.float64).T if tb else b.astype(np.float64)
+    out = np.zeros((a.shape[0], b.shape[1]))
+    if alpha != 0 and a.shape[1] > 0:
+        out += np.float64(np.float32(alpha)) * (a @ b)
+    if beta != 0:
+        out += np.float64(np.float32(beta)) * c.astype(np.float64)
+    return out

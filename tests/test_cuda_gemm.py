@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from layouts import embed, extract
+from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm import api, arrays
@@ -40,22 +40,6 @@ def refused(match, fn, *args, **kwargs) -> str:
     with pytest.raises(UsageError, match=match) as info:
         fn(*args, **kwargs)
     return str(info.value)
-
-
-def rand(rng, shape, order="C"):
-    return np.asarray(rng.standard_normal(shape, dtype=np.float32), order=order)
-
-
-def reference(a, b, c, alpha, beta, ta, tb):
-    """alpha*op(A)*op(B) + beta*C in float64, with BLAS's special cases (C unread at beta 0)."""
-    a = a.astype(np.float64).T if ta else a.astype(np.float64)
-    b = b.astype(np.float64).T if tb else b.astype(np.float64)
-    out = np.zeros((a.shape[0], b.shape[1]))
-    if alpha != 0 and a.shape[1] > 0:
-        out += np.float64(np.float32(alpha)) * (a @ b)
-    if beta != 0:
-        out += np.float64(np.float32(beta)) * c.astype(np.float64)
-    return out
 
 
 def assert_close(out, ref, what) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 import pytest
-from layouts import embed, extract
+from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm import api
@@ -31,21 +31,6 @@ def be(device):
 @pytest.fixture(scope="module")
 def queue(be):
     return cl.CommandQueue(be.context, be.device.handle)
-
-
-def rand(rng, shape, order="C"):
-    return np.asarray(rng.standard_normal(shape, dtype=np.float32), order=order)
-
-
-def reference(a, b, c, alpha, beta, ta, tb):
-    a = a.astype(np.float64).T if ta else a.astype(np.float64)
-    b = b.astype(np.float64).T if tb else b.astype(np.float64)
-    out = np.zeros((a.shape[0], b.shape[1]))
-    if alpha != 0 and a.shape[1] > 0:
-        out += np.float32(alpha) * (a @ b)
-    if beta != 0:
-        out += np.float32(beta) * c.astype(np.float64)
-    return out
 
 
 def close(out, ref):

@@ -25,6 +25,10 @@
 //          memory and every barrier splits the work-group's loop over work-items in two, so
 //          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
 //   PANELS 1 (with CACHE_A = CACHE_B = 0): A and BT come packed into panels (see A_VEC below).
+//   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
+//          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
+//          run every work-item through one tile before any starts the next, so the tile's
+//          values that they share are still in cache when the next work-item reads them.
 //   TSM, TSN, TSK, WPTM, WPTN, WIDTH: as in rung 7
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7;  VPTM = WPTM/VWM, VPTN = WPTN/VWN
 
@@ -166,7 +170,7 @@ void gemm_prefetch(const int M, const int N, const int K,
             STORE_B(1 - cur)
         }
 #endif
-#if CACHE_A || CACHE_B
+#if CACHE_A || CACHE_B || LOCKSTEP
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }

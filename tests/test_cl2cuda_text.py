@@ -597,7 +597,7 @@ def _compile_jobs():
             {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0}))))
     r9 = REGISTRY[9]
     jobs.append(("rung9-panels", r9.file, r9.macros(r9.resolve(
-        {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}))))
+        {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}))))
     jobs.append(("helper-panels", "helpers.cl", {"PANEL": 64}))
     jobs.append(("blas-helpers", "blas_helpers.cl", {"PACK_TILE": 16}))
     return jobs

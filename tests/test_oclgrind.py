@@ -159,7 +159,9 @@ SWITCHES = [{"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 4, "VWM": 4, "VW
             {"TSM": 16, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16,
              "CACHE_A": 0, "CACHE_B": 0},
             {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16,
-             "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}]
+             "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1},
+            {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16,
+             "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}]
 
 
 @pytest.mark.parametrize("number", (9, 10))

@@ -47,6 +47,8 @@ CASES = [
          "CACHE_A": 0, "CACHE_B": 0}, [(32, 48, 32)]),   # no local memory, no barrier
     (9, {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16, "VWN": 2,
          "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}, [(64, 48, 40)]),   # operands in panels
+    (9, {"TSM": 64, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+         "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}, [(128, 32, 24)]),
     (10, {}, [(128, 128, 128), (256, 128, 64)]),
     (10, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 40)]),
     (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "VWN": 8},
@@ -165,6 +167,9 @@ def test_defaults_fit_here_and_on_a_gpu(backend, number):
     (10, {"WPTN": 4, "VWN": 8}, "WPTN % VWN == 0"),
     (9, {"CACHE_A": 2}, "CACHE_A and CACHE_B are 0 or 1"),
     (9, {"PANELS": 2}, "PANELS is 0 or 1"),
+    (9, {"LOCKSTEP": 2}, "LOCKSTEP is 0 or 1"),
+    (9, {"LOCKSTEP": 1, "CACHE_A": 0},
+     "LOCKSTEP=0 or CACHE_A = CACHE_B = 0 (with local memory the barrier is there)"),
     (9, {"PANELS": 1, "CACHE_B": 0},
      "PANELS=0 or CACHE_A = CACHE_B = 0 (panels are read straight from global)"),
     (8, {"USE_SHUFFLE": 2}, "USE_SHUFFLE is 0 or 1"),

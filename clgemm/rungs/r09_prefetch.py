@@ -4,7 +4,8 @@ The price is twice the local memory of rung 7, which is what the local-memory de
 now sees. The tile parameters and load constraints are rung 7's; the register-vector widths and
 the local-memory switches (`VECTOR_PARAMS`) are this rung's own and are shared with rung 10.
 PANELS, for the form without local memory, adds two helper steps that pack A and BT into panels
-of TSM and TSN rows, contiguous over k.
+of TSM and TSN rows, contiguous over k; LOCKSTEP keeps a barrier per tile in that form, which on a
+CPU runtime makes the group's work-items share each tile's values in cache.
 """
 
 from __future__ import annotations
@@ -39,11 +40,19 @@ VECTOR_CONSTRAINTS = (
 PANELS_PARAM = Param("PANELS", (0, 1), 0, "1: A and BT read from panels packed before the "
                      "kernel (with CACHE_A = CACHE_B = 0)", minimum=0)
 
+LOCKSTEP_PARAM = Param("LOCKSTEP", (0, 1), 0, "1: a barrier after every tile, so a CPU runs "
+                       "the work-items of a group through K together (with CACHE_A = CACHE_B = 0)",
+                       minimum=0)
+
 PANEL_CONSTRAINTS = (
     Constraint("PANELS is 0 or 1", "divisibility", lambda p, d: p["PANELS"] in (0, 1)),
     Constraint("PANELS=0 or CACHE_A = CACHE_B = 0 (panels are read straight from global)",
                "divisibility",
                lambda p, d: not p["PANELS"] or (p["CACHE_A"] == 0 and p["CACHE_B"] == 0)),
+    Constraint("LOCKSTEP is 0 or 1", "divisibility", lambda p, d: p["LOCKSTEP"] in (0, 1)),
+    Constraint("LOCKSTEP=0 or CACHE_A = CACHE_B = 0 (with local memory the barrier is there)",
+               "divisibility",
+               lambda p, d: not p["LOCKSTEP"] or (p["CACHE_A"] == 0 and p["CACHE_B"] == 0)),
 )
 
 
@@ -65,7 +74,7 @@ RUNG = Rung(
     number=9, slug="prefetch", title="prefetching, double-buffered tiles",
     adds="next tiles fetched during compute; vector registers",
     file="09_prefetch.cl", kernel="gemm_prefetch",
-    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM,),
+    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
     + PANEL_CONSTRAINTS,

@@ -147,10 +147,10 @@ def test_targets_compare_opencl_with_the_cuda_runs_cublas_and_name_the_worst_sha
     cpu = _bench("Some CPU", "opencl", "CPU", [
         _bench_row((1024, 1024, 1024), 60.0, clblast=20.0, numpy=200.0)])
     text = targets_block(Results(tmp_path, benches=[opencl, cuda, cpu]))
-    assert "40.0 GFLOP/s, 80% of cuBLAS (target 80%), 1.25× CLBlast" in text
+    assert "40.0 GFLOP/s, 80.0% of cuBLAS (target 80%), 1.25× CLBlast" in text
     assert "lowest 0.90× (at 2049³" in text
-    assert "45.0 GFLOP/s, 90% of cuBLAS (50.0 GFLOP/s in the same run" in text
-    assert "1024³: best rung 60.0 GFLOP/s, 3.00× CLBlast (target 3×), 30% of NumPy's" in text
+    assert "45.0 GFLOP/s, 90.0% of cuBLAS (50.0 GFLOP/s in the same run" in text
+    assert "1024³: best rung 60.0 GFLOP/s, 3.00× CLBlast (target 3×), 30.0% of NumPy's" in text
     assert targets_block(Results(tmp_path)) == "No bench run in `results/` yet."
 
 

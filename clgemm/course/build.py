@@ -63,7 +63,9 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
         f"{kind.lower()}-rung{n}-{'-'.join(names).lower()}": effects_block(results, n, names, kind)
         for kind, names in (("GPU", ("VWM", "VWN")), ("CPU", ("CACHE_A", "CACHE_B", "VWM")))
         for n in (9, 10)
-    } | {"cpu-rung9-panels": effects_block(results, 9, ("PANELS", "CACHE_A", "CACHE_B"), "CPU")}
+    } | {"cpu-rung9-panels": effects_block(results, 9, ("PANELS", "CACHE_A", "CACHE_B"), "CPU"),
+         "cpu-rung9-lockstep": effects_block(results, 9, ("LOCKSTEP", "PANELS", "CACHE_A",
+                                                          "CACHE_B"), "CPU")}
     gallery = [(s.path, s.caption) for s in specs]
     pages["results/README.md"] = {
         "runs": runs_block(results),

@@ -41,7 +41,8 @@ def _share(a: float | None, b: float | None) -> str:
 
 
 def _percent(a: float | None, b: float | None) -> str:
-    return f"{100 * a / b:.0f}%" if a and b else DASH
+    # one decimal: a share set against a target must not round up onto it
+    return f"{100 * a / b:.1f}%" if a and b else DASH
 
 
 def _by_backend(benches: Iterable[Bench], backend: str) -> dict[str, Bench]:

@@ -211,6 +211,14 @@ def _round_up(x: int, mult: int) -> int:
     return -(-x // mult) * mult
 
 
+def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
+    """The helper steps the chosen configuration adds after gemm's own packing (panels), each
+    with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
+    rung = get_rung(plan.choice.rung)
+    extra = rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ()
+    return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
+
+
 def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
           a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: KernelChoice | None) -> _Plan:
     plan = _Plan(m, n, k, alpha, beta)
@@ -232,9 +240,8 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
         plan.temps.append(("packed A", plan.mp * plan.kp))
     if plan.pack_b:
         plan.temps.append(("packed B", plan.kp * plan.np_))
-    for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
-        rows = plan.mp if helper.operand == "A" else plan.np_
-        plan.temps.append((f"{helper.name}", rows * plan.kp))
+    for helper, rows in _panel_steps(plan):
+        plan.temps.append((helper.name, rows * plan.kp))
     if not plan.direct_c:
         plan.temps.append(("product", plan.mp * plan.np_))
     for name, count in plan.temps:
@@ -290,8 +297,7 @@ def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
         if plan.pack_b:
             rows, cols = (plan.np_, plan.kp) if rung.transposed_b else (plan.kp, plan.np_)
             out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
-        for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
-            rows = plan.mp if helper.operand == "A" else plan.np_
+        for helper, rows in _panel_steps(plan):
             tx, ty = helper.local_size
             out.append((helper.name, (_round_up(rows, tx), _round_up(plan.kp, ty)),
                         helper.local_size))
@@ -342,9 +348,8 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
             else:
                 b_buf = (_pack(backend, b, k, n, plan.kp, plan.np_, b.trans) if plan.pack_b
                          else b.buf)
-            for helper in rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ():
+            for helper, rows in _panel_steps(plan):
                 # packing into panels, on the operands as the rung would otherwise read them
-                rows = plan.mp if helper.operand == "A" else plan.np_
                 out = backend.alloc(rows * plan.kp)
                 panel_launch(backend, helper, rows, plan.kp,
                              a_buf if helper.operand == "A" else b_buf, out)()

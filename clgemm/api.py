@@ -31,7 +31,7 @@ from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array
     buffer_kind, host_operand
 from .backends.base import Backend
 from .devices import DeviceInfo
-from .errors import UsageError
+from .errors import ArgumentTypeError, UsageError
 from .rungs import REGISTRY, Rung, get_rung
 from .runner import kernel_source, panel_launch
 
@@ -373,20 +373,31 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
 def _scalar(name: str, value: Any) -> np.float32:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
-        raise UsageError(f"{name} must be a real number, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be a real number, got {value!r}")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        finite = True
     with np.errstate(over="ignore"):
-        return np.float32(value)
+        try:
+            out = np.float32(value)
+        except OverflowError:
+            out = np.float32(np.inf)
+    if finite and not np.isfinite(out):
+        raise UsageError(f"{name}={value!r} is outside float32's range (at most "
+                         f"{float(np.finfo(np.float32).max):.6g} in magnitude)")
+    return out
 
 
 def _flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise UsageError(f"{name} must be True or False, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def _size(name: str, value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise UsageError(f"{name} must be a non-negative integer, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be a non-negative integer, got {value!r}")
     if not 0 <= value <= INT_MAX:
         raise UsageError(f"{name}={value} must be between 0 and {INT_MAX}")
     return int(value)
@@ -446,9 +457,9 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         kind = buffer_kind(buf)
         if kind is None:
             what = type(buf).__module__.split(".")[0] + "." + type(buf).__name__
-            raise UsageError(f"{name} must be a pyopencl.Buffer, or on the CUDA backend a flat "
-                             f"CuPy array, got {what} (for NumPy, pyopencl or CuPy matrices use "
-                             f"clgemm.gemm)")
+            raise ArgumentTypeError(f"{name} must be a pyopencl.Buffer, or on the CUDA backend a "
+                                    f"flat CuPy array, got {what} (for NumPy, pyopencl or CuPy "
+                                    f"matrices use clgemm.gemm)")
         kind.check_buffer(name, buf)
         kinds.append(kind)
     named = list(bufs.items())
@@ -506,11 +517,12 @@ def _check_array(name: str, x: Any) -> DeviceArrays | None:
     if not isinstance(x, np.ndarray):
         kind = array_kind(x)
         if kind is None:
-            raise UsageError(f"{name} must be a NumPy array or a pyopencl.array.Array, got "
-                             f"{type(x).__name__} (or, on the CUDA backend, a cupy.ndarray)")
+            raise ArgumentTypeError(f"{name} must be a NumPy array or a pyopencl.array.Array, "
+                                    f"got {type(x).__name__} (or, on the CUDA backend, a "
+                                    f"cupy.ndarray)")
     if x.dtype != np.float32:
-        raise UsageError(f"{name} has dtype {x.dtype}; gemm supports float32 only (convert with "
-                         f"{name}.astype(numpy.float32))")
+        raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm supports float32 only "
+                                f"(convert with {name}.astype(numpy.float32))")
     if x.ndim != 2:
         raise UsageError(f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)}")
     return kind

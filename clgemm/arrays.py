@@ -21,7 +21,7 @@ import numpy as np
 from . import gemm_backends
 from .backends.base import Backend
 from .devices import DeviceInfo
-from .errors import UsageError
+from .errors import ArgumentTypeError, UsageError
 
 Named = Sequence[tuple[str, Any]]
 
@@ -337,8 +337,8 @@ class CuPyArrays(DeviceArrays):
 
     def check_buffer(self, name: str, x: Any) -> None:
         if x.dtype != np.float32:
-            raise UsageError(f"{name} has dtype {x.dtype}; gemm_buffers takes float32 buffers "
-                             f"only")
+            raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm_buffers takes float32 "
+                                    f"buffers only")
         if x.ndim != 1:
             raise UsageError(f"{name} must be a flat (1-D) CuPy array, got shape "
                              f"{tuple(x.shape)}; pass {name}.ravel() (for matrices use "

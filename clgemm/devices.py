@@ -101,7 +101,7 @@ def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = Non
     if backend is not None:
         pool = [d for d in devices if d.backend == backend]
         if not pool:
-            raise UsageError(f"--backend {backend}: no {backend} device found; "
+            raise UsageError(f"backend {backend}: no {backend} device found; "
                              f"{_MISSING.get(backend, 'see clgemm devices')}")
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         cpus = [d for d in pool if d.is_cpu]
@@ -110,11 +110,11 @@ def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = Non
     if text.lstrip("-").isdigit():
         i = int(text)
         if not 0 <= i < len(devices):
-            raise UsageError(f"--device {i}: no such device (devices are numbered "
+            raise UsageError(f"device {i}: no such device (devices are numbered "
                              f"0-{len(devices) - 1}; see 'clgemm devices')")
         if backend is not None and devices[i].backend != backend:
             mine = ", ".join(f"{d.index}: {d.name}" for d in pool)
-            raise UsageError(f"--device {i} is {devices[i].name} on the {devices[i].backend} "
+            raise UsageError(f"device {i} is {devices[i].name} on the {devices[i].backend} "
                              f"backend, not {backend} ({backend} devices: {mine})")
         return devices[i]
     hits = [d for d in pool if text.lower() in d.name.lower()]
@@ -123,7 +123,7 @@ def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = Non
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        raise UsageError(f"--device '{text}': no device name contains it (see 'clgemm devices')")
+        raise UsageError(f"device '{text}': no device name contains it (see 'clgemm devices')")
     names = "; ".join(f"{d.index}: {d.name} ({d.backend})" for d in hits)
-    hint = " or --backend" if len({d.backend for d in hits}) > 1 else ""
-    raise UsageError(f"--device '{text}' matches several devices ({names}); give the index{hint}")
+    hint = " or a backend" if len({d.backend for d in hits}) > 1 else ""
+    raise UsageError(f"device '{text}' matches several devices ({names}); give its index{hint}")

@@ -2,6 +2,9 @@
 
 The CLI turns every `ClgemmError` into a single `error:` line and exit status 2 (bad input) or 1
 (something failed at run time), so a user never sees a traceback for a mistake they can fix.
+From Python, a bad value is a `ValueError` and an argument of the wrong type a `TypeError`, as
+NumPy users expect: `UsageError` derives from `ValueError`, `ArgumentTypeError` from both it
+and `TypeError`, so `except ValueError`, `except TypeError` and `except UsageError` all work.
 """
 
 
@@ -11,10 +14,14 @@ class ClgemmError(Exception):
     exit_code = 1
 
 
-class UsageError(ClgemmError):
+class UsageError(ClgemmError, ValueError):
     """The user asked for something that cannot be done: unknown device, bad size, bad parameter."""
 
     exit_code = 2
+
+
+class ArgumentTypeError(UsageError, TypeError):
+    """An argument of the wrong type (a list where an array belongs, a string for a size)."""
 
 
 class ConstraintError(UsageError):

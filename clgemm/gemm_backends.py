@@ -14,7 +14,7 @@ from typing import Any
 from .backends import open_backend
 from .backends.base import Backend
 from .devices import DeviceInfo, list_devices, select_device
-from .errors import UsageError
+from .errors import ArgumentTypeError, UsageError
 
 BACKEND_NAMES = ("opencl", "cuda")
 
@@ -37,7 +37,8 @@ def split_backend(backend: Any) -> tuple[Backend | None, str | None]:
         return backend, backend.name
     if isinstance(backend, str) and backend.strip().lower() in BACKEND_NAMES:
         return None, backend.strip().lower()
-    raise UsageError(f"backend must be one of {', '.join(map(repr, BACKEND_NAMES))} or a clgemm "
+    error = UsageError if isinstance(backend, str) else ArgumentTypeError
+    raise error(f"backend must be one of {', '.join(map(repr, BACKEND_NAMES))} or a clgemm "
                      f"backend object, got {backend!r}")
 
 

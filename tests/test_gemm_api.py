@@ -530,3 +530,39 @@ def test_errors_are_usage_errors_for_cli_style_reporting():
     assert issubclass(UsageError, clgemm.errors.ClgemmError)
     assert json.dumps({"ok": True})  # the package imports cleanly with the API exported
     assert clgemm.gemm is api.gemm and clgemm.gemm_buffers is api.gemm_buffers
+
+
+# -- Python exception classes: values are ValueErrors, types TypeErrors -------------------------
+@pytest.mark.parametrize("call, error", [
+    (lambda a, dev: clgemm.gemm([[1.0]], a, device=dev), TypeError),
+    (lambda a, dev: clgemm.gemm(a.astype(np.float64), a, device=dev), TypeError),
+    (lambda a, dev: clgemm.gemm(a, a, alpha="2", device=dev), TypeError),
+    (lambda a, dev: clgemm.gemm(a, a, trans_a=1, device=dev), TypeError),
+    (lambda a, dev: clgemm.gemm(a, a, backend=3, device=dev), TypeError),
+    (lambda a, dev: clgemm.gemm(a, np.ones((3, 2), np.float32), device=dev), ValueError),
+    (lambda a, dev: clgemm.gemm(a, a, beta=1.0, device=dev), ValueError),
+    (lambda a, dev: clgemm.gemm(a, a, backend="vulkan", device=dev), ValueError),
+    (lambda a, dev: clgemm.gemm(a, a, device="no-such-device-anywhere"), ValueError),
+])
+def test_errors_are_value_or_type_errors(device, call, error):
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(error) as info:
+        call(a, device)
+    assert isinstance(info.value, UsageError)  # still one line, still exit 2 at the CLI
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("alpha", [10**400, -10**40, 1e39])
+def test_alpha_beyond_float32_refused(device, alpha):
+    a = np.ones((2, 2), np.float32)
+    c = np.zeros((2, 2), np.float32)
+    msg = refused("outside float32's range", clgemm.gemm, a, a, c, alpha=alpha, device=device)
+    assert msg.startswith("alpha=")
+    refused("outside float32's range", clgemm.gemm, a, a, c, beta=alpha, device=device)
+    assert not c.any()
+
+
+def test_library_messages_do_not_name_cli_options(device):
+    msg = refused("no device name contains it", clgemm.gemm, np.ones((1, 1), np.float32),
+                  np.ones((1, 1), np.float32), device="no-such-device-anywhere")
+    assert "--" not in msg

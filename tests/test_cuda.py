@@ -35,7 +35,7 @@ def test_select_device_by_backend():
     assert select_device("H100", FAKES, backend="cuda").index == 2
     assert select_device("H100", FAKES, backend="opencl").index == 1
     assert select_device("2", FAKES, backend="cuda").index == 2
-    with pytest.raises(UsageError, match="matches several devices.*or --backend"):
+    with pytest.raises(UsageError, match="matches several devices.*or a backend"):
         select_device("H100", FAKES)
     with pytest.raises(UsageError, match="H100 80GB HBM3 on the opencl backend, not cuda"):
         select_device("1", FAKES, backend="cuda")

@@ -33,7 +33,6 @@ from .backends.base import Backend
 from .devices import DeviceInfo
 from .errors import ArgumentTypeError, UsageError
 from .rungs import REGISTRY, Rung, get_rung
-from .runner import kernel_source, panel_launch
 
 #: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
 INT_MAX = 2**31 - 1
@@ -275,8 +274,7 @@ def _pack_tile(backend: Backend) -> int:
 
 
 def _helper(backend: Backend, kernel: str) -> Any:
-    return backend.build(kernel_source(backend, HELPERS_FILE), {"PACK_TILE": _pack_tile(backend)},
-                         kernel)
+    return backend.program(HELPERS_FILE, {"PACK_TILE": _pack_tile(backend)}, kernel)
 
 
 def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, int],
@@ -322,17 +320,21 @@ def _check_launches(backend: Backend, plan: _Plan) -> None:
                                  f"dimension {axis}, and {backend.name} allows at most {most}")
 
 
-def _pack(backend: Backend, x: _Mat, rows: int, cols: int, out_rows: int, out_cols: int,
-          transpose: bool) -> Any:
-    """op(stored) zero-padded to out_rows x out_cols, in a new tight column-major buffer."""
-    out = backend.alloc(out_rows * out_cols)
+def _pack(backend: Backend, queue: Any, x: _Mat, rows: int, cols: int, out_rows: int,
+          out_cols: int, transpose: bool) -> Any:
+    """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
+    out = backend.scratch(out_rows * out_cols, queue)
     knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
     gsize, lsize = _tiles_geometry(backend, out_rows, out_cols)
-    backend.launch(knl, gsize, lsize, [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out])
+    backend.enqueue(knl, gsize, lsize,
+                    [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out], queue)
     return out
 
 
-def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
+def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: Any = None) -> None:
+    """Queue every launch of the plan on `queue` and return without waiting. Scratch buffers
+    come from the backend's pool and go back to it when this returns; later work on the same
+    queue is ordered after these launches, so reusing them is safe."""
     if plan.nothing_to_do:
         return
     m, n, k = plan.m, plan.n, plan.k
@@ -340,53 +342,58 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat) -> None:
     with gemm_backends.launch_lock(backend):
         if plan.use_p:
             rung: Rung = get_rung(plan.choice.rung)
-            a_buf = (_pack(backend, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
+            a_buf = (_pack(backend, queue, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
                      else a.buf)
             if rung.transposed_b:
-                b_buf = (_pack(backend, b, n, k, plan.np_, plan.kp, not b.trans) if plan.pack_b
-                         else b.buf)
+                b_buf = (_pack(backend, queue, b, n, k, plan.np_, plan.kp, not b.trans)
+                         if plan.pack_b else b.buf)
             else:
-                b_buf = (_pack(backend, b, k, n, plan.kp, plan.np_, b.trans) if plan.pack_b
-                         else b.buf)
+                b_buf = (_pack(backend, queue, b, k, n, plan.kp, plan.np_, b.trans)
+                         if plan.pack_b else b.buf)
             for helper, rows in _panel_steps(plan):
                 # packing into panels, on the operands as the rung would otherwise read them
-                out = backend.alloc(rows * plan.kp)
-                panel_launch(backend, helper, rows, plan.kp,
-                             a_buf if helper.operand == "A" else b_buf, out)()
+                out = backend.scratch(rows * plan.kp, queue)
+                tx, ty = helper.local_size
+                backend.enqueue(backend.program(helper.file, helper.macros, helper.kernel),
+                                (_round_up(rows, tx), _round_up(plan.kp, ty)), helper.local_size,
+                                [rows, plan.kp, a_buf if helper.operand == "A" else b_buf, out],
+                                queue)
                 a_buf, b_buf = (out, b_buf) if helper.operand == "A" else (a_buf, out)
-            p_buf = c.buf if plan.direct_c else backend.alloc(plan.mp * plan.np_)
+            p_buf = c.buf if plan.direct_c else backend.scratch(plan.mp * plan.np_, queue)
             ldp = plan.mp
-            knl = backend.build(kernel_source(backend, rung.file),
-                                rung.macros(plan.choice.params), rung.kernel)
+            knl = backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
             gsize, lsize = rung.geometry(plan.choice.params, plan.mp, plan.np_)
-            backend.launch(knl, gsize, lsize, [plan.mp, plan.np_, plan.kp, a_buf, b_buf, p_buf])
+            backend.enqueue(knl, gsize, lsize, [plan.mp, plan.np_, plan.kp, a_buf, b_buf, p_buf],
+                            queue)
             if plan.direct_c:
                 return
         knl = _helper(backend, "epilogue")
         gsize, lsize = _tiles_geometry(backend, m, n)
-        backend.launch(knl, gsize, lsize,
-                       [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
-                        int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)])
+        backend.enqueue(knl, gsize, lsize,
+                        [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
+                         int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)],
+                        queue)
 
 
 # -- argument checks shared by both entry points -----------------------------------------------
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _scalar(name: str, value: Any) -> np.float32:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise ArgumentTypeError(f"{name} must be a real number, got {value!r}")
     try:
-        finite = math.isfinite(value)
-    except OverflowError:  # an int too large for a float
-        finite = True
-    with np.errstate(over="ignore"):
-        try:
-            out = np.float32(value)
-        except OverflowError:
-            out = np.float32(np.inf)
-    if finite and not np.isfinite(out):
-        raise UsageError(f"{name}={value!r} is outside float32's range (at most "
-                         f"{float(np.finfo(np.float32).max):.6g} in magnitude)")
-    return out
+        as_float = float(value)
+    except OverflowError:  # an int too large for any float
+        as_float = math.inf
+    # A finite value past float32's range would become Inf: refuse it rather than compute
+    # with something the caller did not write. NaN and Inf given as such are kept (IEEE).
+    if abs(as_float) > _FLOAT32_MAX and (math.isfinite(as_float) or isinstance(value, int)):
+        if not (abs(as_float) < _FLOAT32_MAX * (1 + 2**-25)):  # rounds down onto the maximum
+            raise UsageError(f"{name}={value!r} is outside float32's range (at most "
+                             f"{_FLOAT32_MAX:.6g} in magnitude)")
+    return np.float32(as_float)
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -439,11 +446,13 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     op(A) is m x k and op(B) k x n. Each matrix is read in place at element offset `x_offset`
     with leading dimension `ldx` (default: tightly packed), column-major (`order="F"`, as BLAS)
     or row-major (`order="C"`, as CBLAS's CblasRowMajor); offsets count floats, not bytes.
-    OpenCL buffers are used in their context: pass the `queue` they were written on (it is
-    finished first, so those writes are seen) or a `backend`; without either the buffers'
-    context must have a single device. CuPy buffers run on their device, after the work queued
-    on it. The call returns when C is written. `rung` and `params` force a kernel instead of the
-    tuned or default choice (sizes it cannot take are padded).
+    OpenCL buffers are used in their context: pass the `queue` they were written on, and the
+    launches are queued there, after that work, and the call returns without waiting (as
+    pyopencl's own operations do); with a `backend` and no queue, or neither (the buffers'
+    context must then have a single device), the call returns when C is written. CuPy buffers
+    run on their device, on the current stream, and the call returns without waiting, as CuPy's
+    operations do. `rung` and `params` force a kernel instead of the tuned or default choice
+    (sizes it cannot take are padded).
     """
     backend_obj, backend_name = gemm_backends.split_backend(backend)
     m, n, k = _size("m", m), _size("n", n), _size("k", k)
@@ -506,8 +515,10 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     _check_memory(backend.device, plan.temps)
     _check_launches(backend, plan)
     with backend.activate():
-        kind.finish_buffers(named, queue)
-        _execute(backend, plan, ma, mb, mc)
+        run_on = kind.buffers_queue(backend, queue)
+        _execute(backend, plan, ma, mb, mc, run_on)
+        if queue is None and run_on is not None:
+            run_on.finish()  # the caller has no queue to wait on
 
 
 # -- gemm on arrays ----------------------------------------------------------------------------
@@ -567,6 +578,12 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     backend object, or "opencl" / "cuda" for that backend's first device, or with `device` to
     choose among that backend's devices); device arrays run where they live: pyopencl arrays in
     their own context, CuPy arrays on their own GPU.
+
+    On device arrays the call queues its kernels and returns without waiting, as pyopencl and
+    CuPy operations do: on the arrays' own queue (OpenCL) or the current stream (CUDA), so the
+    result is ready for whatever the caller queues next there. NumPy results wait only for
+    their download. Temporary buffers come from a memory pool, so repeated calls of one shape
+    allocate nothing.
     """
     alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
     trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
@@ -661,20 +678,21 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
         c_op.array = result
         if out_on_device:
             c_op.buf, c_op.offset = kind.buffer_of(result)
-    if kind is not None:
-        kind.finish(on_device)
+    queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
     for op in (*ops.values(), c_op):
         if op.buf is not None:
             continue
         if op is c_op and not plan.read_c:
-            op.buf = be.alloc(m * n)
+            op.buf = be.scratch(m * n, queue)
         else:
             order = "C" if op.c_order else "F"
             op.buf = be.to_device(np.asarray(op.array, order=order).reshape(-1, order=order))
     ma, mb = operands()
-    _execute(be, plan, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False))
+    _execute(be, plan, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), queue)
 
     if isinstance(result, np.ndarray):
+        if queue is not None and queue is not getattr(be, "queue", None):
+            queue.finish()  # the download goes through the backend's own queue
         flat = be.to_host(c_op.buf, m * n)
         result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
     return result

@@ -110,8 +110,10 @@ class DeviceArrays(ABC):
         device or backend the caller asked for, if any."""
 
     @abstractmethod
-    def finish(self, named: Named) -> None:
-        """Wait until work the caller queued on the arrays is done, before reading them."""
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        """Where the call's launches go so that they follow the work the caller queued on the
+        arrays without waiting for it: the arrays' own queue (OpenCL) or the current stream
+        (CUDA, None). Only work on some other queue is waited for."""
 
     @abstractmethod
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
@@ -134,8 +136,8 @@ class DeviceArrays(ABC):
         """The backend for these buffers, from the buffers, the queue or the backend passed."""
 
     @abstractmethod
-    def finish_buffers(self, named: Named, queue: Any) -> None:
-        """Wait for the caller's pending work on the buffers."""
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        """Where gemm_buffers' launches go: the caller's queue, else the backend's own."""
 
     # -- test data (clgemm verify) --
     @abstractmethod
@@ -207,14 +209,21 @@ class PyOpenCLArrays(DeviceArrays):
             dev = info.handle
         return gemm_backends.backend_for_context(context, dev)
 
-    def finish(self, named: Named) -> None:
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        queues: list[Any] = []
         for _, x in named:
-            if x.queue is not None:
-                x.queue.finish()
+            if x.queue is not None and not any(x.queue == q for q in queues):
+                queues.append(x.queue)
+        mine = [q for q in queues if q.device == backend.device.handle]
+        chosen = mine[0] if mine else backend.queue
+        for q in queues:
+            if q != chosen:
+                q.finish()
+        return chosen
 
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
-        queue = next((x.queue for _, x in named if x.queue is not None), backend.queue)
-        return self._cl()[1].empty(queue, shape, np.float32)
+        queue = self.queue_for(backend, named)
+        return self._cl()[1].empty(queue, shape, np.float32, allocator=backend.pool(queue))
 
     def is_buffer(self, x: Any) -> bool:
         cl = self._cl()[0]
@@ -242,9 +251,8 @@ class PyOpenCLArrays(DeviceArrays):
                                  f"with")
         return backend
 
-    def finish_buffers(self, named: Named, queue: Any) -> None:
-        if queue is not None:
-            queue.finish()
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        return queue if queue is not None else backend.queue
 
     def upload(self, backend: Backend, host: np.ndarray) -> Any:
         return self._cl()[1].to_device(backend.queue, host)
@@ -322,11 +330,9 @@ class CuPyArrays(DeviceArrays):
             return gemm_backends.backend_for(info)
         return gemm_backends.backend_for(gemm_backends.cuda_device_info(ordinal))
 
-    def finish(self, named: Named) -> None:
-        # Work on any stream of the device, not only the current one, must be done.
-        cupy = self._cupy()
-        for ordinal in sorted({int(x.device.id) for _, x in named}):
-            cupy.cuda.Device(ordinal).synchronize()
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        # As CuPy's own operations: ordered on the current stream, no synchronisation.
+        return None
 
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
         cupy = self._cupy()
@@ -359,8 +365,8 @@ class CuPyArrays(DeviceArrays):
                              "CUDA stream of their device (leave queue out)")
         return self.backend_for(named, None, backend)
 
-    def finish_buffers(self, named: Named, queue: Any) -> None:
-        self.finish(named)
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        return None
 
     def upload(self, backend: Backend, host: np.ndarray) -> Any:
         cupy = self._cupy()

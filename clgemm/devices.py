@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 
 from .errors import UsageError
@@ -37,7 +38,7 @@ class DeviceInfo:
     #: backend object (pyopencl.Device, CUDA ordinal, ...); never serialised
     handle: Any = field(default=None, repr=False, compare=False)
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Stable, readable identity: backend, vendor, name, driver (a database never applies
         to another device or driver)."""

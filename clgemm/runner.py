@@ -15,10 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from . import check
+from . import check, sources
 from .backends.base import Backend
 from .errors import BuildError, ClgemmError, LaunchError, UsageError
-from .paths import KERNELS
 from .rungs import Helper, Rung
 
 
@@ -70,8 +69,7 @@ class RunResult:
 
 def kernel_source(backend: Backend, filename: str) -> str:
     """The text a backend compiles: its header, the shared definitions, then the kernel file."""
-    parts = [backend.header(), (KERNELS / "common.h").read_text(), (KERNELS / filename).read_text()]
-    return "\n".join(p for p in parts if p)
+    return sources.kernel_source(backend.header(), filename)
 
 
 class Workspace:

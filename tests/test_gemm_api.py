@@ -566,3 +566,41 @@ def test_library_messages_do_not_name_cli_options(device):
     msg = refused("no device name contains it", clgemm.gemm, np.ones((1, 1), np.float32),
                   np.ones((1, 1), np.float32), device="no-such-device-anywhere")
     assert "--" not in msg
+
+
+# -- the library path queues its work and reuses its memory -----------------------------------
+def test_device_arrays_never_wait_for_launches(be, queue, monkeypatch):
+    """gemm() on pyopencl arrays queues its launches on the arrays' queue: the timed launch
+    (which waits for its event) and plain allocation are for the measuring code only."""
+    rng = np.random.default_rng(41)
+    a, b = rand(rng, (37, 29)), rand(rng, (29, 23))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the library path must not wait for a launch or allocate anew")
+
+    monkeypatch.setattr(be, "launch", refuse)
+    monkeypatch.setattr(be, "alloc", refuse)
+    da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+    out = clgemm.gemm(da, db)
+    assert out.queue == queue
+    assert close(out.get(), reference(a, b, None, 1.0, 0.0, False, False))  # ordered after gemm
+    c = cla.to_device(queue, rand(rng, (37, 23)))
+    c0 = c.get()
+    clgemm.gemm(da, db, c, alpha=0.5, beta=2.0, trans_a=False)
+    assert close(c.get(), reference(a, b, c0, 0.5, 2.0, False, False))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_repeated_calls_allocate_nothing_new(be, queue, order):
+    rng = np.random.default_rng(42)
+    a = cla.to_device(queue, np.asarray(rand(rng, (70, 50)), order=order))
+    b = cla.to_device(queue, np.asarray(rand(rng, (50, 90)), order=order))
+    c = cla.zeros(queue, (70, 90), np.float32)
+    pool = be.pool(queue)
+    clgemm.gemm(a, b, c, alpha=2.0, beta=0.5)
+    queue.finish()
+    held = pool.managed_bytes
+    for _ in range(5):
+        clgemm.gemm(a, b, c, alpha=2.0, beta=0.5)
+    queue.finish()
+    assert pool.managed_bytes == held

@@ -9,6 +9,7 @@ from typing import Any, ContextManager, Mapping, Sequence
 import numpy as np
 
 from ..devices import DeviceInfo
+from ..sources import kernel_source
 
 #: a kernel argument: an int (passed as a 32-bit int) or a buffer from `to_device`/`alloc`
 Arg = Any
@@ -51,6 +52,32 @@ class Backend(ABC):
                args: Sequence[Arg]) -> float:
         """Run one launch to completion; return its device time in milliseconds (from device
         events, so host overhead is excluded). Raises LaunchError."""
+
+    def program(self, filename: str, defines: Mapping[str, int], kernel: str) -> Any:
+        """A kernel of one of the project's files, built once and then found by file, kernel and
+        macros alone: the library path asks for its kernels on every call, and reading and
+        hashing the source each time would cost more than a small product's launches."""
+        cache = self.__dict__.setdefault("_programs", {})
+        key = (filename, kernel, tuple(defines.items()))
+        knl = cache.get(key)
+        if knl is None:
+            knl = cache[key] = self.build(kernel_source(self.header(), filename), defines, kernel)
+        return knl
+
+    def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Arg], queue: Any = None) -> None:
+        """Queue one launch and return without waiting, as the array libraries' own operations
+        do: the library path. Work is ordered on `queue` (OpenCL: a command queue of the
+        backend's context, by default its own; CUDA: the current stream). Timing belongs to
+        `launch`, which the measuring code uses. Raises LaunchError. A backend without queues
+        runs the launch to completion."""
+        self.launch(kernel, global_size, local_size, args)
+
+    def scratch(self, count: int, queue: Any = None) -> Any:
+        """A temporary buffer of `count` float32 values from a memory pool, so repeated calls of
+        one shape allocate nothing: it goes back to the pool when dropped, and work queued on
+        the same `queue` after that may reuse it, which in-order queues make safe."""
+        return self.alloc(count)
 
     def activate(self) -> ContextManager:
         """A context in which this backend's device is the one that allocations and launches

@@ -207,6 +207,21 @@ class CUDABackend(Backend):
 
     def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                args: Sequence[Any]) -> float:
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        try:
+            start.record()
+            self.enqueue(kernel, global_size, local_size, args)
+            end.record()
+            end.synchronize()
+        except LaunchError:
+            raise
+        except Exception as exc:  # CUDADriverError: resources, illegal address, ...
+            raise LaunchError(f"launch failed: {exc}") from exc
+        return float(cupy.cuda.get_elapsed_time(start, end))
+
+    def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Any], queue: Any = None) -> None:
+        """On the current stream, as CuPy's own operations; `queue` is not used."""
         if any(g % l for g, l in zip(global_size, local_size)):
             raise LaunchError(f"launch failed: global size {tuple(global_size)} is not a "
                               f"multiple of the work-group size {tuple(local_size)}")
@@ -215,15 +230,14 @@ class CUDABackend(Backend):
         block = (tuple(local_size) + (1, 1, 1))[:3]
         cargs = tuple(np.int32(a) if isinstance(a, (int, np.integer))
                       else np.float32(a) if isinstance(a, float) else a for a in args)
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
         try:
-            start.record()
             kernel(grid, block, cargs)
-            end.record()
-            end.synchronize()
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
-        return float(cupy.cuda.get_elapsed_time(start, end))
+
+    def scratch(self, count: int, queue: Any = None) -> Any:
+        """From CuPy's memory pool, which keeps freed blocks per stream."""
+        return cupy.empty(max(1, count), dtype=cupy.float32)
 
     def activate(self) -> ContextManager:
         return device_scope(self.device.handle)

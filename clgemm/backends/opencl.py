@@ -13,8 +13,9 @@ from .base import Backend
 
 try:
     import pyopencl as cl
+    import pyopencl.tools as cl_tools
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
-    cl = None
+    cl = cl_tools = None
 
 _TYPES = {"CPU": 1 << 1, "GPU": 1 << 2, "ACCELERATOR": 1 << 3, "CUSTOM": 1 << 4}
 
@@ -72,6 +73,7 @@ class OpenCLBackend(Backend):
         self.queue = cl.CommandQueue(self.context,
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels: dict[str, Any] = {}
+        self._pools: dict[int, Any] = {}
 
     @classmethod
     def from_queue(cls, queue: Any) -> "OpenCLBackend":
@@ -92,6 +94,7 @@ class OpenCLBackend(Backend):
         self.queue = cl.CommandQueue(self.context, queue.device,
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels = {}
+        self._pools = {}
         return self
 
     def header(self) -> str:
@@ -140,8 +143,33 @@ class OpenCLBackend(Backend):
         except cl.Error as exc:
             raise LaunchError(f"launch failed: {exc}") from exc
 
+    def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Any], queue: Any = None) -> None:
+        cargs = [np.int32(a) if isinstance(a, (int, np.integer)) else a for a in args]
+        try:
+            kernel.set_args(*cargs)
+            cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
+                                       tuple(local_size))
+        except cl.Error as exc:
+            raise LaunchError(f"launch failed: {exc}") from exc
+
+    def pool(self, queue: Any = None) -> Any:
+        """pyopencl's memory pool for work on `queue`: one pool per queue, because a buffer
+        returned to a pool may be handed out again while earlier work on it still runs, which
+        only the order of one in-order queue makes safe."""
+        queue = queue or self.queue
+        found = self._pools.get(queue.int_ptr)
+        if found is None or found[0] is not queue:
+            found = self._pools[queue.int_ptr] = (
+                queue, cl_tools.MemoryPool(cl_tools.ImmediateAllocator(queue)))
+        return found[1]
+
+    def scratch(self, count: int, queue: Any = None) -> Any:
+        return self.pool(queue).allocate(max(4, 4 * count))
+
     def release(self) -> None:
         self._kernels.clear()
+        self._pools.clear()
         self.queue.finish()
 
 

@@ -22,16 +22,16 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import gemm_backends
+from . import gemm_backends, lookup
 from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array_kind, \
     buffer_kind, host_operand
 from .backends.base import Backend
 from .devices import DeviceInfo
-from .errors import ArgumentTypeError, UsageError
+from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from .rungs import REGISTRY, Rung, get_rung
 
 #: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
@@ -41,9 +41,12 @@ ANY_SIZE_RUNG = 10
 HELPERS_FILE = "blas_helpers.cl"
 
 _LOCK = threading.RLock()
-_DATABASES: dict[str, Any] = {}
 _CHOICES: dict[tuple, "KernelChoice"] = {}
+#: stored configurations that failed to build or launch here: never chosen again this process
+_FAILED: set[tuple] = set()
 _CHOICE_CACHE_LIMIT = 4096
+#: stored configurations tried in one call before the rungs' defaults
+_FALLBACK_TRIES = 4
 
 
 # -- backends ----------------------------------------------------------------------------------
@@ -61,8 +64,9 @@ def clear_caches(backends: bool = False) -> None:
     """Forget tuning databases and kernel choices (after a tuning run wrote new results, say);
     with `backends`, also the backends with their contexts and built kernels."""
     with _LOCK:
-        _DATABASES.clear()
         _CHOICES.clear()
+        _FAILED.clear()
+        lookup.forget()
         gemm_backends.clear(backends)
 
 
@@ -73,73 +77,27 @@ class KernelChoice:
 
     rung: int
     params: Mapping[str, int] = field(hash=False)
-    source: str = "default"  # "tuned", "default" or "user"
+    #: where the parameters came from: the lookup chain's label ("tuned", "family: NVIDIA
+    #: H200", "default: CPU", ...), "default" (the rung's own) or "user"
+    source: str = "default"
 
     def describe(self) -> str:
         text = " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"rung {self.rung} ({self.source}{': ' + text if text else ''})"
 
 
-def _database(device: DeviceInfo) -> Any:
-    """The device's tuning database, or None where there is none (the module may not exist)."""
-    # The database module reads $CLGEMM_RESULTS when set, so that is part of the key.
-    key = f"{device.key}|{os.environ.get('CLGEMM_RESULTS', '')}"
-    if key in _DATABASES:
-        return _DATABASES[key]
-    db = None
-    try:
-        from . import database
-    except ImportError:
-        database = None
-    if database is not None:
-        try:
-            db = database.load(device)
-        except Exception as exc:  # a broken database must not break gemm: fall back, say so
-            warnings.warn(f"clgemm: tuning database for {device.name} not usable ({exc}); "
-                          f"using default configurations", RuntimeWarning, stacklevel=3)
-    _DATABASES[key] = db
-    return db
-
-
-def _shape_distance(a: tuple[int, ...], b: tuple[int, ...]) -> float:
-    """Euclidean distance of log sizes, as the database measures nearness."""
-    return math.sqrt(sum((math.log(max(x, 1)) - math.log(max(y, 1))) ** 2 for x, y in zip(a, b)))
-
-
 def _tuned_choice(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice | None:
-    """Per rung, the database's nearest entry that this rung can still run here (same parameter
-    names, within the device's limits, able to do this shape); then the nearest of those, the
-    faster on a tie."""
-    db = _database(device)
-    if db is None:
-        return None
-    limits = device.limits()
-    best, best_score = None, None
-    for number in sorted(REGISTRY):
-        rung = REGISTRY[number]
+    """The lookup chain's choice over every rung (`lookup.best_over_rungs`), leaving out
+    configurations that already failed here in this process."""
+    def accept(rung: Rung, params: Mapping[str, int]) -> bool:
+        return _failed_key(device, rung.number, params) not in _FAILED
 
-        def usable(params: Mapping[str, int], rung: Rung = rung) -> bool:
-            try:
-                p = rung.complete(params)
-                return (p is not None and rung.first_violation(p, limits) is None
-                        and rung.size_problem(p, m, n, k) is None)
-            except Exception:  # a malformed entry is not usable, never fatal
-                return False
+    found = lookup.best_over_rungs(device, (m, n, k), accept=accept)
+    return None if found is None else KernelChoice(found.rung, found.params, found.label)
 
-        try:
-            entry = db.best(number, (m, n, k), accept=usable)
-        except Exception as exc:
-            warnings.warn(f"clgemm: tuning database lookup for rung {number} failed ({exc})",
-                          RuntimeWarning, stacklevel=3)
-            continue
-        if entry is None or not usable(entry.params):
-            continue
-        params = rung.complete(entry.params)
-        shape = tuple(int(v) for v in entry.shape)
-        score = (_shape_distance(shape, (m, n, k)), -float(entry.gflops or 0.0), -number)
-        if best_score is None or score < best_score:
-            best, best_score = KernelChoice(number, params, "tuned"), score
-    return best
+
+def _failed_key(device: DeviceInfo, rung: int, params: Mapping[str, int]) -> tuple:
+    return (device.key, rung, tuple(sorted(params.items())))
 
 
 def _default_choice(device: DeviceInfo) -> KernelChoice:
@@ -342,6 +300,9 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
     with gemm_backends.launch_lock(backend):
         if plan.use_p:
             rung: Rung = get_rung(plan.choice.rung)
+            # Built before anything is queued, so a configuration that fails to build here
+            # leaves nothing half done and the next choice can run instead.
+            knl = backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
             a_buf = (_pack(backend, queue, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
                      else a.buf)
             if rung.transposed_b:
@@ -361,7 +322,6 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
                 a_buf, b_buf = (out, b_buf) if helper.operand == "A" else (a_buf, out)
             p_buf = c.buf if plan.direct_c else backend.scratch(plan.mp * plan.np_, queue)
             ldp = plan.mp
-            knl = backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
             gsize, lsize = rung.geometry(plan.choice.params, plan.mp, plan.np_)
             backend.enqueue(knl, gsize, lsize, [plan.mp, plan.np_, plan.kp, a_buf, b_buf, p_buf],
                             queue)
@@ -373,6 +333,37 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
                         [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
                          int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)],
                         queue)
+
+
+def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
+         check: Callable[[_Plan], None], a: _Mat, b: _Mat, c: _Mat, queue: Any) -> None:
+    """Queue the plan. A stored configuration (tuned, or carried over by the lookup chain) that
+    fails to build or launch here is dropped for the rest of the process with a warning, and the
+    next choice runs instead: a bad database entry slows a call once, it never fails it. The
+    kernel is built before anything is queued, and C is written by the last launch only, so a
+    failed attempt leaves C as it was. Configurations the caller forced, and the rungs' own
+    defaults, fail loudly."""
+    for _ in range(_FALLBACK_TRIES):
+        try:
+            _execute(backend, plan, a, b, c, queue)
+            return
+        except (BuildError, LaunchError) as exc:
+            choice = plan.choice
+            if choice is None or choice.source in ("user", "default"):
+                raise
+            _drop_choice(backend.device, choice, exc)
+        plan = replan()
+        check(plan)
+    _execute(backend, plan, a, b, c, queue)
+
+
+def _drop_choice(device: DeviceInfo, choice: KernelChoice, exc: Exception) -> None:
+    warnings.warn(f"clgemm: {choice.describe()} failed on {device.name} ({exc}); using the next "
+                  f"choice instead", RuntimeWarning, stacklevel=4)
+    with _LOCK:
+        _FAILED.add(_failed_key(device, choice.rung, choice.params))
+        for key in [k for k, v in _CHOICES.items() if k[0] == device.key and v == choice]:
+            del _CHOICES[key]
 
 
 # -- argument checks shared by both entry points -----------------------------------------------
@@ -511,12 +502,19 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         ma, mb = mb, ma
 
     kernel = None if rung is None else _user_choice(backend.device, rung, params)
-    plan = _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
-    _check_memory(backend.device, plan.temps)
-    _check_launches(backend, plan)
+
+    def replan() -> _Plan:
+        return _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
+
+    def check(p: _Plan) -> None:
+        _check_memory(backend.device, p.temps)
+        _check_launches(backend, p)
+
+    plan = replan()
+    check(plan)
     with backend.activate():
         run_on = kind.buffers_queue(backend, queue)
-        _execute(backend, plan, ma, mb, mc, run_on)
+        _run(backend, plan, replan, check, ma, mb, mc, run_on)
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
 
@@ -659,9 +657,13 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
         return ops["a"].mat(trans_a), ops["b"].mat(trans_b)
 
     mm, nn = (n, m) if c_op.c_order else (m, n)
-    ma, mb = operands()
-    plan = _plan(be.device, mm, nn, k, alpha32, beta32, ma, mb,
-                 _Mat(None, c_op.offset, c_op.ld, False), c_is_ours, None)
+
+    def replan() -> _Plan:
+        ma, mb = operands()
+        return _plan(be.device, mm, nn, k, alpha32, beta32, ma, mb,
+                     _Mat(None, c_op.offset, c_op.ld, False), c_is_ours, None)
+
+    plan = replan()
     if plan.nothing_to_do:
         return c
 
@@ -669,8 +671,12 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
            if isinstance(op.array, np.ndarray)]
     if not c_on_device:
         new.append(("c" if c is not None else "the result", m * n))
-    _check_memory(be.device, new + plan.temps)
-    _check_launches(be, plan)
+
+    def check(p: _Plan) -> None:
+        _check_memory(be.device, new + p.temps)
+        _check_launches(be, p)
+
+    check(plan)
 
     # Every check has passed; only now is anything allocated, sent or launched.
     result = c if c is not None else new_output()
@@ -688,7 +694,7 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
             order = "C" if op.c_order else "F"
             op.buf = be.to_device(np.asarray(op.array, order=order).reshape(-1, order=order))
     ma, mb = operands()
-    _execute(be, plan, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), queue)
+    _run(be, plan, replan, check, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), queue)
 
     if isinstance(result, np.ndarray):
         if queue is not None and queue is not getattr(be, "queue", None):

@@ -2,7 +2,7 @@
 
 For each shape the candidate rungs (by default 6-10 plus the rung that `gemm` itself would pick,
 `api.choose_kernel`) run with their tuned parameters where the database has a usable entry
-(`database.tuned_params`: the nearest tuned shape whose size constraints hold here), else their
+(`lookup.tuned_params`: the lookup chain's nearest stored shape whose size constraints hold here), else their
 defaults; rungs 1-9 need tile-multiple sizes and are skipped, by name and reason, where their
 parameters cannot do the shape (rung 10 does any size). The fastest correct rung is the "best
 rung" and is compared with cuBLAS (CUDA devices), CLBlast (OpenCL devices) and NumPy's BLAS
@@ -64,6 +64,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import click
 
+from . import lookup
 from . import references as refs
 from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
@@ -412,8 +413,6 @@ def bench_shape(backend: Any, device: Any, p: Problem, rungs: Sequence[int] | No
                 rotate_bytes: int = ROTATE_BYTES, progress: Callable[[str], None] | None = None
                 ) -> dict:
     """Check and time every contender on one shape; the row for the table, JSON and CSV."""
-    from .database import tuned_params
-
     say = progress or (lambda msg: None)
     vendor = VENDOR_KEY.get(backend.name)
     row: dict[str, Any] = {"shape": p.as_list(), "status": "ok", "note": "", "input_sets": 0,
@@ -430,14 +429,14 @@ def bench_shape(backend: Any, device: Any, p: Problem, rungs: Sequence[int] | No
         return row
 
     numbers, pick = _candidate_rungs(device, p, rungs)
-    tuned = tuned_params(device, numbers, p.as_list())
+    found = lookup.tuned_params(device, numbers, p.as_list())
     rung_rows: list[dict] = []
     #: what passed its check: (key, timer maker for one input set, time estimate)
     passed: list[tuple[str, Callable[[Workspace], Timer], float | None]] = []
     for number in numbers:
         rung = get_rung(number)
-        params = dict(tuned.get(number) or rung.defaults())
-        source = "tuned" if number in tuned else "default"
+        params = dict(found[number].params if number in found else rung.defaults())
+        source = found[number].label if number in found else "default"
         gemm_pick = bool(pick and pick.rung == number and dict(pick.params) == params)
         size_why = rung.size_problem(params, p.m, p.n, p.k)
         if size_why:  # the database had nothing usable for this shape and defaults cannot do it

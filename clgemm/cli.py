@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from . import lookup
 from .devices import list_devices, select_device
 from .errors import ClgemmError, UsageError
 from .model_cli import bound_options, hardware_from_options, model
@@ -80,7 +81,7 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
            use_defaults, vs_defaults, peak_gflops, local_gbps, mem_gbps) -> None:
     """Run every rung on one device and compare them step by step."""
     from .ladder import default_size, run_ladder
-    from .report import ladder_table
+    from .report import ladder_table, tuning_notes
 
     dev = select_device(device, backend=backend)
     hardware = hardware_from_options(dev, peak_gflops, local_gbps, mem_gbps)
@@ -90,15 +91,14 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
         if v is not None and v < (1 if name == "--repeats" else 0):
             raise UsageError(f"{name} {v}: must be {'positive' if name == '--repeats' else '>= 0'}")
     overrides = parse_param_options(param_opts, numbers)
-    from .database import tuned_params
-
-    tuned = {} if use_defaults else tuned_params(dev, numbers, problem.as_list())
+    found = {} if use_defaults else lookup.tuned_params(dev, numbers, problem.as_list())
     chosen, sources = {}, {}
     for n in numbers:
         rung = get_rung(n)
-        chosen[n] = rung.resolve({**tuned.get(n, {}), **overrides.get(n, {})})
+        chosen[n] = rung.resolve({**(found[n].params if n in found else {}),
+                                  **overrides.get(n, {})})
         rung.validate(chosen[n])  # divisibility: refuse by name before anything runs
-        sources[n] = "user" if n in overrides else ("tuned" if n in tuned else "default")
+        sources[n] = "user" if n in overrides else (found[n].label if n in found else "default")
         if n in overrides:  # user-chosen values must also fit the device and the size
             rung.validate(chosen[n], dev.limits())
             why = rung.size_problem(chosen[n], problem.m, problem.n, problem.k)
@@ -106,7 +106,8 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
                 raise UsageError(f"rung {n} with {rung.params_text(chosen[n])} cannot do "
                                  f"M={problem.m} N={problem.n} K={problem.k}: {why}")
     if vs_defaults:
-        _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers if sources[n] == "tuned"},
+        _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers
+                                          if n in found and n not in overrides},
                            repeats, json_file)
         return
     click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
@@ -116,6 +117,8 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
                      progress=lambda msg: click.echo(f"  {msg}", err=True))
     run.hardware = hardware
     click.echo(ladder_table(run))
+    for line in tuning_notes(dev, numbers, sources, use_defaults):
+        click.echo(line, err=True)
     if json_file:
         Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)

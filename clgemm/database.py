@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+import platformdirs
+
 from .errors import UsageError
 from .paths import RESULTS
 
@@ -31,10 +33,25 @@ FORMAT = "clgemm-tuning-database"
 VERSION = 1
 
 
+def user_results_dir() -> Path:
+    """Where a user's own tuning goes by default: the per-user data folder (platformdirs), so
+    tuning one's device never writes into an installed package or a checkout."""
+    return Path(platformdirs.user_data_dir("clgemm", appauthor=False)) / "results"
+
+
 def results_dir() -> Path:
-    """Where results live: $CLGEMM_RESULTS if set (tests, scratch runs), else `results/`."""
+    """Where results are written: $CLGEMM_RESULTS if set, else the user's results folder. The
+    project's own `results/` change only when asked (CLGEMM_RESULTS=results, or --database)."""
     env = os.environ.get("CLGEMM_RESULTS")
-    return Path(env) if env else RESULTS
+    return Path(env) if env else user_results_dir()
+
+
+def read_roots() -> list[Path]:
+    """Where databases are read from, the writable folder first: with $CLGEMM_RESULTS that
+    folder alone, else the user's results and the project's shipped ones."""
+    if os.environ.get("CLGEMM_RESULTS"):
+        return [results_dir()]
+    return [user_results_dir(), RESULTS]
 
 
 def database_path(device_key: str, root: Path | None = None) -> Path:
@@ -78,11 +95,13 @@ def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
 
 class Database:
     def __init__(self, path: Path, device_key: str, backend: str,
-                 entries: Iterable[Entry] = ()):
+                 entries: Iterable[Entry] = (), meta: Mapping[str, str] | None = None):
         self.path = Path(path)
         self.device_key = device_key
         self.backend = backend
         self.entries: list[Entry] = list(entries)
+        #: the device as the lookup chain needs it: name, vendor, type, driver, family
+        self.meta: dict[str, str] = dict(meta or {})
 
     def best(self, rung: int, shape: Sequence[int],
              accept: Callable[[Mapping[str, int]], bool] | None = None) -> Entry | None:
@@ -112,8 +131,11 @@ class Database:
 
     def to_json(self) -> dict[str, Any]:
         entries = sorted(self.entries, key=lambda e: (e.rung, e.shape))
-        return {"format": FORMAT, "version": VERSION, "device": self.device_key,
-                "backend": self.backend, "entries": [e.to_json() for e in entries]}
+        out = {"format": FORMAT, "version": VERSION, "device": self.device_key,
+               "backend": self.backend}
+        if self.meta:
+            out["meta"] = self.meta
+        return {**out, "entries": [e.to_json() for e in entries]}
 
     def save(self) -> Path:
         """Merge with the file as it is now, then replace it atomically."""
@@ -121,6 +143,7 @@ class Database:
             on_disk = _read(self.path, self.device_key, self.backend)
             mine = self.entries
             self.entries = on_disk.entries
+            self.meta = {**on_disk.meta, **self.meta}
             for e in mine:
                 self.record(e)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,15 +193,41 @@ def _read(path: Path, device_key: str, backend: str) -> Database:
         entries = [Entry.from_json(e) for e in data.get("entries", [])]
     except TypeError as exc:
         raise UsageError(f"database {path}: malformed entry ({exc})") from None
-    return Database(path, device_key, backend, entries)
+    meta = data.get("meta")
+    meta = {str(k): str(v) for k, v in meta.items()} if isinstance(meta, dict) else {}
+    return Database(path, device_key, backend, entries, meta)
+
+
+def device_meta(device: Any) -> dict[str, str]:
+    """What a database records of its device, so that other devices can find it by family."""
+    fields = {"name": "name", "vendor": "vendor", "type": "type", "driver": "driver_version",
+              "family": "family"}
+    return {k: str(getattr(device, attr)) for k, attr in fields.items()
+            if getattr(device, attr, None) is not None}
+
+
+def read_any(path: Path) -> Database:
+    """A database file whatever device it belongs to (the lookup chain reads them all)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"database {path} cannot be read: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{path}: not a clgemm tuning database")
+    key, backend = data.get("device"), data.get("backend")
+    if not isinstance(key, str) or not isinstance(backend, str):
+        raise UsageError(f"{path}: no device key or backend")
+    return _read(path, key, backend)
 
 
 def load(device: Any, path: Path | None = None) -> Database:
     """The database of `device` (a DeviceInfo: its key and backend), empty if none exists yet."""
     path = Path(path) if path else database_path(device.key)
     if not path.exists():
-        return Database(path, device.key, device.backend)
-    return _read(path, device.key, device.backend)
+        return Database(path, device.key, device.backend, meta=device_meta(device))
+    db = _read(path, device.key, device.backend)
+    db.meta = {**db.meta, **device_meta(device)}
+    return db
 
 
 def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],

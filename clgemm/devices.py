@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from .errors import UsageError
+from .family import family_of
 from .limits import DeviceLimits
 
 
@@ -35,6 +36,8 @@ class DeviceInfo:
     version: str
     extensions: tuple[str, ...] = ()
     sub_group_sizes: tuple[int, ...] = ()
+    #: compute capability ("9.0") where the device reports one (NVIDIA), else ""
+    compute_capability: str = ""
     #: backend object (pyopencl.Device, CUDA ordinal, ...); never serialised
     handle: Any = field(default=None, repr=False, compare=False)
 
@@ -44,6 +47,12 @@ class DeviceInfo:
         to another device or driver)."""
         text = f"{self.backend}-{self.vendor}-{self.name}-{self.driver_version}"
         return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+    @cached_property
+    def family(self) -> str:
+        """What the device shares with others for which tuned configurations carry over."""
+        return family_of(self.backend, self.vendor, self.name, self.type,
+                         self.compute_capability or None)
 
     @property
     def is_cpu(self) -> bool:
@@ -64,6 +73,7 @@ class DeviceInfo:
         d = {f.name: getattr(self, f.name) for f in fields(self)
              if f.name not in ("handle", "extensions")}
         d["key"] = self.key
+        d["family"] = self.family
         d["max_work_item_sizes"] = list(self.max_work_item_sizes)
         d["sub_group_sizes"] = list(self.sub_group_sizes)
         return d

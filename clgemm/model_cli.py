@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import click
 
+from . import lookup
 from .errors import UsageError
 from .hardware import Hardware, Overrides, hardware_for_device
 
@@ -84,7 +85,6 @@ def model(device, backend, device_record, rung_number, param_opts, size, mnk, us
     from tabulate import tabulate
 
     from .cli import _problem
-    from .database import tuned_params
     from .devices import select_device
     from .ladder import default_size
     from .model import bound, explain
@@ -99,12 +99,13 @@ def model(device, backend, device_record, rung_number, param_opts, size, mnk, us
     problem = _problem(size, mnk, default_size(dev))
     numbers = [get_rung(rung_number).number] if rung_number is not None else sorted(REGISTRY)
     overrides = parse_param_options(param_opts, numbers)
-    tuned = {} if use_defaults else tuned_params(dev, numbers, problem.as_list())
+    found = {} if use_defaults else lookup.tuned_params(dev, numbers, problem.as_list())
     results, rows = [], []
     for n in numbers:
         rung = get_rung(n)
-        params = rung.resolve({**tuned.get(n, {}), **overrides.get(n, {})})
-        source = "user" if n in overrides else ("tuned" if n in tuned else "default")
+        params = rung.resolve({**(found[n].params if n in found else {}),
+                               **overrides.get(n, {})})
+        source = "user" if n in overrides else (found[n].label if n in found else "default")
         why = rung.size_problem(params, problem.m, problem.n, problem.k)
         bad = rung.first_violation(params, dev.limits())
         if rung_number is not None or n in overrides:  # asked for by name: refuse, say why

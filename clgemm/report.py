@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from . import lookup
 from .devices import DeviceInfo
 from .hardware import Hardware
 from .ladder import LadderRun
 from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
+from .tuner.budget import default_tune_minutes
 
 
 def _mib(n: int) -> str:
@@ -19,10 +21,11 @@ def _mib(n: int) -> str:
 def devices_table(devices: list[DeviceInfo]) -> str:
     rows = [[d.index, d.backend, d.platform, d.name, d.type, d.compute_units, f"{d.clock_mhz} MHz",
              _mib(d.global_mem_bytes), _mib(d.local_mem_bytes) if d.local_mem_bytes >= 2**20
-             else f"{d.local_mem_bytes // 1024} KiB", d.max_work_group_size, d.driver_version]
+             else f"{d.local_mem_bytes // 1024} KiB", d.max_work_group_size, d.driver_version,
+             tuning_level(d)]
             for d in devices]
     return tabulate(rows, headers=["#", "backend", "platform", "device", "type", "CUs", "clock",
-                                   "global mem", "local mem", "max WG", "driver"])
+                                   "global mem", "local mem", "max WG", "driver", "tuning"])
 
 
 def _num(x, fmt):
@@ -76,3 +79,36 @@ def bound_footer(hw: Hardware, bounds: dict[int, Bound | None]) -> list[str]:
             lines.append(f"  rung {number}: bound {b.gflops:,.0f} GFLOP/s, limited by "
                          f"{b.limit_text()}")
     return lines
+
+
+def tuning_level(device: DeviceInfo) -> str:
+    """The best level of the lookup chain that holds anything for this device, for the devices
+    table: 'tuned', 'tuned (driver X)', 'family: NAME', 'default: CPU' or 'none'."""
+    best = None
+    for db, who in lookup.stored_databases():
+        level = lookup.device_level(device, who)
+        if level is not None and db.entries and (best is None or level[0] < best[0]):
+            best = level
+    return best[1] if best else "none"
+
+
+def tuning_notes(device: DeviceInfo, numbers: list[int], sources: dict[int, str],
+                 use_defaults: bool) -> list[str]:
+    """Lines under the ladder table: where a device runs untuned, the command that tunes it and
+    what it costs; stored entries of an earlier parameter set, which are not used."""
+    notes = []
+    own = [n for n in numbers if sources.get(n, "").startswith("tuned")]
+    if not use_defaults and not own:
+        borrowed = sorted({s for s in sources.values() if s not in ("default", "user")})
+        where = (f"its configurations come from {', '.join(borrowed)}" if borrowed
+                 else "every rung ran at its defaults")
+        notes.append(f"note: {device.name} has no tuning of its own ({where}); "
+                     f"'clgemm tune --device {device.index}' tunes the whole ladder in at most "
+                     f"{default_tune_minutes(device)} minutes")
+    for n in numbers:
+        stale = lookup.stale_entries(device, get_rung(n))
+        if stale:
+            notes.append(f"note: rung {n}: {stale} stored entr{'y' if stale == 1 else 'ies'} for "
+                         f"this device hold{'s' if stale == 1 else ''} an earlier parameter set "
+                         f"of the rung (stale) and {'is' if stale == 1 else 'are'} not used")
+    return notes

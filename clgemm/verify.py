@@ -30,7 +30,7 @@ import click
 import numpy as np
 from tabulate import tabulate
 
-from . import api, check
+from . import api, check, lookup
 from .arrays import KINDS
 from .devices import DeviceInfo, select_device
 from .errors import ClgemmError, UsageError
@@ -334,28 +334,18 @@ def _configs(device: DeviceInfo, rungs: list[int], quick: bool) -> list[tuple[in
     """(rung, params, source): each rung's defaults, and every distinct tuned configuration the
     database holds for the sweep's sizes."""
     out = []
-    db = api._database(device)
     for number in rungs:
         rung = get_rung(number)
         defaults = rung.defaults()
         out.append((number, defaults, "default"))
-        if db is None:
-            continue
         seen = [defaults]
-        # Entries that no longer apply to the rung are skipped in the search, so that one of
-        # them being nearest a size never hides an applicable entry further away.
+        # Every configuration the lookup chain would run at the sweep's sizes, whatever level
+        # it comes from (this device, its family, its type).
         for shape in [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]:
-            try:
-                entry = db.best(number, shape,
-                                accept=lambda p, rung=rung: rung.complete(p) is not None)
-            except Exception:
-                continue
-            if entry is None:
-                continue
-            params = rung.complete(entry.params)
-            if params not in seen:
-                seen.append(params)
-                out.append((number, params, "tuned"))
+            found = lookup.best(device, rung, shape, fit=False)
+            if found is not None and found.params not in seen:
+                seen.append(found.params)
+                out.append((number, found.params, found.label))
     return out
 
 

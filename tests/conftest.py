@@ -8,8 +8,14 @@ CLGEMM_TEST_BACKEND (opencl, the default, or cuda).
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
+
+# A user's own tuning (in the per-user data folder) must not change what the tests see, and the
+# tests must not write there: point the folder at a fresh temporary one for the whole session,
+# subprocesses included.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="clgemm-tests-data-")
 
 from clgemm.backends import open_backend
 from clgemm.devices import list_devices, select_device

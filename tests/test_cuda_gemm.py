@@ -125,37 +125,36 @@ def _h100_cuda() -> DeviceInfo:
 
 
 def test_kernel_choice_from_the_cuda_database(monkeypatch):
-    """gemm() on CUDA takes its kernel from results/cuda-<device>.json, as OpenCL does from its
-    own: at the tuned shape the fastest verified rung that fits; at a size no tile divides, rung
-    10's tuned parameters."""
+    """gemm() on CUDA takes its kernel from the CUDA databases through the lookup chain, as
+    OpenCL does from its own: at the tuned shape the H100's own fastest verified rung that fits;
+    at a size none of its own entries can do, the H200's (the same GH100 family) rung 10."""
     from clgemm import database
 
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
     info = _h100_cuda()
-    db = database.load(info)
-    assert db.path.name.startswith("cuda-") and db.path.exists(), db.path
+    db = database.load(info, database.database_path(info.key, RESULTS))
+    assert db.path.exists(), db.path
     api.clear_caches()
     try:
-        for size in (4096, 4097):
-            shape = (size, size, size)
-            # Entries measured on an earlier kernel of their rung are not usable; the others are
-            # read with the defaults of parameters added since (Rung.complete).
-            completed = [(e, get_rung(e.rung).complete(e.params)) for e in db.entries]
-            usable = [e for e, p in completed
-                      if p is not None and get_rung(e.rung).first_violation(p, info.limits()) is None
-                      and get_rung(e.rung).size_problem(p, *shape) is None]
-            choice = api.choose_kernel(info, *shape)
-            if not usable:
-                assert (choice.rung, choice.source) == (10, "default"), choice.describe()
-                continue
-            nearest = min(database.shape_distance(e.shape, shape) for e in usable)
-            best = max((e for e in usable
-                        if database.shape_distance(e.shape, shape) == nearest),
-                       key=lambda e: e.gflops)
-            assert (choice.rung, dict(choice.params), choice.source) == \
-                (best.rung, get_rung(best.rung).complete(best.params), "tuned"), \
-                (size, choice.describe())
-        assert api.choose_kernel(info, 4097, 4097, 4097).rung == 10
+        shape = (4096, 4096, 4096)
+        completed = [(e, get_rung(e.rung).complete(e.params)) for e in db.entries]
+        usable = [e for e, p in completed
+                  if p is not None and get_rung(e.rung).first_violation(p, info.limits()) is None
+                  and get_rung(e.rung).size_problem(p, *shape) is None]
+        assert usable
+        choice = api.choose_kernel(info, *shape)
+        # Its own rungs 9 and 10 are stale; the H200's (same chip) compete with its own rungs
+        # 1-8 and are faster at this shape.
+        own_best = max(e.gflops for e in usable if list(e.shape) == list(shape))
+        h200 = database.read_any(database.database_path(
+            "cuda-nvidia-nvidia-h200-13.0-runtime-13.2", RESULTS))
+        chosen = next(e for e in h200.entries if e.rung == choice.rung
+                      and list(e.shape) == list(shape)
+                      and get_rung(e.rung).complete(e.params) == dict(choice.params))
+        assert choice.source == "family: NVIDIA H200" and chosen.gflops > own_best, \
+            choice.describe()
+        odd = api.choose_kernel(info, 4097, 4097, 4097)
+        assert (odd.rung, odd.source) == (10, "family: NVIDIA H200"), odd.describe()
     finally:
         api.clear_caches()
 

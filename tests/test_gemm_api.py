@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import warnings
 
 import numpy as np
 import pyopencl as cl
@@ -604,3 +605,46 @@ def test_repeated_calls_allocate_nothing_new(be, queue, order):
         clgemm.gemm(a, b, c, alpha=2.0, beta=0.5)
     queue.finish()
     assert pool.managed_bytes == held
+
+
+@pytest.mark.parametrize("failure", ["build", "launch"])
+def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, failure):
+    """A database entry that fails to build or launch here costs one warning, never the call."""
+    from clgemm import database
+    from clgemm.errors import BuildError, LaunchError
+
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    rung3 = clgemm.rungs.get_rung(3)
+    db = database.load(device)
+    db.record(database.Entry(rung=3, shape=[64, 64, 64], backend=device.backend,
+                             params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
+    db.save()
+    api.clear_caches()
+    program, enqueue = be.program, be.enqueue
+
+    def bad_program(filename, defines, kernel):
+        if kernel == rung3.kernel and failure == "build":
+            raise BuildError("build failed: made to fail by the test")
+        return program(filename, defines, kernel)
+
+    def bad_enqueue(knl, gsize, lsize, args, queue=None):
+        if knl.function_name == rung3.kernel and failure == "launch":
+            raise LaunchError("launch failed: made to fail by the test")
+        return enqueue(knl, gsize, lsize, args, queue)
+
+    monkeypatch.setattr(be, "program", bad_program)
+    monkeypatch.setattr(be, "enqueue", bad_enqueue)
+    try:
+        assert api.choose_kernel(device, 64, 64, 64).rung == 3
+        rng = np.random.default_rng(8)
+        a, b, c = rand(rng, (64, 64)), rand(rng, (64, 64)), rand(rng, (64, 64))
+        want = reference(a, b, c, 2.0, 0.5, 0, 0)
+        with pytest.warns(RuntimeWarning, match="rung 3 .* failed"):
+            out = clgemm.gemm(a, b, c.copy(), alpha=2.0, beta=0.5, device=device)
+        assert close(out, want)
+        assert api.choose_kernel(device, 64, 64, 64).rung != 3  # dropped for the process
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert close(clgemm.gemm(a, b, c.copy(), alpha=2.0, beta=0.5, device=device), want)
+    finally:
+        api.clear_caches()

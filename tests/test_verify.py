@@ -115,18 +115,19 @@ def test_bad_rungs_option():
     assert r.returncode == 2 and "there is no rung 11" in r.stderr
 
 
-def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device):
+def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device, tmp_path):
     """A database entry measured before a rung gained a parameter may be the nearest to every
     sweep size; the sweep must still find the current entry behind it."""
-    from clgemm.database import Database, Entry
+    from clgemm.database import Entry, load
 
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     rung = REGISTRY[9]
     current = {**rung.defaults(), "VWM": 4, "VWN": 4}
     old = {**rung.defaults(), "PAD": 1}      # a parameter rung 9 no longer has
-    db = Database("unused.json", device.key, device.backend, [
-        Entry(9, [64, 64, 64], device.backend, old, 1.0, 1.0),
-        Entry(9, [4096, 4096, 4096], device.backend, current, 1.0, 1.0)])
-    monkeypatch.setattr(api, "_database", lambda d: db)
+    db = load(device)
+    db.entries = [Entry(9, [64, 64, 64], device.backend, old, 1.0, 1.0),
+                  Entry(9, [4096, 4096, 4096], device.backend, current, 1.0, 1.0)]
+    db.save()
     configs = verify._configs(device, [9], quick=True)
     assert (9, current, "tuned") in configs
     assert all(rung.complete(p) == p for _, p, _ in configs)

@@ -147,7 +147,8 @@ def discover() -> list[DeviceInfo]:
             max_alloc_bytes=int(p["totalGlobalMem"]),
             driver_version=f"{_version(driver)} (runtime {_version(runtime)})",
             version=f"CUDA compute capability {major}.{minor}",
-            extensions=CUDA_PROVIDES, sub_group_sizes=(warp,), handle=i))
+            extensions=CUDA_PROVIDES, sub_group_sizes=(warp,),
+            compute_capability=f"{major}.{minor}" if major else "", handle=i))
     return found
 
 

@@ -35,6 +35,16 @@ def _sub_group_sizes(dev) -> tuple[int, ...]:
         return ()
 
 
+def _compute_capability(dev) -> str:
+    """NVIDIA's OpenCL reports it through cl_nv_device_attribute_query; others have none."""
+    try:
+        if "cl_nv_device_attribute_query" not in dev.extensions:
+            return ""
+        return f"{dev.get_info(0x4000)}.{dev.get_info(0x4001)}"  # ..._MAJOR_NV, ..._MINOR_NV
+    except Exception:
+        return ""
+
+
 def discover() -> list[DeviceInfo]:
     if cl is None:
         return []
@@ -60,7 +70,7 @@ def discover() -> list[DeviceInfo]:
                 driver_version=dev.driver_version.strip(), version=dev.version.strip(),
                 extensions=tuple(dev.extensions.split()),
                 sub_group_sizes=_sub_group_sizes(dev),
-                handle=dev))
+                compute_capability=_compute_capability(dev), handle=dev))
     return found
 
 

@@ -1,0 +1,254 @@
+"""Which stored configuration a device runs: a chain from its own tuning to its family's, its
+type's, and the rungs' defaults, as CLBlast's database goes from device to architecture to vendor.
+
+Levels, first match wins (a level counts only where it holds an entry this rung can still use
+here: the present parameter names, within the device's limits, able to do the shape):
+
+1. `tuned`: this device and driver (the database named by the device key);
+2. `tuned (driver X)`: this device under another driver;
+3. `family: NAME`: another device of the same family (`family.py`: NVIDIA compute capability,
+   PoCL's CPU target, else vendor and type), e.g. an H100 using an H200's tuning;
+4. `default: CPU` / `default: GPU`: the best of any device of this backend and type, so a CPU
+   nobody tuned starts from CPU-shaped configurations rather than the rungs' GPU-shaped defaults;
+5. none: the caller uses the rung's own defaults (`default`).
+
+Databases are read from the user's results folder (where `clgemm tune` writes) and from the
+project's shipped results; with $CLGEMM_RESULTS set, from that folder alone. Files are parsed
+once per modification time. Entries of an earlier parameter set of a rung are counted as stale so
+the commands can say so, never used.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .database import FORMAT, Database, read_any, read_roots
+from .family import family_of, type_of_name
+from .rungs import REGISTRY, Rung
+
+#: the rank of each level, best first
+LEVELS = ("tuned", "driver", "family", "type")
+
+
+@dataclass(frozen=True)
+class StoredDevice:
+    """What the chain needs to know of a database's device."""
+
+    key: str
+    backend: str
+    name: str
+    vendor: str
+    type: str
+    driver: str
+    family: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """A stored configuration usable here, with the level it came from."""
+
+    rung: int
+    params: dict[str, int]
+    level: str
+    label: str
+    shape: tuple[int, int, int]
+    gflops: float
+    path: Path
+
+
+def _describe(db: Database) -> StoredDevice:
+    """The device of a database: from its `meta` where recorded, else inferred from the
+    provenance of its entries (databases written before `meta` existed)."""
+    meta = dict(db.meta)
+    prov = next((e.provenance for e in db.entries if isinstance(e.provenance, dict)), {})
+    name = meta.get("name") or str(prov.get("device", db.device_key))
+    vendor = meta.get("vendor") or ("NVIDIA" if "nvidia" in db.device_key else "")
+    dtype = meta.get("type") or type_of_name(name, vendor)
+    driver = meta.get("driver") or str(prov.get("driver", ""))
+    family = meta.get("family") or family_of(db.backend, vendor, name, dtype)
+    return StoredDevice(db.device_key, db.backend, name, vendor, dtype, driver, family)
+
+
+_CACHE: dict[Path, tuple[tuple[int, int], Database | None, StoredDevice | None]] = {}
+_WARNED: set[Path] = set()
+
+
+def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None, None
+    mtime = (stat.st_mtime_ns, stat.st_size)
+    cached = _CACHE.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1], cached[2]
+    try:
+        if FORMAT not in path.read_text(errors="replace")[:200]:
+            found = (None, None)  # another kind of JSON beside the databases (a run's record)
+        else:
+            db = read_any(path)
+            found = (db, _describe(db))
+    except Exception as exc:  # a broken file must never break a lookup: skip it, say so once
+        if path not in _WARNED:
+            _WARNED.add(path)
+            warnings.warn(f"clgemm: tuning database {path} skipped ({exc})", RuntimeWarning,
+                          stacklevel=3)
+        found = (None, None)
+    _CACHE[path] = (mtime, *found)
+    return found
+
+
+def stored_databases(roots: Iterable[Path] | None = None) -> list[tuple[Database, StoredDevice]]:
+    """Every readable database under the roots (the first root's file wins for one key)."""
+    seen: set[str] = set()
+    out = []
+    for root in roots if roots is not None else read_roots():
+        if not root.is_dir():
+            continue
+        for path in sorted(root.glob("*.json")):
+            db, who = _read(path)
+            if db is None or who is None or who.key in seen:
+                continue
+            seen.add(who.key)
+            out.append((db, who))
+    return out
+
+
+def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
+    """The chain level at which a stored device's database applies to `device`, and its label;
+    None where it does not apply (another backend, another type)."""
+    if who.backend != device.backend:
+        return None
+    if who.key == device.key:
+        return 0, "tuned"
+    if who.name == device.name and who.vendor.lower() == device.vendor.lower():
+        return 1, f"tuned (driver {who.driver or 'other'})"
+    if who.family == device.family:
+        return 2, f"family: {who.name}"
+    if who.type == device.type and device.type in ("CPU", "GPU"):
+        return 3, f"default: {device.type}"
+    return None
+
+
+def usable_params(rung: Rung, params: Mapping[str, Any], limits: Any,
+                  shape: Sequence[int] | None) -> dict[str, int] | None:
+    """The stored set as this rung runs it here, or None: a set of an earlier parameter set,
+    beyond the device's limits, or unable to do the shape is not usable."""
+    try:
+        p = rung.complete(params)
+        if p is None or rung.first_violation(p, limits) is not None:
+            return None
+        if shape is not None and rung.size_problem(p, *shape) is not None:
+            return None
+        return p
+    except Exception:  # a malformed entry is not usable, never fatal
+        return None
+
+
+def _distance(a: Sequence[int], b: Sequence[int]) -> float:
+    return math.sqrt(sum((math.log(max(x, 1)) - math.log(max(y, 1))) ** 2 for x, y in zip(a, b)))
+
+
+def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
+    tm, tn = rung.output_tile(params)
+    return -(-shape[0] // tm) * -(-shape[1] // tn)
+
+
+def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
+               roots: Iterable[Path] | None = None) -> list[Found]:
+    """Every usable stored configuration of `rung` for `device`, best level first."""
+    limits = device.limits()
+    out: list[tuple[int, Found]] = []
+    for db, who in stored_databases(roots):
+        level = device_level(device, who)
+        if level is None:
+            continue
+        rank, label = level
+        for e in db.entries:
+            if e.rung != rung.number or e.backend != device.backend:
+                continue
+            p = usable_params(rung, e.params, limits, shape)
+            if p is None:
+                continue
+            out.append((rank, Found(rung.number, p, LEVELS[rank], label,
+                                    tuple(int(v) for v in e.shape), float(e.gflops or 0.0),
+                                    db.path)))
+    out.sort(key=lambda rf: rf[0])
+    return [f for _, f in out]
+
+
+def best(device: Any, rung: Rung, shape: Sequence[int],
+         roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
+    """The configuration of `rung` a device runs at `shape`: the best level that has one; within
+    it, a configuration whose work-groups fill the compute units where any does, then the
+    nearest tuned shape (log distance), then the fastest. With `fit` False the configuration
+    need not divide the shape (a caller that pads, as verify's buffer tests do)."""
+    found = candidates(device, rung, shape if fit else None, roots)
+    if not found:
+        return None
+    top = [f for f in found if f.level == found[0].level]
+    return min(top, key=lambda f: _score(device, rung, f, shape))
+
+
+def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
+    fills = _groups(rung, f.params, shape) >= device.compute_units
+    return (not fills, _distance(f.shape, shape), -f.gflops)
+
+
+def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,
+                    accept: Callable[[Rung, Mapping[str, int]], bool] | None = None,
+                    roots: Iterable[Path] | None = None) -> Found | None:
+    """gemm()'s choice: each rung's configuration by the chain (`best`), then across rungs the
+    one that fills the device, was tuned nearest this shape, and ran fastest. The device's own
+    tuning, another driver's and its family's are measurements of the same chip and compete as
+    equals (an H100 whose own rung 9 entries are stale runs the H200's faster rung 9 rather than
+    its own rung 8); the type's defaults count only where none of those has anything."""
+    pool: list[tuple[Rung, Found]] = []
+    for number in sorted(rungs if rungs is not None else REGISTRY):
+        rung = REGISTRY[number]
+        found = [f for f in candidates(device, rung, shape, roots)
+                 if accept is None or accept(rung, f.params)]
+        if found:
+            top = [f for f in found if f.level == found[0].level]
+            pool.append((rung, min(top, key=lambda f: _score(device, rung, f, shape))))
+    if not pool:
+        return None
+    same_chip = [(r, f) for r, f in pool if f.level != "type"]
+    top = same_chip or pool
+    return min(top, key=lambda rf: (*_score(device, rf[0], rf[1], shape), -rf[0].number))[1]
+
+
+def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) -> int:
+    """How many entries of this device's own databases (levels 1-2) hold a parameter set the
+    rung no longer has: measured on an earlier kernel, so never used."""
+    count = 0
+    for db, who in stored_databases(roots):
+        level = device_level(device, who)
+        if level is None or level[0] > 1:
+            continue
+        count += sum(1 for e in db.entries if e.rung == rung.number
+                     and isinstance(e.params, dict) and rung.complete(e.params) is None)
+    return count
+
+
+def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
+                 roots: Iterable[Path] | None = None) -> dict[int, Found]:
+    """Per rung, the stored configuration the ladder, bench and model use at this shape."""
+    out = {}
+    for number in rungs:
+        found = best(device, REGISTRY[number], shape, roots)
+        if found is not None:
+            out[number] = found
+    return out
+
+
+def forget() -> None:
+    """Drop the parsed files (tests that rewrite a database within one second)."""
+    _CACHE.clear()
+
+

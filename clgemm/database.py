@@ -10,8 +10,10 @@ only as good as the conditions it was measured in.
 
 Writes go to a temporary file in the same directory, are fsync'd and then renamed over the old
 file (`os.replace` is atomic on POSIX and Windows), so a reader sees the old database or the new
-one, never half of one; `save` also merges with what is on disk, so two tuning runs writing the
-same file do not drop each other's entries.
+one, never half of one. `save` merges with what is on disk under an exclusive lock on a sidecar
+file (`<database>.lock`, left in place), so two tuning runs writing the same file do not drop
+each other's entries: without the lock both could read the same old file and the second rename
+would discard what the first added.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import UsageError
+from .locks import exclusive
 from .paths import RESULTS
 
 FORMAT = "clgemm-tuning-database"
@@ -116,31 +119,38 @@ class Database:
                 "backend": self.backend, "entries": [e.to_json() for e in entries]}
 
     def save(self) -> Path:
-        """Merge with the file as it is now, then replace it atomically."""
-        if self.path.exists():
-            on_disk = _read(self.path, self.device_key, self.backend)
-            mine = self.entries
-            self.entries = on_disk.entries
-            for e in mine:
-                self.record(e)
+        """Merge with the file as it is now, then replace it atomically; no other save of the
+        same file runs in between."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        try:
-            os.fchmod(fd, _file_mode(self.path))  # mkstemp's 0600 would hide it from others
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        with exclusive(self.path):
+            if self.path.exists():
+                self._merge(_read(self.path, self.device_key, self.backend))
+            _write_atomically(self.path,
+                              json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n")
         return self.path
+
+    def _merge(self, on_disk: "Database") -> None:
+        mine = self.entries
+        self.entries = on_disk.entries
+        for e in mine:
+            self.record(e)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, _file_mode(path))  # mkstemp's 0600 would hide it from others
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _file_mode(path: Path) -> int:

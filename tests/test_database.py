@@ -4,6 +4,7 @@ a foreign device key; and the ladder taking its parameters from it."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -66,7 +67,9 @@ def test_atomic_write_and_merge(tmp_path):
     second.record(_entry(rung=4, TS=32, WIDTH=4))
     second.save()  # merges with what `first` wrote instead of overwriting it
     assert sorted(e.rung for e in load(DEV, path).entries) == [3, 4]
-    assert os.listdir(tmp_path) == ["db.json"]  # no temporary file left behind
+    # No temporary file left behind; the lock file stays (removing it could leave two
+    # processes each holding the lock of a different file of that name).
+    assert sorted(os.listdir(tmp_path)) == ["db.json", "db.json.lock"]
 
 
 def test_foreign_device_key_refused_by_name(tmp_path):
@@ -122,3 +125,32 @@ def test_ladder_uses_tuned_parameters(device, tmp_path):
     assert "TS=32 WPT=8" in _row(d.stdout, 3) and "default" in _row(d.stdout, 3)
     u = _ladder(env, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
     assert "TS=16 WPT=2" in _row(u.stdout, 3) and "user" in _row(u.stdout, 3)
+
+
+# -- concurrent saves ----------------------------------------------------------------------
+
+SAVES = 20
+
+
+def _save_many(path: str, worker: int, start) -> None:
+    """One process's saves: each its own (rung, shape) slot, loaded and saved afresh so that
+    every save reads, merges and replaces the file while the others do the same."""
+    start.wait()
+    for i in range(SAVES):
+        db = load(DEV, path)
+        db.record(_entry(rung=worker + 1, shape=(64 + i,) * 3))
+        db.save()
+
+
+def test_concurrent_saves_lose_nothing(tmp_path):
+    path = tmp_path / "db.json"
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(4)
+    procs = [ctx.Process(target=_save_many, args=(str(path), w, start)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0] * 4
+    slots = {(e.rung, e.shape[0]) for e in load(DEV, path).entries}
+    assert slots == {(w + 1, 64 + i) for w in range(4) for i in range(SAVES)}

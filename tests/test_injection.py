@@ -1,0 +1,54 @@
+"""Nothing read from a file reaches the compiler: a parameter name that carries compiler options
+(`"X -DWPTN=4"`), or a value that is not an integer, in a journal or a database is never built,
+confirmed, stored or chosen; and the backends refuse such a macro if one got through."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from types import SimpleNamespace
+
+import pytest
+
+from clgemm import api
+from clgemm.backends import cuda
+from clgemm.backends.base import define_options
+from clgemm.database import database_path, load, tuned_params
+from clgemm.errors import UsageError
+from clgemm.limits import DeviceLimits
+from clgemm.rungs import get_rung
+from clgemm.runner import Problem
+from clgemm.tuner.journal import Journal
+from clgemm.tuner.space import build_space
+from clgemm.tuner.tune import TuneOptions, tune_rung
+
+INJECTED = "X -DWPTN=4"
+BAD_PARAMS = [{"TS": 16, "WPT": 4, INJECTED: 1}, {"TS": "16 -DX=1", "WPT": 4},
+              {"TS": 16.9, "WPT": 4}, {"TS": 16, "WPT": True}, {"TS": 16, "WPT": "4"}]
+
+
+# -- the backends' last defence ----------------------------------------------------------------
+SOURCE = "__kernel void k(__global float* x) { x[0] = TS; }"
+
+
+@pytest.mark.parametrize("defines,why", [
+    ({INJECTED: 1}, "macro name 'X -DWPTN=4' is not a C identifier"),
+    ({"TS=1 -DWPT": 4}, "is not a C identifier"),
+    ({"TS": "16 -DX=1"}, r"macro TS='16 -DX=1' is not an integer"),
+    ({"TS": 16.0}, "macro TS=16.0 is not an integer"),
+    ({"TS": True}, "macro TS=True is not an integer"),
+])
+def test_backends_refuse_options_in_macros(backend, monkeypatch, defines, why):
+    with pytest.raises(UsageError, match=why):
+        backend.build(SOURCE, defines, "k")
+    assert backend.build(SOURCE, {"TS": 16}, "k") is not None
+    assert define_options({"TS": 16, "_A1": -2}) == ["-DTS=16", "-D_A1=-2"]
+
+    modules = []  # CUDA, against a stand-in for CuPy: NVRTC is never reached
+    fake = SimpleNamespace(RawModule=lambda **kw: modules.append(kw),
+                           cuda=SimpleNamespace(Device=lambda i: SimpleNamespace(use=lambda: None)))
+    monkeypatch.setattr(cuda, "cupy", fake)
+    gpu = cuda.CUDABackend(SimpleNamespace(handle=0))
+    with pytest.raises(UsageError, match=why):
+        gpu.build(SOURCE, defines, "k")
+    assert modules == []

@@ -27,6 +27,33 @@ BAD_PARAMS = [{"TS": 16, "WPT": 4, INJECTED: 1}, {"TS": "16 -DX=1", "WPT": 4},
               {"TS": 16.9, "WPT": 4}, {"TS": 16, "WPT": True}, {"TS": 16, "WPT": "4"}]
 
 
+# -- the database ----------------------------------------------------------------------------
+def _database_with(path, device, good: dict, bad: list[dict]) -> None:
+    """The injected entries are faster and as near as the good one: only refusal skips them."""
+    def entry(params, gflops):
+        return {"rung": 3, "shape": [64, 64, 64], "backend": device.backend, "params": params,
+                "ms": 1.0, "gflops": gflops}
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": "clgemm-tuning-database", "version": 1,
+                                "device": device.key, "backend": device.backend,
+                                "entries": [entry(good, 1.0)] + [entry(p, 1e6) for p in bad]}))
+
+
+def test_database_entries_never_used(device, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    path = database_path(device.key, tmp_path)
+    _database_with(path, device, {"TS": 16, "WPT": 2}, BAD_PARAMS)
+    api.clear_caches()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the skipped entries are named
+        assert tuned_params(device, [3], (64, 64, 64)) == {3: {"TS": 16, "WPT": 2}}
+        choice = api.choose_kernel(device, 64, 64, 64)
+    assert (choice.rung, dict(choice.params), choice.source) == (3, {"TS": 16, "WPT": 2},
+                                                                  "tuned")
+    api.clear_caches()
+
+
 # -- the backends' last defence ----------------------------------------------------------------
 SOURCE = "__kernel void k(__global float* x) { x[0] = TS; }"
 

@@ -27,6 +27,61 @@ BAD_PARAMS = [{"TS": 16, "WPT": 4, INJECTED: 1}, {"TS": "16 -DX=1", "WPT": 4},
               {"TS": 16.9, "WPT": 4}, {"TS": 16, "WPT": True}, {"TS": 16, "WPT": "4"}]
 
 
+# -- the journal, on resume ----------------------------------------------------------------
+class RecordingEvaluator:
+    """Stands in for the measuring processes: remembers every configuration it is asked to
+    build, and says each ran at 1 ms."""
+
+    def __init__(self):
+        self.built: list[dict] = []
+
+    def prebuild(self, ref, configs):
+        self.built += [dict(c) for c in configs]
+
+    def evaluate(self, ref, params, repeats=None, warmup=None):
+        self.built.append(dict(params))
+        return {"status": "ok", "ms": 1.0, "gflops": 1.0, "rel_error": 1e-7,
+                "times_ms": [1.0] * (repeats or 1)}
+
+
+FAKE_DEVICE = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl", name="acme gpu",
+                              platform="acme", driver_version="1.0", version="OpenCL 3.0",
+                              limits=lambda: DeviceLimits())
+HEADER = {"device": FAKE_DEVICE.key, "backend": "opencl", "driver": "1.0",
+          "size": [64, 64, 64], "rungs": [3], "repeats": 1, "warmup": 0}
+
+
+def _journal_with(path, configs) -> None:
+    """A journal whose records (edited by hand, say) claim these configurations ran fastest."""
+    with Journal.open(path, HEADER, resume=False) as j:
+        for config in configs:
+            j.append({"kind": "search", "rung": 3, "config": config, "status": "ok",
+                      "ms": 0.001, "gflops": 1e6, "rel_error": 0.0, "times_ms": [0.001]})
+
+
+@pytest.mark.parametrize("confirm", [0, 2], ids=["stored-directly", "confirmed"])
+def test_journal_records_never_built_on_resume(tmp_path, confirm, capsys):
+    rung, problem = get_rung(3), Problem(64, 64, 64)
+    space = build_space(rung, DeviceLimits(), problem)
+    journal_path = tmp_path / "j.jsonl"
+    _journal_with(journal_path, BAD_PARAMS)
+    evaluator = RecordingEvaluator()
+    db = load(FAKE_DEVICE, tmp_path / "db.json")
+    options = TuneOptions(strategy="exhaustive", budget=2, confirm=confirm)
+    with Journal.open(journal_path, HEADER, resume=True) as journal:
+        out = tune_rung(rung, space, journal, evaluator, options, device=FAKE_DEVICE,
+                        problem=problem, db=db)
+    names = set(rung.param_names())
+    assert evaluator.built and all(set(c) == names for c in evaluator.built)
+    assert all(type(v) is int for c in evaluator.built for v in c.values())
+    assert out.entry is not None and set(out.entry.params) == names
+    assert out.measured == 2  # the skipped records do not count against the budget
+    db.save()
+    assert INJECTED not in (tmp_path / "db.json").read_text()
+    err = capsys.readouterr().err
+    assert f"{len(BAD_PARAMS)} record(s) of rung 3 skipped" in err and INJECTED in err
+
+
 # -- the database ----------------------------------------------------------------------------
 def _database_with(path, device, good: dict, bad: list[dict]) -> None:
     """The injected entries are faster and as near as the good one: only refusal skips them."""

@@ -10,13 +10,15 @@ only as good as the conditions it was measured in.
 
 Writes go to a temporary file in the same directory, are fsync'd and then renamed over the old
 file (`os.replace` is atomic on POSIX and Windows), so a reader sees the old database or the new
-one, never half of one. An entry that cannot be used (a shape of zero, a speed that is not a
-number, a parameter that is not an integer: a file edited by hand or by another tool) is skipped
-for every use and named in one warning per file, but kept in the file by every save: a tuning
-run must not silently delete what someone may still want to repair. `save` merges with what is on disk under an exclusive lock on a sidecar
+one, never half of one. `save` merges with what is on disk under an exclusive lock on a sidecar
 file (`<database>.lock`, left in place), so two tuning runs writing the same file do not drop
 each other's entries: without the lock both could read the same old file and the second rename
 would discard what the first added.
+
+An entry that cannot be used (a shape of zero, a speed that is not a number, a parameter that
+is not an integer: a file edited by hand or by another tool) is skipped for every use and named
+in one warning per file, but kept in the file by every save: a tuning run must not silently
+delete what someone may still want to repair. `record` refuses such an entry outright.
 """
 
 from __future__ import annotations

@@ -205,6 +205,15 @@ def test_invalid_entry_skipped_once_warned_and_kept(tmp_path, change, why):
     assert len(kept) == 3 and kept[-1] == json.loads(json.dumps(bad).replace("NaN", "null"))
 
 
+def test_invalid_entry_not_recorded(tmp_path):
+    db = load(DEV, tmp_path / "db.json")
+    with pytest.raises(UsageError, match="refusing to record an entry whose gflops nan is not"):
+        db.record(_entry(gflops=float("nan")))
+    with pytest.raises(UsageError, match="whose parameter TS=16.5 is not an integer"):
+        db.record(_entry(TS=16.5, WPT=4))
+    assert db.entries == []
+
+
 def test_entries_not_a_list_refused(tmp_path):
     path = tmp_path / "db.json"
     _write_db(path, {"rung": 3})

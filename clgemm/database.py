@@ -10,8 +10,15 @@ only as good as the conditions it was measured in.
 
 Writes go to a temporary file in the same directory, are fsync'd and then renamed over the old
 file (`os.replace` is atomic on POSIX and Windows), so a reader sees the old database or the new
-one, never half of one; `save` also merges with what is on disk, so two tuning runs writing the
-same file do not drop each other's entries.
+one, never half of one. `save` merges with what is on disk under an exclusive lock on a sidecar
+file (`<database>.lock`, left in place), so two tuning runs writing the same file do not drop
+each other's entries: without the lock both could read the same old file and the second rename
+would discard what the first added.
+
+An entry that cannot be used (a shape of zero, a speed that is not a number, a parameter that
+is not an integer: a file edited by hand or by another tool) is skipped for every use and named
+in one warning per file, but kept in the file by every save: a tuning run must not silently
+delete what someone may still want to repair. `record` refuses such an entry outright.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import json
 import math
 import os
 import tempfile
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -27,7 +35,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import platformdirs
 
 from .errors import UsageError
+from .locks import exclusive
 from .paths import RESULTS
+from .values import is_finite, is_int, params_problem
 
 FORMAT = "clgemm-tuning-database"
 VERSION = 1
@@ -87,6 +97,55 @@ class Entry:
                                                                other.backend)
 
 
+def _positive(value: Any) -> bool:
+    return is_finite(value) and value > 0
+
+
+def _non_negative_or_none(value: Any) -> bool:
+    return value is None or (is_finite(value) and value >= 0)
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(is_finite(v) for v in value)
+
+
+#: optional fields of an entry, what each must be, and how that is said
+OPTIONAL_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("rel_error", _non_negative_or_none, "is not a non-negative number"),
+    ("helper_ms", _non_negative_or_none, "is not a non-negative number"),
+    ("repeats", lambda v: is_int(v) and v >= 0, "is not a non-negative integer"),
+    ("warmup", lambda v: is_int(v) and v >= 0, "is not a non-negative integer"),
+    ("times_ms", _numbers, "is not a list of numbers"),
+    ("spread_ms", _numbers, "is not a list of numbers"),
+    ("provenance", lambda v: isinstance(v, dict), "is not an object"),
+)
+
+
+def entry_problem(d: Any) -> str | None:
+    """Why a stored entry cannot be used, or None if it can: everything a lookup, a merge or a
+    build reads from it is what it claims to be."""
+    if not isinstance(d, dict):
+        return f"{d!r} is not an object"
+    if not is_int(d.get("rung")):
+        return f"rung {d.get('rung')!r} is not an integer"
+    shape = d.get("shape")
+    if not (isinstance(shape, list) and len(shape) == 3
+            and all(is_int(v) and v > 0 for v in shape)):
+        return f"shape {shape!r} is not three positive integers"
+    if not isinstance(d.get("backend"), str):
+        return f"backend {d.get('backend')!r} is not a string"
+    why = params_problem(d.get("params"))
+    if why is not None:
+        return why
+    for name in ("ms", "gflops"):
+        if not _positive(d.get(name)):
+            return f"{name} {d.get(name)!r} is not a positive number"
+    for name, ok, says in OPTIONAL_CHECKS:
+        if name in d and not ok(d[name]):
+            return f"{name} {d[name]!r} {says}"
+    return None
+
+
 def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
     """Euclidean distance of log sizes: 512 is as far from 1024 as 2048 is from 4096, which
     matches how tile choices change with size far better than a linear distance."""
@@ -95,11 +154,14 @@ def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
 
 class Database:
     def __init__(self, path: Path, device_key: str, backend: str,
-                 entries: Iterable[Entry] = (), meta: Mapping[str, str] | None = None):
+                 entries: Iterable[Entry] = (), invalid: Iterable[Any] = (),
+                 meta: Mapping[str, str] | None = None):
         self.path = Path(path)
         self.device_key = device_key
         self.backend = backend
         self.entries: list[Entry] = list(entries)
+        #: the file's entries that cannot be used, as read: never used, always written back
+        self.invalid: list[Any] = list(invalid)
         #: the device as the lookup chain needs it: name, vendor, type, driver, family
         self.meta: dict[str, str] = dict(meta or {})
 
@@ -120,6 +182,9 @@ class Database:
         if entry.backend != self.backend:
             raise UsageError(f"database {self.path} is for backend {self.backend}, "
                              f"not {entry.backend}")
+        why = entry_problem(entry.to_json())
+        if why is not None:
+            raise UsageError(f"database {self.path}: refusing to record an entry whose {why}")
         for i, old in enumerate(self.entries):
             if old.same_slot(entry):
                 if entry.gflops > old.gflops or dict(entry.params) == dict(old.params):
@@ -135,35 +200,44 @@ class Database:
                "backend": self.backend}
         if self.meta:
             out["meta"] = self.meta
-        return {**out, "entries": [e.to_json() for e in entries]}
+        return {**out, "entries": [e.to_json() for e in entries]
+                + [_finite(d) for d in self.invalid]}
 
     def save(self) -> Path:
-        """Merge with the file as it is now, then replace it atomically."""
-        if self.path.exists():
-            on_disk = _read(self.path, self.device_key, self.backend)
-            mine = self.entries
-            self.entries = on_disk.entries
-            self.meta = {**on_disk.meta, **self.meta}
-            for e in mine:
-                self.record(e)
+        """Merge with the file as it is now, then replace it atomically; no other save of the
+        same file runs in between."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        try:
-            os.fchmod(fd, _file_mode(self.path))  # mkstemp's 0600 would hide it from others
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        with exclusive(self.path):
+            if self.path.exists():
+                self._merge(_read(self.path, self.device_key, self.backend))
+            _write_atomically(self.path,
+                              json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n")
         return self.path
+
+    def _merge(self, on_disk: "Database") -> None:
+        mine = self.entries
+        self.entries = on_disk.entries
+        self.invalid = on_disk.invalid
+        self.meta = {**on_disk.meta, **self.meta}
+        for e in mine:
+            self.record(e)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, _file_mode(path))  # mkstemp's 0600 would hide it from others
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _file_mode(path: Path) -> int:
@@ -189,13 +263,48 @@ def _read(path: Path, device_key: str, backend: str) -> Database:
     if data.get("backend", backend) != backend:
         raise UsageError(f"database {path} is for backend '{data.get('backend')}', "
                          f"not '{backend}': refusing it")
-    try:
-        entries = [Entry.from_json(e) for e in data.get("entries", [])]
-    except TypeError as exc:
-        raise UsageError(f"database {path}: malformed entry ({exc})") from None
+    raw = data.get("entries", [])
+    if not isinstance(raw, list):
+        raise UsageError(f"database {path}: 'entries' is not a list")
+    entries, invalid, reasons = [], [], []
+    for i, d in enumerate(raw, 1):
+        why = entry_problem(d)
+        if why is None:
+            entries.append(Entry.from_json(d))
+        else:
+            invalid.append(d)
+            reasons.append(f"entry {i}: {why}")
+    if reasons:
+        _warn_once(path, reasons)
     meta = data.get("meta")
     meta = {str(k): str(v) for k, v in meta.items()} if isinstance(meta, dict) else {}
-    return Database(path, device_key, backend, entries, meta)
+    return Database(path, device_key, backend, entries, invalid, meta)
+
+
+#: database files already warned about in this process (every lookup reads the file again)
+_WARNED: set[str] = set()
+
+
+def _warn_once(path: Path, reasons: list[str]) -> None:
+    key = str(Path(path).resolve())
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    n = len(reasons)
+    warnings.warn(f"clgemm: database {path}: {n} invalid entr{'y' if n == 1 else 'ies'} "
+                  f"skipped (kept in the file); {reasons[0]}", RuntimeWarning, stacklevel=4)
+
+
+def _finite(obj: Any) -> Any:
+    """NaN and inf become null, which JSON can hold: a kept invalid entry read from a file with
+    a NaN in it (Python's reader takes one) stays invalid and the file stays JSON."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def device_meta(device: Any) -> dict[str, str]:

@@ -4,9 +4,11 @@ a foreign device key; and the ladder taking its parameters from it."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
+import warnings
 from types import SimpleNamespace
 
 import pytest
@@ -66,7 +68,9 @@ def test_atomic_write_and_merge(tmp_path):
     second.record(_entry(rung=4, TS=32, WIDTH=4))
     second.save()  # merges with what `first` wrote instead of overwriting it
     assert sorted(e.rung for e in load(DEV, path).entries) == [3, 4]
-    assert os.listdir(tmp_path) == ["db.json"]  # no temporary file left behind
+    # No temporary file left behind; the lock file stays (removing it could leave two
+    # processes each holding the lock of a different file of that name).
+    assert sorted(os.listdir(tmp_path)) == ["db.json", "db.json.lock"]
 
 
 def test_foreign_device_key_refused_by_name(tmp_path):
@@ -122,3 +126,113 @@ def test_ladder_uses_tuned_parameters(device, tmp_path):
     assert "TS=32 WPT=8" in _row(d.stdout, 3) and "default" in _row(d.stdout, 3)
     u = _ladder(env, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
     assert "TS=16 WPT=2" in _row(u.stdout, 3) and "user" in _row(u.stdout, 3)
+
+
+# -- concurrent saves ----------------------------------------------------------------------
+
+SAVES = 20
+
+
+def _save_many(path: str, worker: int, start) -> None:
+    """One process's saves: each its own (rung, shape) slot, loaded and saved afresh so that
+    every save reads, merges and replaces the file while the others do the same."""
+    start.wait()
+    for i in range(SAVES):
+        db = load(DEV, path)
+        db.record(_entry(rung=worker + 1, shape=(64 + i,) * 3))
+        db.save()
+
+
+def test_concurrent_saves_lose_nothing(tmp_path):
+    path = tmp_path / "db.json"
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(4)
+    procs = [ctx.Process(target=_save_many, args=(str(path), w, start)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0] * 4
+    slots = {(e.rung, e.shape[0]) for e in load(DEV, path).entries}
+    assert slots == {(w + 1, 64 + i) for w in range(4) for i in range(SAVES)}
+
+
+# -- entries that cannot be used ---------------------------------------------------------------
+
+GOOD = {"rung": 3, "shape": [64, 64, 64], "backend": "opencl", "params": {"TS": 16, "WPT": 4},
+        "ms": 1.0, "gflops": 1.0}
+BAD = [  # (what is wrong, the reason the warning gives)
+    ({"shape": [0, 64, 64]}, "shape [0, 64, 64] is not three positive integers"),
+    ({"shape": [64, 64]}, "shape [64, 64] is not three positive integers"),
+    ({"gflops": None}, "gflops None is not a positive number"),
+    ({"gflops": float("nan")}, "gflops nan is not a positive number"),
+    ({"ms": "1.0"}, "ms '1.0' is not a positive number"),
+    ({"rung": "3"}, "rung '3' is not an integer"),
+    ({"rung": True}, "rung True is not an integer"),
+    ({"backend": 1}, "backend 1 is not a string"),
+    ({"params": [16, 4]}, "parameters [16, 4] are not a mapping of names to integers"),
+    ({"params": {"TS": 32.9, "WPT": 4}}, "parameter TS=32.9 is not an integer"),
+    ({"params": {"TS": 16, "X -DWPT=4": 1}}, "parameter name 'X -DWPT=4' is not a macro name"),
+    ({"times_ms": [1.0, "x"]}, "times_ms [1.0, 'x'] is not a list of numbers"),
+    ({"repeats": -1}, "repeats -1 is not a non-negative integer"),
+    ({"provenance": "tuned"}, "provenance 'tuned' is not an object"),
+    ({"ms": None, "gflops": None, "params": None},  # the first reason is named
+     "parameters None are not a mapping of names to integers"),
+]
+
+
+def _write_db(path, entries) -> None:
+    path.write_text(json.dumps({"format": "clgemm-tuning-database", "version": 1,
+                                "device": DEV.key, "backend": "opencl", "entries": entries}))
+
+
+@pytest.mark.parametrize("change,why", BAD, ids=[",".join(c) for c, _ in BAD])
+def test_invalid_entry_skipped_once_warned_and_kept(tmp_path, change, why):
+    path = tmp_path / "db.json"
+    bad = {**GOOD, "shape": [128, 128, 128], "gflops": 99.0, **change}
+    _write_db(path, [GOOD, bad])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        db = load(DEV, path)
+        assert [e.to_json()["params"] for e in db.entries] == [GOOD["params"]]
+        assert tuned_params(DEV, [3], (128, 128, 128), path) == {3: GOOD["params"]}
+        db.record(_entry(rung=4, TS=32, WIDTH=4))
+        db.save()
+    assert [str(w.message) for w in caught] == [  # once per file, not once per lookup
+        f"clgemm: database {path}: 1 invalid entry skipped (kept in the file); entry 2: {why}"]
+    assert all(w.category is RuntimeWarning for w in caught)
+    kept = json.loads(path.read_text())["entries"]
+    assert len(kept) == 3 and kept[-1] == json.loads(json.dumps(bad).replace("NaN", "null"))
+
+
+def test_invalid_entry_not_recorded(tmp_path):
+    db = load(DEV, tmp_path / "db.json")
+    with pytest.raises(UsageError, match="refusing to record an entry whose gflops nan is not"):
+        db.record(_entry(gflops=float("nan")))
+    with pytest.raises(UsageError, match="whose parameter TS=16.5 is not an integer"):
+        db.record(_entry(TS=16.5, WPT=4))
+    assert db.entries == []
+
+
+def test_entries_not_a_list_refused(tmp_path):
+    path = tmp_path / "db.json"
+    _write_db(path, {"rung": 3})
+    with pytest.raises(UsageError, match=r"database .*db\.json: 'entries' is not a list"):
+        load(DEV, path)
+
+
+def test_ladder_skips_invalid_entries(device, tmp_path):
+    path = database_path(device.key, tmp_path)
+    good = {**GOOD, "backend": device.backend, "params": {"TS": 16, "WPT": 2}}
+    _write_db_for(path, device, [good, {**good, "shape": [0, 64, 64]},
+                                 {**good, "gflops": None}, {**good, "params": {"TS": 32.9}}])
+    r = _ladder({**os.environ, "CLGEMM_RESULTS": str(tmp_path)}, "--rungs", "3")
+    assert r.returncode == 0, r.stderr
+    assert "TS=16 WPT=2" in _row(r.stdout, 3) and "tuned" in _row(r.stdout, 3)
+    assert r.stderr.count("3 invalid entries skipped") == 1
+
+
+def _write_db_for(path, device, entries) -> None:
+    path.write_text(json.dumps({"format": "clgemm-tuning-database", "version": 1,
+                                "device": device.key, "backend": device.backend,
+                                "entries": entries}))

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.errors import UsageError
+from clgemm.errors import ClgemmError, UsageError
+from clgemm.tuner import journal as journal_module
 from clgemm.tuner.journal import Journal, read_journal
 
 HEADER = {"device": "opencl-acme-gpu-1.0", "backend": "opencl", "driver": "1.0",
@@ -71,6 +72,36 @@ def test_not_a_journal_refused(tmp_path):
     path.write_text('{"hello": 1}\n')
     with pytest.raises(UsageError, match="not a clgemm tuning journal"):
         Journal.open(path, HEADER, resume=True)
+
+
+def test_journal_in_use_refused_until_closed(tmp_path):
+    """A resume cuts a torn tail; cutting a journal another run still appends to would drop
+    the lines it wrote meanwhile, so a journal serves one run at a time."""
+    path = tmp_path / "j.jsonl"
+    with Journal.open(path, HEADER, resume=False) as first:
+        first.append(_rec(8, 1))
+        with pytest.raises(UsageError, match=r"journal .*j\.jsonl is in use by another"):
+            Journal.open(path, HEADER, resume=True)
+        first.append(_rec(8, 2))
+    with Journal.open(path, HEADER, resume=True) as again:
+        assert len(again.results(3)) == 2
+
+
+def test_short_write_leaves_no_part_line(tmp_path, monkeypatch):
+    """A write cut short (a full disk) is taken back, so the next record does not follow a
+    part line that would make the journal unreadable."""
+    path = tmp_path / "j.jsonl"
+    real_write = os.write
+    with Journal.open(path, HEADER, resume=False) as j:
+        j.append(_rec(8, 1))
+        monkeypatch.setattr(journal_module.os, "write",
+                            lambda fd, data: real_write(fd, data[:len(data) // 2]))
+        with pytest.raises(ClgemmError, match="only .* bytes of a record could be written"):
+            j.append(_rec(8, 2))
+        monkeypatch.setattr(journal_module.os, "write", real_write)
+        j.append(_rec(8, 4))
+    _, records, _ = read_journal(path)
+    assert [r["config"]["WPT"] for r in records] == [1, 4]
 
 
 # -- interrupted run -----------------------------------------------------------------------

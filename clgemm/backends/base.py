@@ -9,10 +9,23 @@ from typing import Any, ContextManager, Mapping, Sequence
 import numpy as np
 
 from ..devices import DeviceInfo
+from ..errors import UsageError
 from ..sources import kernel_source
+from ..values import is_int, is_macro_name
 
 #: a kernel argument: an int (passed as a 32-bit int) or a buffer from `to_device`/`alloc`
 Arg = Any
+
+
+def define_options(defines: Mapping[str, int]) -> list[str]:
+    """The `-DNAME=VALUE` options of `defines`, each checked: the last defence against a
+    parameter read from a file that would add or redefine compiler options."""
+    for name, value in defines.items():
+        if not is_macro_name(name):
+            raise UsageError(f"refusing to build: macro name {name!r} is not a C identifier")
+        if not is_int(value):
+            raise UsageError(f"refusing to build: macro {name}={value!r} is not an integer")
+    return [f"-D{name}={int(value)}" for name, value in defines.items()]
 
 
 class Backend(ABC):

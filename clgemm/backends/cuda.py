@@ -17,7 +17,7 @@ import numpy as np
 from ..devices import DeviceInfo
 from ..errors import BuildError, LaunchError
 from ..paths import KERNELS
-from .base import Backend
+from .base import Backend, define_options
 
 try:  # CuPy is optional: a missing or broken installation means no CUDA devices
     import cupy
@@ -175,7 +175,7 @@ class CUDABackend(Backend):
         return self._header
 
     def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
-        options = tuple(f"-D{k}={v}" for k, v in defines.items())
+        options = tuple(define_options(defines))
         key = hashlib.sha1("\0".join([source, kernel, *options]).encode()).hexdigest()
         if key in self._kernels:
             return self._kernels[key]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..devices import DeviceInfo
 from ..errors import BuildError, LaunchError
-from .base import Backend
+from .base import Backend, define_options
 
 try:
     import pyopencl as cl
@@ -111,7 +111,7 @@ class OpenCLBackend(Backend):
         return ""
 
     def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
-        options = [f"-D{k}={v}" for k, v in defines.items()]
+        options = define_options(defines)
         key = hashlib.sha1("\0".join([source, kernel, *options]).encode()).hexdigest()
         if key in self._kernels:
             return self._kernels[key]

@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 
 from ..errors import ConstraintError, UsageError
 from ..limits import DeviceLimits
+from ..values import is_int
 
 Params = Mapping[str, int]
 
@@ -140,18 +141,19 @@ class Rung:
             params[name] = value
         return params
 
-    def complete(self, params: Mapping[str, object]) -> dict[str, int] | None:
+    def complete(self, params: object) -> dict[str, int] | None:
         """A stored parameter set (a tuning entry, a journal record) as this rung reads it now,
         or None if it no longer applies. A parameter added to a rung defaults to the kernel it
         had before, so a set without it is completed with that default; a set naming a parameter
-        the rung no longer has was measured on a different kernel and does not apply."""
+        the rung no longer has was measured on a different kernel and does not apply. Values
+        must be integers as stored: 32.9, True or "32" are not read as some integer, because
+        a set that says something else was not written by clgemm and is not to be trusted."""
         names = self.param_names()
-        if not set(params) <= set(names):
+        if not isinstance(params, Mapping) or not set(params) <= set(names):
             return None
-        try:
-            return {n: int(params[n]) if n in params else self.defaults()[n] for n in names}
-        except (TypeError, ValueError):
+        if not all(is_int(v) for v in params.values()):
             return None
+        return {n: int(params[n]) if n in params else self.defaults()[n] for n in names}
 
     def helpers_for(self, params: Params) -> tuple[Helper, ...]:
         """Every helper step this configuration needs, in the order they run."""

@@ -7,6 +7,12 @@ last line, which reading drops (and resuming cuts off) so that the configuration
 again rather than lost. The first line is a header naming what the results are valid for; a
 journal is only resumed for the same device, driver, backend, problem size and rungs, because
 mixing measurements from two of them would let the tuner pick a winner on the wrong evidence.
+
+An open journal holds an exclusive lock on its file (`locks.try_exclusive`), and a second run
+opening it is refused. Appends alone would not need it (one write on O_APPEND lands whole at the
+end, however many processes append), but resuming cuts a torn tail: a run resuming a journal
+that another is still appending to would cut off the lines written between its read and its
+cut. Two runs sharing one journal would also measure the same configurations twice.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import UsageError
+from ..errors import ClgemmError, UsageError
+from ..locks import try_exclusive
 
 FORMAT = "clgemm-tune-journal"
 VERSION = 1
@@ -106,33 +113,42 @@ class Journal:
         matches `header` on every field of MATCHED_FIELDS."""
         path = Path(path)
         header = {"format": FORMAT, "version": VERSION, **header}
-        existing = check_journal(path, header, resume)
-        if existing is not None:
-            old, records, good = existing
-            if good < path.stat().st_size:
-                with open(path, "r+b") as f:  # cut the torn tail before appending
-                    f.truncate(good)
-                    f.flush()
-                    os.fsync(f.fileno())
-            journal = cls(path, old, records)
-            journal._open_fd()
-            journal.append({"kind": "resume", "time": now(), "command": command,
-                            "clgemm": header.get("clgemm")}, keep=False)
-            return journal
         path.parent.mkdir(parents=True, exist_ok=True)
-        journal = cls(path, dict(header), [])
-        journal._open_fd()
-        journal._write(header)
-        _fsync_dir(path.parent)
+        fd = _open_locked(path)
+        try:
+            journal = cls._start(path, fd, header, resume, command)
+        except BaseException:
+            os.close(fd)
+            raise
         return journal
 
-    def _open_fd(self) -> None:
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    @classmethod
+    def _start(cls, path: Path, fd: int, header: dict, resume: bool,
+               command: str) -> "Journal":
+        existing = check_journal(path, header, resume)
+        if existing is None:
+            journal = cls(path, dict(header), [], fd)
+            journal._write(header)
+            _fsync_dir(path.parent)
+            return journal
+        old, records, good = existing
+        if good < os.fstat(fd).st_size:  # cut the torn tail before appending
+            os.ftruncate(fd, good)
+            os.fsync(fd)
+        journal = cls(path, old, records, fd)
+        journal.append({"kind": "resume", "time": now(), "command": command,
+                        "clgemm": header.get("clgemm")}, keep=False)
+        return journal
 
     def _write(self, obj: Mapping[str, Any]) -> None:
         line = (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode()
         assert self._fd is not None
-        os.write(self._fd, line)  # one write on O_APPEND: never interleaved, at most torn at kill
+        size = os.fstat(self._fd).st_size
+        written = os.write(self._fd, line)  # one write on O_APPEND: lands whole, at the end
+        if written != len(line):  # a full disk: cut the part line, or the next would follow it
+            os.ftruncate(self._fd, size)
+            raise ClgemmError(f"journal {self.path}: only {written} of {len(line)} bytes of a "
+                              f"record could be written (disk full?)")
         os.fsync(self._fd)
 
     def append(self, record: Mapping[str, Any], keep: bool = True) -> None:
@@ -155,6 +171,16 @@ class Journal:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _open_locked(path: Path) -> int:
+    """The journal's append descriptor, holding the journal's lock."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    if not try_exclusive(fd):
+        os.close(fd)
+        raise UsageError(f"journal {path} is in use by another clgemm tune; wait for it to "
+                         f"finish, or give --journal FILE to start another")
+    return fd
 
 
 def _finite(obj: Any) -> Any:

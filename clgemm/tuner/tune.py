@@ -8,14 +8,19 @@ the funnel kept it): it anchors every comparison ("x default") and gives adaptiv
 sane starting point. A search-time measurement uses few repeats, so the few best are measured
 again with more repeats before one is stored; the database gets that confirmation's numbers
 (median, spread), not a lucky single draw.
+
+A journal is a file anyone can edit, so its records are checked before they count: a record
+whose configuration is not a parameter set of its rung (an unknown name, a value that is not an
+integer) or whose numbers are not numbers is skipped with a note, never built, confirmed or
+stored.
 """
 
 from __future__ import annotations
 
-import statistics
-
 import hashlib
 import random
+import statistics
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +32,7 @@ from ..devices import DeviceInfo
 from ..paths import KERNELS
 from ..rungs import Rung
 from ..runner import Problem
+from ..values import is_finite
 from .evaluate import Evaluator
 from .journal import Journal, now
 from .progress import Progress
@@ -127,6 +133,39 @@ def _short(rec: Mapping[str, Any] | None) -> str:
                                                     rec["config"].items()) + ")"
 
 
+def record_problem(rung: Rung, rec: Mapping[str, Any]) -> str | None:
+    """Why a journal record of `rung` cannot be used, or None if it can."""
+    if rung.complete(rec.get("config")) is None:
+        return f"config {rec.get('config')!r} is not a parameter set of rung {rung.number}"
+    if not isinstance(rec.get("status"), str):
+        return f"status {rec.get('status')!r} is not a string"
+    if rec["status"] != "ok":
+        return None
+    for name in ("gflops", "ms"):
+        if not (is_finite(rec.get(name)) and rec[name] > 0):
+            return f"{name} {rec.get(name)!r} is not a positive number"
+    for name in ("rel_error", "helper_ms"):
+        if rec.get(name) is not None and not is_finite(rec[name]):
+            return f"{name} {rec[name]!r} is not a number"
+    times = rec.get("times_ms") or []
+    if not isinstance(times, list) or not all(is_finite(t) for t in times):
+        return f"times_ms {times!r} is not a list of numbers"
+    return None
+
+
+def usable_records(rung: Rung, records: list[dict]) -> tuple[list[dict], list[str]]:
+    """The records that can be used, their configurations as the rung reads them now
+    (`Rung.complete`), and why each of the others cannot."""
+    usable, skipped = [], []
+    for r in records:
+        why = record_problem(rung, r)
+        if why is None:
+            usable.append({**r, "config": rung.complete(r["config"])})
+        else:
+            skipped.append(why)
+    return usable, skipped
+
+
 def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evaluator,
               options: TuneOptions, *, device: DeviceInfo, problem: Problem, command: str = "",
               ref: int | str | None = None, stream: TextIO | None = None,
@@ -138,7 +177,10 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
     rng = random.Random(options.seed * 1000 + rung.number)
     out = RungOutcome(rung.number, rung.title, len(space), name)
 
-    done_records = journal.results(rung.number)
+    done_records, skipped = usable_records(rung, journal.results(rung.number))
+    if skipped:
+        print(f"note: journal {journal.path}: {len(skipped)} record(s) of rung {rung.number} "
+              f"skipped, not used or built (first: {skipped[0]})", file=stream or sys.stderr)
     history: list[Trial] = []
     measured: set[Config] = set()
     for r in done_records:
@@ -216,7 +258,7 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
 
     default = None
     if default_key is not None:
-        default = next((r for r in journal.results(rung.number)
+        default = next((r for r in usable_records(rung, journal.results(rung.number))[0]
                         if space.key(r["config"]) == default_key and r.get("status") == "ok"),
                        None)
     out.best, out.entry, out.default = _confirm(rung, space, journal, evaluator, options, ref,
@@ -272,7 +314,8 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalua
     """Re-measure the best few, and the default, with more repeats; the fastest that still
     verifies wins. Returns (winner's record, its database entry, the default's record), the
     default re-measured alongside so that "x default" compares like with like."""
-    ok = [r for r in journal.results(rung.number) if r.get("status") == "ok" and r.get("gflops")]
+    records = usable_records(rung, journal.results(rung.number))[0]
+    ok = [r for r in records if r.get("status") == "ok" and r.get("gflops")]
     ok.sort(key=lambda r: -r["gflops"])
     top: list[dict] = []
     for r in ok:
@@ -302,7 +345,7 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalua
     prov.update({"driver": device.driver_version, "device": device.name,
                  "platform": device.platform, "opencl_version": device.version,
                  "journal": str(journal.path), "strategy": strategy,
-                 "evaluations": len(journal.results(rung.number)), "space": len(space),
+                 "evaluations": len(records), "space": len(space),
                  "heuristics": options.heuristics, "search_gflops": search_rec.get("gflops"),
                  "kernel_digest": kernel_digest(rung)})
     entry = Entry(rung=rung.number, shape=problem.as_list(), backend=device.backend,

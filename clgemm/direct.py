@@ -14,7 +14,7 @@ things by name, before any compile.
 
 from __future__ import annotations
 
-from .rungs import Param, Params, Rung
+from .rungs import Constraint, Param, Params, Rung
 from .rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
                                           local_size, output_tile)
 
@@ -22,8 +22,10 @@ DIRECT_PARAMS = (
     Param("TSM", (16, 32, 64, 128), 64, "tile rows (along M)"),
     Param("TSN", (16, 32, 64, 128), 64, "tile columns (along N)"),
     Param("TSK", (4, 8, 16, 32), 16, "tile depth (along K)"),
-    Param("WPTM", (1, 2, 4, 8), 4, "outputs per work-item along M"),
-    Param("WPTN", (1, 2, 4, 8), 4, "outputs per work-item along N"),
+    # Blocks up to 64 x 32 are for CPUs (see CPU_DEFAULTS); a GPU's tuner drops those with more
+    # sums than registers by the heuristic constraint below.
+    Param("WPTM", (1, 2, 4, 8, 16, 32, 64), 4, "outputs per work-item along M"),
+    Param("WPTN", (1, 2, 4, 8, 16, 32), 4, "outputs per work-item along N"),
     Param("PAD", (0, 1), 1, "floats of padding per row of each local tile", minimum=0),
 )
 
@@ -31,6 +33,12 @@ DIRECT_PARAMS = (
 def tile_bytes(p: Params) -> int:
     """The local tiles of op(A) (TSK x (TSM+PAD)) and op(B) (TSK x (TSN+PAD)), in bytes."""
     return 4 * p["TSK"] * (p["TSM"] + p["TSN"] + 2 * p["PAD"])
+
+
+#: A GPU work-item keeps its WPTM x WPTN sums in registers (at most 255 on NVIDIA's); beyond 64
+#: sums, plus the WPTM + WPTN operands, they spill to memory.
+GPU_REGISTERS = Constraint("WPTM*WPTN <= 64 on GPUs (sums in registers)", "heuristic",
+                           lambda p, d: d.device_type != "GPU" or p["WPTM"] * p["WPTN"] <= 64)
 
 
 DIRECT = Rung(
@@ -42,7 +50,7 @@ DIRECT = Rung(
     # redefine them.
     derive=lambda p: {},
     # Rung 6's geometry: WPTM | TSM, WPTN | TSN, and each tile split evenly over the work-items.
-    constraints=BLOCKING_CONSTRAINTS + SCALAR_LOAD_CONSTRAINTS,
+    constraints=BLOCKING_CONSTRAINTS + SCALAR_LOAD_CONSTRAINTS + (GPU_REGISTERS,),
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: 1,
@@ -54,11 +62,24 @@ DIRECT = Rung(
             "operand along its contiguous dimension whatever the transposition",
 )
 
-#: A parameter set for a 2-core AVX-512 CPU through PoCL 3.1, all four transpositions alike.
-#: Measured with this kernel on that machine (median of 5 launches, GFLOP/s at 256^3 / 512^3,
-#: NN; see the commit that set it):
-#:   TSM=64  TSN=64  TSK=16 WPTM=4  WPTN=4  (GPU defaults)   ? / ?
-CPU_DEFAULTS: dict[str, int] = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "PAD": 1}
+#: A parameter set for a 2-core AVX-512 CPU through PoCL 3.1 (pthread, skylake-avx512), all four
+#: transpositions alike. PoCL runs a work-group's work-items as loops, so a few work-items with
+#: large blocks of sums do best, and WPTN = 16 far better than 8 (most likely because a row of
+#: sums, acc[wm][0..15], then fills one 16-float vector register; not checked in the generated
+#: code). Measured with this kernel on that machine (NN unless said), shared with other jobs (load
+#: average 5-17), so each figure is the best of 18-30 launches; ranges are over separate runs:
+#:   GFLOP/s                                        256^3      512^3
+#:   TSM=64  TSN=64  TSK=16 WPTM=4  WPTN=4  (GPU)   11-12      10-12
+#:   TSM=128 TSN=64  TSK=16 WPTM=8  WPTN=8          21-22      21-22
+#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=8          24         24
+#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=16         34-46      35-46
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=8          13         13
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=16         42-59      48-60   <- these
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=32         60         61
+#: TSK (8, 16, 32) and PAD (0, 1) changed nothing measurable there; the transposed cases were
+#: within the noise of NN (36-58 GFLOP/s at 256^3, 44-47 at 512^3 in one run).
+CPU_DEFAULTS: dict[str, int] = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 64, "WPTN": 16,
+                                "PAD": 1}
 
 
 def direct_macros(params: Params, trans_a: bool, trans_b: bool) -> dict[str, int]:

@@ -133,6 +133,16 @@ def test_direct_alpha_zero_and_k_zero(backend, name):
         _check(f"K=0 beta={beta}", got, ref, before, after, m, n, ldc)
 
 
+def test_direct_cpu_defaults(backend):
+    """The CPU parameter set (few work-items, 64 x 16 sums each) on 2 x 2 groups, both partial,
+    with both operands transposed."""
+    m, n, k = 130, 140, 37
+    macros = direct_macros(CPU_DEFAULTS, True, True)
+    got, ref, before, after, ldc = _gemm(backend, macros, direct_geometry(CPU_DEFAULTS, m, n),
+                                         m, n, k, 0.5, -1.0, True, True, seed=31)
+    _check("CPU defaults", got, ref, before, after, m, n, ldc)
+
+
 def _file_defaults() -> dict[str, int]:
     """The `#ifndef NAME / #define NAME value` defaults of kernels/direct.cl."""
     text = (KERNELS / DIRECT.file).read_text()
@@ -199,6 +209,15 @@ def test_direct_device_limits_by_name():
     with pytest.raises(ConstraintError) as info:
         DIRECT.validate(big_tiles, tiny)
     assert info.value.constraint == "local memory <= device local memory"
+
+
+def test_direct_gpu_register_heuristic():
+    """Blocks of more than 64 sums are for CPUs: the tuner's heuristic stage drops them on GPUs."""
+    cpu = DeviceLimits(device_type="CPU")
+    assert DIRECT.first_violation(CPU_DEFAULTS, H100, stages=("heuristic",)).name == \
+        "WPTM*WPTN <= 64 on GPUs (sums in registers)"
+    assert DIRECT.first_violation(CPU_DEFAULTS, cpu, stages=("heuristic",)) is None
+    assert DIRECT.first_violation(DIRECT.defaults(), H100, stages=("heuristic",)) is None
 
 
 def test_direct_kernel_refuses_inconsistent_macros(backend):

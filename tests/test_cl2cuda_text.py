@@ -583,6 +583,78 @@ def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
         assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
 
 
+# ---- the direct kernel (direct.cl) under the emulation ------------------------------------------
+# gemm_direct takes the BLAS arguments, so it gets a driver of its own, run like the helpers': C
+# is passed in whole (matrix, leading-dimension padding and the floats around it) and written
+# back whole, so a store outside the matrix shows, and A and B carry NaN outside their matrices,
+# so a read outside them does.
+DIRECT_DRIVER = DRIVER_IO + r"""
+int main(int argc, char** argv) {
+  auto i = [&](int n) { return std::atoi(argv[n]); };
+  auto f = [&](int n) { return std::strtof(argv[n], nullptr); };
+  // M N K alpha beta a_offset lda b_offset ldb c_offset ldc gx gy bx by A n_A B n_B C n_C out
+  if (argc != 23) return 2;
+  const dim3 grid{(unsigned)i(12), (unsigned)i(13), 1}, block{(unsigned)i(14), (unsigned)i(15), 1};
+  std::vector<float> A = emu_read(argv[16], i(17)), B = emu_read(argv[18], i(19));
+  std::vector<float> C = emu_read(argv[20], i(21));
+  emu_run(grid, block, [&] {
+    EMU_KERNEL(i(1), i(2), i(3), f(4), f(5), A.data(), i(6), i(7), B.data(), i(8), i(9),
+               C.data(), i(10), i(11));
+  });
+  emu_write(argv[22], C);
+  return 0;
+}
+"""
+
+#: (parameters, transpositions): a small tile that is not square (a mix-up of M and N fails) in
+#: all four transpositions, and the defaults once
+DIRECT_EMULATED = [({"TSM": 16, "TSN": 32, "TSK": 8, "WPTM": 2, "WPTN": 4, "PAD": 0}, t)
+                   for t in [(0, 0), (0, 1), (1, 0), (1, 1)]] + [({}, (0, 0))]
+
+
+@pytest.mark.parametrize("overrides,trans", DIRECT_EMULATED,
+                         ids=[f"{'defaults' if not o else 'small'}-{'NT'[a]}{'NT'[b]}"
+                              for o, (a, b) in DIRECT_EMULATED])
+def test_direct_under_emulated_cuda(tmp_path, overrides, trans):
+    """C := alpha*op(A)*op(B) + beta*C at offsets and leading dimensions larger than the rows,
+    on sizes no tile divides; with beta == 0 the NaN in C does not reach the result."""
+    _need_emulation()
+    from clgemm.direct import DIRECT, direct_geometry, direct_macros
+
+    params = DIRECT.resolve(overrides)
+    DIRECT.validate(params)
+    trans_a, trans_b = trans
+    exe = _emulated(tmp_path, DIRECT.file, DIRECT.kernel, direct_macros(params, *trans),
+                    driver=DIRECT_DRIVER)
+    rng = np.random.default_rng(17 + 2 * trans_a + trans_b)
+    sentinel = np.float32(-12345.0)
+    for (m, n, k), alpha, beta in [((37, 23, 19), 1.5, 0.0), ((20, 40, 9), -0.75, 0.5)]:
+        a = rng.standard_normal((k, m) if trans_a else (m, k), dtype=np.float32)
+        b = rng.standard_normal((n, k) if trans_b else (k, n), dtype=np.float32)
+        c = np.full((m, n), np.nan, np.float32) if beta == 0 else \
+            rng.standard_normal((m, n), dtype=np.float32)
+        lda, ldb, ldc = a.shape[0] + 3, b.shape[0] + 1, m + 2
+        a_off, b_off, c_off = 5, 2, 7
+        flat_a, flat_b = _stored(a, lda, a_off, fill=np.nan), _stored(b, ldb, b_off, fill=np.nan)
+        c_flat = np.append(_stored(c, ldc, c_off, fill=sentinel), [sentinel] * 3)
+        (gx, gy), (bx, by) = direct_geometry(params, m, n)
+        out = _run_helper(exe, tmp_path, [m, n, k, alpha, beta, a_off, lda, b_off, ldb, c_off,
+                                          ldc, gx // bx, gy // by, bx, by],
+                          [flat_a, flat_b, c_flat])
+        expected = np.float64(alpha) * ((a.T if trans_a else a).astype(np.float64)
+                                        @ (b.T if trans_b else b).astype(np.float64))
+        if beta != 0:
+            expected += np.float64(beta) * c.astype(np.float64)
+        inside = np.zeros(out.shape, bool)
+        inside[c_off:c_off + ldc * n].reshape(n, ldc)[:, :m] = True
+        got = out[c_off:c_off + ldc * n].reshape(n, ldc)[:, :m].T
+        what = f"direct {params} trans={trans} {m}x{n}x{k} beta={beta}"
+        assert np.isfinite(got).all(), f"{what}: NaN read from outside A or B, or from C"
+        err = check.relative_error(got, expected)
+        assert err < 1e-5, f"{what}: relative error {err:.2e}"
+        assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+
+
 # ---- the real CUDA compilers, where present ------------------------------------------------------
 
 def _compile_jobs():
@@ -600,6 +672,10 @@ def _compile_jobs():
         {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}))))
     jobs.append(("helper-panels", "helpers.cl", {"PANEL": 64}))
     jobs.append(("blas-helpers", "blas_helpers.cl", {"PACK_TILE": 16}))
+    from clgemm.direct import DIRECT, direct_macros
+    for ta, tb in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        jobs.append((f"direct-{'NT'[ta]}{'NT'[tb]}", DIRECT.file,
+                     direct_macros(DIRECT.defaults(), ta, tb)))
     return jobs
 
 

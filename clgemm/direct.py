@@ -1,0 +1,95 @@
+"""The direct GEMM kernel (kernels/direct.cl): the whole BLAS SGEMM in one launch.
+
+C := alpha * op(A) * op(B) + beta * C for column-major matrices read in place (element offsets,
+leading dimensions, either operand transposed) and any M, N >= 1, K >= 0, with no helper kernels.
+It is described with the ladder's `Rung` record so that the tuner's machinery (candidates,
+named constraints, device limits, geometry) applies to it, but it is not a rung of the ladder:
+its arguments differ from the rungs' (M, N, K, A, B, C), so it is not in `REGISTRY`.
+
+The transpositions are macros too (TRANS_A, TRANS_B), but they are fixed by the call, not tuned:
+`direct_macros` adds them to a parameter set. The kernel derives its work-group shape and load
+counts itself and refuses inconsistent parameters with #error; the constraints below say the same
+things by name, before any compile.
+"""
+
+from __future__ import annotations
+
+from .rungs import Constraint, Param, Params, Rung
+from .rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
+                                          local_size, output_tile)
+
+DIRECT_PARAMS = (
+    Param("TSM", (16, 32, 64, 128), 64, "tile rows (along M)"),
+    Param("TSN", (16, 32, 64, 128), 64, "tile columns (along N)"),
+    Param("TSK", (4, 8, 16, 32), 16, "tile depth (along K)"),
+    # Blocks up to 64 x 32 are for CPUs (see CPU_DEFAULTS); a GPU's tuner drops those with more
+    # sums than registers by the heuristic constraint below.
+    Param("WPTM", (1, 2, 4, 8, 16, 32, 64), 4, "outputs per work-item along M"),
+    Param("WPTN", (1, 2, 4, 8, 16, 32), 4, "outputs per work-item along N"),
+    Param("PAD", (0, 1), 1, "floats of padding per row of each local tile", minimum=0),
+)
+
+
+def tile_bytes(p: Params) -> int:
+    """The local tiles of op(A) (TSK x (TSM+PAD)) and op(B) (TSK x (TSN+PAD)), in bytes."""
+    return 4 * p["TSK"] * (p["TSM"] + p["TSN"] + 2 * p["PAD"])
+
+
+#: A GPU work-item keeps its WPTM x WPTN sums in registers (at most 255 on NVIDIA's); beyond 64
+#: sums, plus the WPTM + WPTN operands, they spill to memory.
+GPU_REGISTERS = Constraint("WPTM*WPTN <= 64 on GPUs (sums in registers)", "heuristic",
+                           lambda p, d: d.device_type != "GPU" or p["WPTM"] * p["WPTN"] <= 64)
+
+
+DIRECT = Rung(
+    number=11, slug="direct", title="direct GEMM",
+    adds="the whole SGEMM in one kernel: alpha, beta, offsets, leading dimensions, transposes",
+    file="direct.cl", kernel="gemm_direct",
+    params=DIRECT_PARAMS,
+    # The kernel computes RTSM, RTSN, LPTA and LPTB itself; passing them as -D too would
+    # redefine them.
+    derive=lambda p: {},
+    # Rung 6's geometry: WPTM | TSM, WPTN | TSN, and each tile split evenly over the work-items.
+    constraints=BLOCKING_CONSTRAINTS + SCALAR_LOAD_CONSTRAINTS + (GPU_REGISTERS,),
+    local_size=local_size,
+    output_tile=output_tile,
+    k_step=lambda p: 1,
+    local_mem_bytes=tile_bytes,
+    transposed_b=False,
+    any_size=True,
+    helpers=(),
+    teaches="one kernel for the BLAS interface: bounds-checked tile copies that read each "
+            "operand along its contiguous dimension whatever the transposition",
+)
+
+#: A parameter set for a 2-core AVX-512 CPU through PoCL 3.1 (pthread, skylake-avx512), all four
+#: transpositions alike. PoCL runs a work-group's work-items as loops, so a few work-items with
+#: large blocks of sums do best, and WPTN = 16 far better than 8 (most likely because a row of
+#: sums, acc[wm][0..15], then fills one 16-float vector register; not checked in the generated
+#: code). Measured with this kernel on that machine (NN unless said), shared with other jobs (load
+#: average 5-17), so each figure is the best of 18-30 launches; ranges are over separate runs:
+#:   GFLOP/s                                        256^3      512^3
+#:   TSM=64  TSN=64  TSK=16 WPTM=4  WPTN=4  (GPU)   11-12      10-12
+#:   TSM=128 TSN=64  TSK=16 WPTM=8  WPTN=8          21-22      21-22
+#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=8          24         24
+#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=16         34-46      35-46
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=8          13         13
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=16         42-59      48-60   <- these
+#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=32         60         61
+#: TSK (8, 16, 32) and PAD (0, 1) changed nothing measurable there; the transposed cases were
+#: within the noise of NN (36-58 GFLOP/s at 256^3, 44-47 at 512^3 in one run).
+CPU_DEFAULTS: dict[str, int] = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 64, "WPTN": 16,
+                                "PAD": 1}
+
+
+def direct_macros(params: Params, trans_a: bool, trans_b: bool) -> dict[str, int]:
+    """The -D set for one configuration and one pair of transpositions. Parameters not given
+    take their defaults; unknown ones are refused (`Rung.resolve`)."""
+    return {**DIRECT.resolve(dict(params)), "TRANS_A": int(bool(trans_a)),
+            "TRANS_B": int(bool(trans_b))}
+
+
+def direct_geometry(params: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(global, local) sizes of the launch for an M x N result (M, N >= 1): one work-group per
+    TSM x TSN tile of C, rounded up."""
+    return DIRECT.geometry(DIRECT.resolve(dict(params)), m, n)

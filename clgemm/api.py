@@ -32,6 +32,7 @@ from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array
 from .backends.base import Backend
 from .devices import DeviceInfo
 from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from .direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
 from .rungs import REGISTRY, Rung, get_rung
 
 #: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
@@ -86,14 +87,50 @@ class KernelChoice:
         return f"rung {self.rung} ({self.source}{': ' + text if text else ''})"
 
 
-def _tuned_choice(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice | None:
+def _tuned_choice(device: DeviceInfo, m: int, n: int,
+                  k: int) -> tuple[KernelChoice, lookup.Found] | None:
     """The lookup chain's choice over every rung (`lookup.best_over_rungs`), leaving out
     configurations that already failed here in this process."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return _failed_key(device, rung.number, params) not in _FAILED
 
     found = lookup.best_over_rungs(device, (m, n, k), accept=accept)
-    return None if found is None else KernelChoice(found.rung, found.params, found.label)
+    return None if found is None else (KernelChoice(found.rung, found.params, found.label), found)
+
+
+def _direct_choice(device: DeviceInfo, m: int, n: int,
+                   k: int) -> tuple[KernelChoice, lookup.Found | None] | None:
+    """The direct kernel's configuration: stored (by the chain), else its defaults for the
+    device type; None where neither fits the device."""
+    found = lookup.best(device, DIRECT, (m, n, k))
+    if found is not None and _failed_key(device, DIRECT.number, found.params) not in _FAILED:
+        return KernelChoice(DIRECT.number, found.params, found.label), found
+    params = DIRECT.resolve(DIRECT_CPU_DEFAULTS if device.is_cpu else None)
+    if (DIRECT.first_violation(params, device.limits()) is not None
+            or _failed_key(device, DIRECT.number, params) in _FAILED):
+        return None
+    return KernelChoice(DIRECT.number, params, "default"), None
+
+
+#: Without measurements of both kinds, products of fewer multiply-adds than this run on the
+#: direct kernel: packing, padding and a second launch cost more than they save on small
+#: products (the part CLBlast's XGEMM_MIN_INDIRECT_SIZE plays). On PoCL at 1024^3 the tuned
+#: rung 9 ran twice as fast as the direct kernel's CPU defaults (53 against 27 GFLOP/s).
+DIRECT_BELOW = {"GPU": 768**3, "CPU": 512**3}
+
+
+def _prefer_direct(device: DeviceInfo, m: int, n: int, k: int,
+                   direct: lookup.Found | None, indirect: lookup.Found | None) -> bool:
+    """The crossover between the direct kernel and the rungs, from what was measured where
+    both were tuned: the kind tuned nearer this shape, the faster at equal distance; else the
+    size rule for the device type."""
+    if direct is not None and indirect is not None:
+        dd = lookup.shape_distance(direct.shape, (m, n, k))
+        di = lookup.shape_distance(indirect.shape, (m, n, k))
+        if abs(dd - di) < 1e-9:
+            return direct.gflops >= indirect.gflops
+        return dd < di
+    return m * n * k < DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0))
 
 
 def _failed_key(device: DeviceInfo, rung: int, params: Mapping[str, int]) -> tuple:
@@ -114,19 +151,24 @@ def _default_choice(device: DeviceInfo) -> KernelChoice:
 
 
 def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice:
-    """The tuned configuration nearest to this shape among rungs whose size constraints hold it,
-    else the default; remembered per device and shape."""
-    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k)  # as _database keys
+    """The direct kernel or a rung, by the measured crossover (`_prefer_direct`); for a rung,
+    the lookup chain's configuration, else the default; remembered per device and shape."""
+    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k)
     with _LOCK:
         if key not in _CHOICES:
             if len(_CHOICES) >= _CHOICE_CACHE_LIMIT:
                 _CHOICES.clear()
-            _CHOICES[key] = _tuned_choice(device, m, n, k) or _default_choice(device)
+            tuned = _tuned_choice(device, m, n, k)
+            indirect = tuned[0] if tuned else _default_choice(device)
+            direct = _direct_choice(device, m, n, k)
+            use_direct = direct is not None and _prefer_direct(
+                device, m, n, k, direct[1], tuned[1] if tuned else None)
+            _CHOICES[key] = direct[0] if use_direct else indirect
         return _CHOICES[key]
 
 
 def _user_choice(device: DeviceInfo, rung: int, params: Mapping[str, int] | None) -> KernelChoice:
-    r = get_rung(rung)
+    r = _record(rung)
     resolved = r.resolve(params)
     r.validate(resolved, device.limits())
     return KernelChoice(rung, resolved, "user")
@@ -148,6 +190,8 @@ class _Plan:
     pack_b: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
+    #: the direct kernel does the whole product in one launch (no packing, no epilogue)
+    direct: bool = False
     #: buffers the plan allocates besides the caller's: (name, float count)
     temps: list[tuple[str, int]] = field(default_factory=list)
 
@@ -164,6 +208,11 @@ class _Plan:
         return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
 
 
+def _record(number: int) -> Rung:
+    """A rung of the ladder, or the direct kernel (number 11), which is not one."""
+    return DIRECT if number == DIRECT.number else get_rung(number)
+
+
 def _round_up(x: int, mult: int) -> int:
     return -(-x // mult) * mult
 
@@ -171,7 +220,7 @@ def _round_up(x: int, mult: int) -> int:
 def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
     """The helper steps the chosen configuration adds after gemm's own packing (panels), each
     with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
-    rung = get_rung(plan.choice.rung)
+    rung = _record(plan.choice.rung)
     extra = rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ()
     return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
 
@@ -182,6 +231,11 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
     if plan.nothing_to_do or not plan.use_p:
         return plan
     plan.choice = kernel or choose_kernel(device, m, n, k)
+    if plan.choice.rung == DIRECT.number:
+        # One launch reads the operands where they lie and writes alpha*P + beta*C itself.
+        plan.direct, plan.direct_c = True, True
+        plan.mp, plan.np_, plan.kp = m, n, k
+        return plan
     rung = get_rung(plan.choice.rung)
     tm, tn, tk = rung.size_multiples(plan.choice.params)
     plan.mp, plan.np_, plan.kp = _round_up(m, tm), _round_up(n, tn), _round_up(k, tk)
@@ -246,6 +300,8 @@ def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, 
 def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
     """(what, global size, local size) of every launch the plan makes, in order."""
     out = []
+    if plan.direct:
+        return [("direct kernel", *direct_geometry(plan.choice.params, plan.m, plan.n))]
     if plan.use_p:
         rung = get_rung(plan.choice.rung)
         if plan.pack_a:
@@ -298,6 +354,14 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
     m, n, k = plan.m, plan.n, plan.k
     p_buf, ldp = None, m
     with gemm_backends.launch_lock(backend):
+        if plan.direct:
+            knl = backend.program(DIRECT.file, direct_macros(plan.choice.params, a.trans,
+                                                             b.trans), DIRECT.kernel)
+            gsize, lsize = direct_geometry(plan.choice.params, m, n)
+            backend.enqueue(knl, gsize, lsize,
+                            [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
+                             b.buf, b.offset, b.ld, c.buf, c.offset, c.ld], queue)
+            return
         if plan.use_p:
             rung: Rung = get_rung(plan.choice.rung)
             # Built before anything is queued, so a configuration that fails to build here

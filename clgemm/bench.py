@@ -69,7 +69,7 @@ from . import references as refs
 from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
 from .model_cli import bound_options, hardware_from_options
-from .rungs import get_rung, parse_rungs
+from .rungs import REGISTRY, get_rung, parse_rungs
 from .runner import Problem, RunResult, Workspace, kernel_source, run_helpers, run_rung
 
 #: rungs measured by default (plus the one `gemm` would pick for the shape)
@@ -403,7 +403,7 @@ def _candidate_rungs(device: Any, p: Problem, rungs: Sequence[int] | None) -> tu
     if rungs is not None:
         return list(rungs), pick
     numbers = set(DEFAULT_RUNGS)
-    if pick is not None:
+    if pick is not None and pick.rung in REGISTRY:  # the direct kernel is measured apart
         numbers.add(pick.rung)
     return sorted(numbers), pick
 

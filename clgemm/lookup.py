@@ -150,7 +150,7 @@ def usable_params(rung: Rung, params: Mapping[str, Any], limits: Any,
         return None
 
 
-def _distance(a: Sequence[int], b: Sequence[int]) -> float:
+def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
     return math.sqrt(sum((math.log(max(x, 1)) - math.log(max(y, 1))) ** 2 for x, y in zip(a, b)))
 
 
@@ -197,7 +197,7 @@ def best(device: Any, rung: Rung, shape: Sequence[int],
 
 def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
     fills = _groups(rung, f.params, shape) >= device.compute_units
-    return (not fills, _distance(f.shape, shape), -f.gflops)
+    return (not fills, shape_distance(f.shape, shape), -f.gflops)
 
 
 def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,

@@ -565,10 +565,13 @@ def _too_many_groups(backend) -> None:
     assert not c.any()
 
 
-def test_grid_limit_refused_before_launch(cl_device):
-    """The check behind CUDA's grid limit, on an OpenCL backend given the same limit."""
+def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
+    """The check behind CUDA's grid limit, on an OpenCL backend given the same limit (through
+    the rungs: the direct kernel's tiles would fit this product)."""
     from clgemm.backends.opencl import OpenCLBackend
 
+    monkeypatch.setattr(api, "DIRECT_BELOW", {})
+    api.clear_caches()
     be = OpenCLBackend(cl_device)
     be.max_groups = cuda_module.MAX_GRID
     if api._pack_tile(be) != 16:
@@ -577,9 +580,11 @@ def test_grid_limit_refused_before_launch(cl_device):
 
 
 @pytest.mark.cuda
-def test_grid_limit_refused_on_cuda(cuda_be):
+def test_grid_limit_refused_on_cuda(cuda_be, monkeypatch):
     """CUDA allows 65535 blocks along y: a product that would need more is refused by name
     instead of failing at launch."""
+    monkeypatch.setattr(api, "DIRECT_BELOW", {})
+    api.clear_caches()
     _too_many_groups(cuda_be)
 
 

@@ -167,13 +167,20 @@ def test_kernel_built_once_and_backend_shared(device, be):
     assert len(be._kernels) == built
 
 
-def test_default_choice_is_rung_10(device, tmp_path, monkeypatch):
+def test_default_choices(device, tmp_path, monkeypatch):
+    """Untuned: the rungs' fallback is rung 10 at its defaults; the direct kernel runs small
+    products (with its CPU defaults on a CPU)."""
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     api.clear_caches()
     try:
+        fallback = api._default_choice(device)
+        assert fallback.rung == 10 and fallback.source == "default"
+        assert dict(fallback.params) == clgemm.rungs.get_rung(10).defaults()
         choice = api.choose_kernel(device, 7, 129, 65)
-        assert choice.rung == 10 and choice.source == "default"
-        assert dict(choice.params) == clgemm.rungs.get_rung(10).defaults()
+        assert (choice.rung, choice.source) == (api.DIRECT.number, "default")
+        if device.is_cpu:
+            assert dict(choice.params) == api.DIRECT_CPU_DEFAULTS
+        assert api.choose_kernel(device, 4096, 4096, 4096).rung == 10
     finally:
         api.clear_caches()
 
@@ -181,6 +188,7 @@ def test_default_choice_is_rung_10(device, tmp_path, monkeypatch):
 def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
     database = pytest.importorskip("clgemm.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
     rung3 = clgemm.rungs.get_rung(3)
     params = {"TS": 16, "WPT": 4}
     assert set(params) == set(rung3.param_names())
@@ -614,6 +622,7 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
     from clgemm.errors import BuildError, LaunchError
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
     rung3 = clgemm.rungs.get_rung(3)
     db = database.load(device)
     db.record(database.Entry(rung=3, shape=[64, 64, 64], backend=device.backend,

@@ -97,6 +97,7 @@ def _database_with(path, device, good: dict, bad: list[dict]) -> None:
 
 def test_database_entries_never_used(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
     path = database_path(device.key, tmp_path)
     _database_with(path, device, {"TS": 16, "WPT": 2}, BAD_PARAMS)
     api.clear_caches()

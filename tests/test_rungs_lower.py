@@ -48,6 +48,8 @@ def test_rung_correct(backend, workspace_for, number, overrides, sizes):
 @pytest.mark.parametrize("number,overrides,constraint", [
     (3, {"TS": 32, "WPT": 3}, "TS % WPT == 0"),
     (4, {"TS": 16, "WIDTH": 32}, "TS % WIDTH == 0"),
+    (4, {"TS": 32, "WIDTH": 16}, "WIDTH is 1, 2, 4 or 8"),
+    (4, {"TS": 48, "WIDTH": 6}, "WIDTH is 1, 2, 4 or 8"),
     (5, {"TSN": 64, "WPTN": 3}, "TSN % WPTN == 0"),
     (5, {"TSM": 16, "TSN": 16, "TSK": 8, "WPTN": 1}, "TSK*TSM % work-items == 0 (whole A-tile loads)"),
     (1, {"TS": 0}, "parameters within their minimum values"),

@@ -32,11 +32,10 @@ from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array
 from .backends.base import Backend
 from .devices import DeviceInfo
 from .errors import UsageError
+from .memory import INT_MAX, check_memory
 from .rungs import REGISTRY, Rung, get_rung
 from .runner import kernel_source, panel_launch
 
-#: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
-INT_MAX = 2**31 - 1
 #: the rung all sizes fall back to when no tuned configuration fits
 ANY_SIZE_RUNG = 10
 HELPERS_FILE = "blas_helpers.cl"
@@ -249,25 +248,6 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
             raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
                              f"kernels index with 32-bit ints, so at most {INT_MAX}")
     return plan
-
-
-def _gib(nbytes: int) -> str:
-    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**26 else f"{nbytes / 2**20:.2f} MiB"
-
-
-def _check_memory(device: DeviceInfo, buffers: list[tuple[str, int]]) -> None:
-    """Refuse, by name and size, buffers the device cannot hold: one larger than its largest
-    allocation, or all together more than its memory."""
-    for name, count in buffers:
-        if 4 * count > device.max_alloc_bytes:
-            raise UsageError(f"{name} needs {_gib(4 * count)} ({count} floats) in one buffer; "
-                             f"device '{device.name}' allows at most {_gib(device.max_alloc_bytes)}"
-                             f" per allocation")
-    total = 4 * sum(count for _, count in buffers)
-    if total > device.global_mem_bytes:
-        parts = ", ".join(f"{name} {_gib(4 * count)}" for name, count in buffers)
-        raise UsageError(f"this product needs {_gib(total)} of device memory ({parts}); device "
-                         f"'{device.name}' has {_gib(device.global_mem_bytes)}")
 
 
 def _pack_tile(backend: Backend) -> int:
@@ -492,7 +472,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
 
     kernel = None if rung is None else _user_choice(backend.device, rung, params)
     plan = _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
-    _check_memory(backend.device, plan.temps)
+    check_memory(backend.device, plan.temps)
     _check_launches(backend, plan)
     with backend.activate():
         kind.finish_buffers(named, queue)
@@ -640,7 +620,7 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
            if isinstance(op.array, np.ndarray)]
     if not c_on_device:
         new.append(("c" if c is not None else "the result", m * n))
-    _check_memory(be.device, new + plan.temps)
+    check_memory(be.device, new + plan.temps)
     _check_launches(be, plan)
 
     # Every check has passed; only now is anything allocated, sent or launched.

@@ -14,7 +14,7 @@ from .errors import ClgemmError, UsageError
 from .model_cli import bound_options, hardware_from_options, model
 from .params_cli import parse_param_options
 from .rungs import get_rung, parse_rungs
-from .runner import Problem
+from .runner import Problem, check_workspace
 
 DEVICE_HELP = "device index (see 'clgemm devices') or a case-insensitive part of its name"
 
@@ -105,6 +105,10 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
             if why:
                 raise UsageError(f"rung {n} with {rung.params_text(chosen[n])} cannot do "
                                  f"M={problem.m} N={problem.n} K={problem.k}: {why}")
+    configs = [(get_rung(n), chosen[n]) for n in numbers]
+    if vs_defaults:
+        configs += [(get_rung(n), get_rung(n).defaults()) for n in numbers]
+    check_workspace(dev, problem, configs, vendor_c=not vs_defaults)
     if vs_defaults:
         _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers if sources[n] == "tuned"},
                            repeats, json_file)

@@ -66,6 +66,9 @@ def test_ladder_device_by_name_and_params(tmp_path):
     (("ladder", "--rungs", "1", "--param", "WPT=2"), "no selected rung has a parameter WPT"),
     (("ladder", "--param", "TS"), "write NAME=VALUE"),
     (("ladder", "--repeats", "0"), "--repeats 0"),
+    (("ladder", "--size", "200000"), "32-bit indexing"),
+    (("ladder", "--size", "30000", "--rungs", "10"), "3.35 GiB"),
+    (("ladder", "--size", "30000", "--rungs", "10", "--vs-defaults"), "GiB"),
     (("show", "42"), "there is no rung 42"),
 ])
 def test_bad_input_one_line_exit_2(args, needle):

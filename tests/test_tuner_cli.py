@@ -37,6 +37,7 @@ def test_dry_run_prints_funnels_only(tmp_path):
     (("--device", "no-such-gpu"), "no device name contains it"),
     (("--only", "VWM=4"), "none of the chosen rungs has a parameter VWM"),
     (("--only", "TS=8,x"), "write NAME=V1,V2,... with non-negative integers"),
+    (("--size", "200000"), "A has 40000000000 elements, more than the kernels' 32-bit indexing"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, needle):
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}

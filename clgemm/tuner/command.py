@@ -15,6 +15,7 @@ import click
 from ..devices import select_device
 from ..errors import UsageError
 from ..rungs import get_rung, parse_rungs
+from ..runner import check_workspace
 
 HELP_DEVICE = "device index (see 'clgemm devices') or a case-insensitive part of its name"
 
@@ -123,6 +124,11 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
                                        f"then {how}"))
     if dry_run:
         return
+    # The measuring worker's workspace holds every helper's scratch any candidate needs.
+    check_workspace(dev, problem, [(r, p) for r in rung_objs for p in
+                                   [r.defaults(), *map(spaces[r.number].params,
+                                                       spaces[r.number].configs)]],
+                    vendor_c=False)
 
     # Every journal and the database are checked before anything is measured.
     if journal_file:

@@ -59,7 +59,6 @@ import re
 import statistics
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import click
@@ -69,6 +68,7 @@ from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
 from .memory import HOST_SHARE, INT_MAX, checking_bytes, host_available
 from .model_cli import bound_options, hardware_from_options
+from .paths import check_writable, write_output
 from .rungs import get_rung, parse_rungs
 from .runner import Problem, RunResult, Workspace, kernel_source, run_helpers, run_rung
 
@@ -745,6 +745,9 @@ def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, p
         raise UsageError(f"--repeats {repeats}: must be positive")
     if warmup is not None and warmup < 0:
         raise UsageError(f"--warmup {warmup}: must be >= 0")
+    for option, path in (("--json", json_file), ("--csv", csv_file)):
+        if path:
+            check_writable(option, path)
     problems = parse_sizes(sizes) if sizes is not None else None
     numbers = parse_rungs(rungs) if rungs is not None else None
     dev = select_device(device, backend=backend)
@@ -757,8 +760,8 @@ def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, p
                     hardware=hardware)
     click.echo(run.table())
     if json_file:
-        Path(json_file).write_text(json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
+        write_output(json_file, json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
         click.echo(f"wrote {json_file}", err=True)
     if csv_file:
-        Path(csv_file).write_text(run.csv_text())
+        write_output(csv_file, run.csv_text())
         click.echo(f"wrote {csv_file}", err=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
 
 import click
 
@@ -13,6 +12,7 @@ from .devices import list_devices, select_device
 from .errors import ClgemmError, UsageError
 from .model_cli import bound_options, hardware_from_options, model
 from .params_cli import parse_param_options
+from .paths import check_writable, write_output
 from .rungs import get_rung, parse_rungs
 from .runner import Problem, check_workspace
 
@@ -82,6 +82,8 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     from .ladder import default_size, run_ladder
     from .report import ladder_table
 
+    if json_file:
+        check_writable("--json", json_file)
     dev = select_device(device, backend=backend)
     hardware = hardware_from_options(dev, peak_gflops, local_gbps, mem_gbps)
     problem = _problem(size, mnk, default_size(dev))
@@ -121,7 +123,7 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     run.hardware = hardware
     click.echo(ladder_table(run))
     if json_file:
-        Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
+        write_output(json_file, json.dumps(run.to_json(), indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)
 
 
@@ -145,7 +147,7 @@ def _tuned_vs_defaults(dev, problem, tuned, rounds, json_file) -> None:
                                         "default GFLOP/s", "tuned/default time", "status"],
                         disable_numparse=True))
     if json_file:
-        Path(json_file).write_text(json.dumps(result, indent=2) + "\n")
+        write_output(json_file, json.dumps(result, indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)
 
 

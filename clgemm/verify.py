@@ -34,6 +34,7 @@ from . import api, check
 from .arrays import KINDS
 from .devices import DeviceInfo, select_device
 from .errors import ClgemmError, UsageError
+from .paths import check_writable, write_output
 from .rungs import get_rung, parse_rungs
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
@@ -520,6 +521,8 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     import shlex
     import sys
 
+    if failures_file:
+        check_writable("--failures", failures_file)
     dev = select_device(device, backend=backend)
     progress = (lambda msg: click.echo(f"  {msg}", err=True))
     if replay_file:
@@ -542,7 +545,7 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
         click.echo(f"... and {len(report.failures) - 20} more", err=True)
     if failures_file:
         command = "clgemm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        Path(failures_file).write_text(json.dumps(failures_json(report, command), indent=1) + "\n")
+        write_output(failures_file, json.dumps(failures_json(report, command), indent=1) + "\n")
         click.echo(f"wrote {len(report.failures)} failing case(s) to {failures_file}", err=True)
     if report.failures:
         raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")

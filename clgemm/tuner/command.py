@@ -14,6 +14,7 @@ import click
 
 from ..devices import select_device
 from ..errors import UsageError
+from ..paths import check_writable
 from ..rungs import get_rung, parse_rungs
 from ..runner import check_workspace
 
@@ -138,10 +139,12 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
                  for r in rung_objs]
     headers = {}
     for path, group in plans:
+        check_writable("--journal" if journal_file else "journal", path)
         headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
                                        {r.number: resolved[r.number] for r in group})
         _check_journal(path, headers[path], resume)
     db = load(dev, Path(database_file) if database_file else None)
+    check_writable("--database" if database_file else "tuning database", db.path)
 
     from .evaluate import Evaluator
 

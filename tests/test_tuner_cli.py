@@ -38,6 +38,14 @@ def test_dry_run_prints_funnels_only(tmp_path):
     (("--only", "VWM=4"), "none of the chosen rungs has a parameter VWM"),
     (("--only", "TS=8,x"), "write NAME=V1,V2,... with non-negative integers"),
     (("--size", "200000"), "A has 40000000000 elements, more than the kernels' 32-bit indexing"),
+    (("--time", "nan"), "--time nan: must be a finite number"),
+    (("--time", "inf"), "--time inf: must be a finite number"),
+    (("--time", "-1"), "--time -1: must be positive"),
+    (("--time", "0"), "--time 0: must be positive"),
+    (("--launch-timeout", "nan"), "--launch-timeout nan: must be a finite number"),
+    (("--launch-timeout", "0"), "--launch-timeout 0: must be positive"),
+    (("--build-timeout", "nan"), "--build-timeout nan: must be a finite number"),
+    (("--build-timeout", "-inf"), "--build-timeout -inf: must be a finite number"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, needle):
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}

@@ -7,6 +7,7 @@ database), so a mistake costs a second, not the first hour of a tuning run.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -21,8 +22,14 @@ from ..runner import check_workspace
 HELP_DEVICE = "device index (see 'clgemm devices') or a case-insensitive part of its name"
 
 
-def _positive(name: str, value, allow_zero: bool = False) -> None:
-    if value is not None and (value < 0 or (value == 0 and not allow_zero)):
+def _positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    """NaN compares false with everything, so it is refused by name rather than let through
+    as "not negative"; an infinite limit is no limit, which these options cannot mean."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise UsageError(f"{name} {value:g}: must be a finite number")
+    if value < 0 or (value == 0 and not allow_zero):
         raise UsageError(f"{name} {value:g}: must be {'>= 0' if allow_zero else 'positive'}")
 
 

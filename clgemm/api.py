@@ -31,12 +31,11 @@ from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array
     buffer_kind, host_operand
 from .backends.base import Backend
 from .devices import DeviceInfo
-from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from .direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
+from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from .memory import INT_MAX, check_memory
 from .rungs import REGISTRY, Rung, get_rung
 
-#: the kernels index with 32-bit ints: sizes, offsets and leading dimensions stay below this
-INT_MAX = 2**31 - 1
 #: the rung all sizes fall back to when no tuned configuration fits
 ANY_SIZE_RUNG = 10
 HELPERS_FILE = "blas_helpers.cl"
@@ -260,25 +259,6 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
             raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
                              f"kernels index with 32-bit ints, so at most {INT_MAX}")
     return plan
-
-
-def _gib(nbytes: int) -> str:
-    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**26 else f"{nbytes / 2**20:.2f} MiB"
-
-
-def _check_memory(device: DeviceInfo, buffers: list[tuple[str, int]]) -> None:
-    """Refuse, by name and size, buffers the device cannot hold: one larger than its largest
-    allocation, or all together more than its memory."""
-    for name, count in buffers:
-        if 4 * count > device.max_alloc_bytes:
-            raise UsageError(f"{name} needs {_gib(4 * count)} ({count} floats) in one buffer; "
-                             f"device '{device.name}' allows at most {_gib(device.max_alloc_bytes)}"
-                             f" per allocation")
-    total = 4 * sum(count for _, count in buffers)
-    if total > device.global_mem_bytes:
-        parts = ", ".join(f"{name} {_gib(4 * count)}" for name, count in buffers)
-        raise UsageError(f"this product needs {_gib(total)} of device memory ({parts}); device "
-                         f"'{device.name}' has {_gib(device.global_mem_bytes)}")
 
 
 def _pack_tile(backend: Backend) -> int:
@@ -571,7 +551,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         return _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
 
     def check(p: _Plan) -> None:
-        _check_memory(backend.device, p.temps)
+        check_memory(backend.device, p.temps)
         _check_launches(backend, p)
 
     plan = replan()
@@ -737,7 +717,7 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
         new.append(("c" if c is not None else "the result", m * n))
 
     def check(p: _Plan) -> None:
-        _check_memory(be.device, new + p.temps)
+        check_memory(be.device, new + p.temps)
         _check_launches(be, p)
 
     check(plan)

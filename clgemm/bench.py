@@ -59,7 +59,6 @@ import re
 import statistics
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import click
@@ -68,7 +67,9 @@ from . import lookup
 from . import references as refs
 from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
+from .memory import HOST_SHARE, INT_MAX, checking_bytes, host_available
 from .model_cli import bound_options, hardware_from_options
+from .paths import check_writable, write_output
 from .rungs import REGISTRY, get_rung, parse_rungs
 from .runner import Problem, RunResult, Workspace, kernel_source, run_helpers, run_rung
 
@@ -81,8 +82,6 @@ MAX_REPEATS = {"CPU": 20, "GPU": 50}
 #: below this many bytes of A+B+C, inputs rotate among several sets (see the module docstring)
 ROTATE_BYTES = 64 * 2**20
 MAX_SETS = 128
-#: the kernels index with 32-bit ints
-INT_MAX = 2**31 - 1
 #: reference keys (JSON, CSV) per backend; NumPy's is always there
 VENDOR_KEY = {"opencl": "clblast", "cuda": "cublas"}
 REF_LABEL = {"clblast": "CLBlast", "cublas": "cuBLAS", "numpy": "NumPy"}
@@ -320,16 +319,6 @@ def _bytes_text(n: float) -> str:
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
-def _host_available() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def device_bytes_per_set(p: Problem) -> int:
     """A, B, C, the transposed B of rungs 5-10 and the library's own C."""
     return 4 * (p.m * p.k + 2 * p.k * p.n + 2 * p.m * p.n)
@@ -349,10 +338,9 @@ def memory_problem(device: Any, p: Problem) -> str | None:
     if need > 0.9 * device.global_mem_bytes:
         return (f"needs {_bytes_text(need)} of device memory; the device has "
                 f"{_bytes_text(device.global_mem_bytes)}")
-    # host: A, B in float32, the float64 reference and the temporaries of checking a result
-    host = 12 * (p.m * p.k + p.k * p.n) + 32 * p.m * p.n
-    avail = _host_available()
-    if avail is not None and host > 0.8 * avail:
+    host = checking_bytes(p.m, p.n, p.k)
+    avail = host_available()
+    if avail is not None and host > HOST_SHARE * avail:
         return (f"checking it needs about {_bytes_text(host)} of host memory; "
                 f"{_bytes_text(avail)} is available")
     return None
@@ -756,6 +744,9 @@ def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, p
         raise UsageError(f"--repeats {repeats}: must be positive")
     if warmup is not None and warmup < 0:
         raise UsageError(f"--warmup {warmup}: must be >= 0")
+    for option, path in (("--json", json_file), ("--csv", csv_file)):
+        if path:
+            check_writable(option, path)
     problems = parse_sizes(sizes) if sizes is not None else None
     numbers = parse_rungs(rungs) if rungs is not None else None
     dev = select_device(device, backend=backend)
@@ -768,8 +759,8 @@ def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, p
                     hardware=hardware)
     click.echo(run.table())
     if json_file:
-        Path(json_file).write_text(json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
+        write_output(json_file, json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
         click.echo(f"wrote {json_file}", err=True)
     if csv_file:
-        Path(csv_file).write_text(run.csv_text())
+        write_output(csv_file, run.csv_text())
         click.echo(f"wrote {csv_file}", err=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
 
 import click
 
@@ -14,8 +13,9 @@ from .devices import list_devices, select_device
 from .errors import ClgemmError, UsageError
 from .model_cli import bound_options, hardware_from_options, model
 from .params_cli import parse_param_options
+from .paths import check_writable, write_output
 from .rungs import get_rung, parse_rungs
-from .runner import Problem
+from .runner import Problem, check_workspace
 
 DEVICE_HELP = "device index (see 'clgemm devices') or a case-insensitive part of its name"
 
@@ -83,6 +83,8 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     from .ladder import default_size, run_ladder
     from .report import ladder_table, tuning_notes
 
+    if json_file:
+        check_writable("--json", json_file)
     dev = select_device(device, backend=backend)
     hardware = hardware_from_options(dev, peak_gflops, local_gbps, mem_gbps)
     problem = _problem(size, mnk, default_size(dev))
@@ -105,6 +107,10 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
             if why:
                 raise UsageError(f"rung {n} with {rung.params_text(chosen[n])} cannot do "
                                  f"M={problem.m} N={problem.n} K={problem.k}: {why}")
+    configs = [(get_rung(n), chosen[n]) for n in numbers]
+    if vs_defaults:
+        configs += [(get_rung(n), get_rung(n).defaults()) for n in numbers]
+    check_workspace(dev, problem, configs, vendor_c=not vs_defaults)
     if vs_defaults:
         _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers
                                           if n in found and n not in overrides},
@@ -120,7 +126,7 @@ def ladder(device, backend, size, mnk, rungs, param_opts, repeats, warmup, json_
     for line in tuning_notes(dev, numbers, sources, use_defaults):
         click.echo(line, err=True)
     if json_file:
-        Path(json_file).write_text(json.dumps(run.to_json(), indent=2) + "\n")
+        write_output(json_file, json.dumps(run.to_json(), indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)
 
 
@@ -144,7 +150,7 @@ def _tuned_vs_defaults(dev, problem, tuned, rounds, json_file) -> None:
                                         "default GFLOP/s", "tuned/default time", "status"],
                         disable_numparse=True))
     if json_file:
-        Path(json_file).write_text(json.dumps(result, indent=2) + "\n")
+        write_output(json_file, json.dumps(result, indent=2) + "\n")
         click.echo(f"wrote {json_file}", err=True)
 
 

@@ -17,7 +17,7 @@ from .hardware import Hardware, hardware_for_device
 from .model import Bound, bound_for
 from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
-from .runner import Problem, RunResult, Workspace, run_rung
+from .runner import Problem, RunResult, Workspace, check_workspace, run_rung
 
 
 def default_size(device: DeviceInfo) -> int:
@@ -129,15 +129,16 @@ def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,
     dw, dr = default_repeats(device)
     warmup = dw if warmup is None else warmup
     repeats = dr if repeats is None else repeats
+    chosen = {n: dict((params or {}).get(n) or get_rung(n).defaults()) for n in rungs}
+    check_workspace(device, problem, [(get_rung(n), chosen[n]) for n in rungs])
     backend = open_backend(device)
     ws = Workspace(backend, problem)
     rows = []
     for number in rungs:
         rung = get_rung(number)
-        chosen = dict((params or {}).get(number) or rung.defaults())
         if progress:
-            progress(f"rung {number} ({rung.title}) {rung.params_text(chosen)}")
-        rows.append(run_rung(backend, ws, rung, chosen, repeats=repeats, warmup=warmup))
+            progress(f"rung {number} ({rung.title}) {rung.params_text(chosen[number])}")
+        rows.append(run_rung(backend, ws, rung, chosen[number], repeats=repeats, warmup=warmup))
     if progress:
         progress("references")
     references = collect_references(backend, ws, warmup, repeats)
@@ -153,6 +154,8 @@ def compare_with_defaults(device: DeviceInfo, problem: Problem,
     process on the same inputs. Separate runs drift by tens of percent on a loaded CPU, which
     swamps the difference this comparison is after; alternating rounds put both under the same
     conditions. `slowdown` is tuned time over default time (above 1: the tuned set is slower)."""
+    check_workspace(device, problem, [(get_rung(n), p) for n, p in tuned.items()]
+                    + [(get_rung(n), get_rung(n).defaults()) for n in tuned], vendor_c=False)
     backend = open_backend(device)
     ws = Workspace(backend, problem)
     rows = []

@@ -37,6 +37,35 @@ def hardware_from_options(device: Any, peak_gflops: float | None, local_gbps: fl
     return hardware_for_device(device, Overrides(peak_gflops, local_gbps, mem_gbps))
 
 
+def _count(least: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _counts(v: Any) -> bool:
+    return isinstance(v, list) and all(_count(1)(x) for x in v)
+
+
+_TEXT = (lambda v: isinstance(v, str), "a string")
+_NATURAL = (_count(0), "a non-negative integer")
+_POSITIVE = (_count(1), "a positive integer")
+
+#: the fields a device record needs, with what each must be (a hand-edited record is refused
+#: by field name, before the model divides by or iterates over a wrong value)
+RECORD_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "index": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    **{name: _TEXT for name in ("backend", "platform", "name", "type", "vendor",
+                                "driver_version", "version")},
+    **{name: _POSITIVE for name in ("compute_units", "max_work_group_size", "global_mem_bytes",
+                                    "local_mem_bytes", "max_alloc_bytes")},
+    # some drivers report no clock; the bound then takes the table's
+    "clock_mhz": _NATURAL,
+    "max_work_item_sizes": (_counts, "a list of positive integers"),
+}
+OPTIONAL_RECORD_FIELDS = {
+    "sub_group_sizes": (lambda v: v is None or _counts(v), "a list of positive integers"),
+}
+
+
 def device_from_record(path: str) -> Any:
     """A DeviceInfo from a ladder or bench JSON file (its "device"), or a file holding just
     that record: to reason about a device that is not in this machine."""
@@ -49,14 +78,15 @@ def device_from_record(path: str) -> Any:
     record = data.get("device", data) if isinstance(data, dict) else None
     if not isinstance(record, dict):
         raise UsageError(f"--device-record {path}: no device record in it")
-    wanted = {"index", "backend", "platform", "name", "type", "vendor", "compute_units",
-              "clock_mhz", "global_mem_bytes", "local_mem_bytes", "max_work_group_size",
-              "max_work_item_sizes", "max_alloc_bytes", "driver_version", "version"}
-    missing = sorted(wanted - set(record))
+    missing = sorted(set(RECORD_FIELDS) - set(record))
     if missing:
         raise UsageError(f"--device-record {path}: the device record lacks "
                          f"{', '.join(missing)}")
-    fields = {k: record[k] for k in wanted}
+    for name, (ok, wanted) in {**RECORD_FIELDS, **OPTIONAL_RECORD_FIELDS}.items():
+        if name in record and not ok(record[name]):
+            raise UsageError(f"--device-record {path}: {name} must be {wanted}, not "
+                             f"{json.dumps(record[name])}")
+    fields = {k: record[k] for k in RECORD_FIELDS}
     fields["max_work_item_sizes"] = tuple(fields["max_work_item_sizes"])
     fields["sub_group_sizes"] = tuple(record.get("sub_group_sizes") or ())
     return DeviceInfo(**fields)

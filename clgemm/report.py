@@ -11,6 +11,7 @@ from .ladder import LadderRun
 from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
+from .runner import RunResult
 from .tuner.budget import default_tune_minutes
 
 
@@ -32,6 +33,12 @@ def _num(x, fmt):
     return "" if x is None else format(x, fmt)
 
 
+def _reason(r: RunResult) -> str:
+    """A failed row's message without the words its status already says ("build failed: ")."""
+    said = r.status.replace("-", " ") + ": "
+    return r.message[len(said):] if r.message.startswith(said) else r.message
+
+
 def ladder_table(run: LadderRun) -> str:
     ups = run.speedups()
     base = run.reference()
@@ -40,7 +47,7 @@ def ladder_table(run: LadderRun) -> str:
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
-        status = r.status if r.ok or not r.message else f"{r.status}: {r.message}"
+        status = r.status if r.ok or not r.message else f"{r.status}: {_reason(r)}"
         b = bounds[r.rung]
         rows.append([r.rung, rung.title, rung.adds, rung.params_text(r.params),
                      run.sources.get(r.rung, "default"), _num(r.ms, ".3f"), _num(r.helper_ms, ".3f"),

@@ -11,13 +11,14 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from . import check, sources
 from .backends.base import Backend
 from .errors import BuildError, ClgemmError, LaunchError, UsageError
+from .memory import check_host_memory, check_indexing, check_memory, checking_bytes
 from .rungs import Helper, Rung
 
 
@@ -109,6 +110,44 @@ class Workspace:
         return flat.reshape((p.m, p.n), order="F")
 
 
+def helper_scratch(helper: Helper, problem: Problem) -> tuple[str, int]:
+    """The scratch buffer (name, floats) a helper step writes into; named by what it holds, so
+    rungs whose helpers produce the same thing share one."""
+    if helper.kernel == "transpose":
+        return "BT", problem.k * problem.n
+    rows = problem.m if helper.operand == "A" else problem.n
+    return f"{helper.operand} panels of {helper.macros['PANEL']}", rows * problem.k
+
+
+def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[str, int]]],
+                      vendor_c: bool = True) -> list[tuple[str, int]]:
+    """Every device buffer (name, floats) a Workspace comes to hold while these configurations
+    run on it: A, B, C, their helpers' scratch, and (`vendor_c`) the C of a vendor BLAS
+    reference, so that sizes can be refused before the first one is allocated."""
+    p = problem
+    buffers = {"A": p.m * p.k, "B": p.k * p.n, "C": p.m * p.n}
+    for rung, params in configs:
+        for helper in rung.helpers_for(params):
+            name, count = helper_scratch(helper, p)
+            buffers[name] = count
+    if vendor_c:
+        buffers["vendor BLAS's C"] = p.m * p.n
+    return list(buffers.items())
+
+
+def check_workspace(device: Any, problem: Problem,
+                    configs: Iterable[tuple[Rung, Mapping[str, int]]],
+                    vendor_c: bool = True) -> None:
+    """Refuse (UsageError) a problem whose buffers the kernels cannot index, the device cannot
+    hold, or whose float64 check the host cannot hold; before anything is allocated."""
+    buffers = workspace_buffers(problem, configs, vendor_c)
+    check_indexing(buffers)
+    what = f"M={problem.m} N={problem.n} K={problem.k}"
+    check_memory(device, buffers, what=what)
+    check_host_memory(f"checking {what} against its float64 reference",
+                      checking_bytes(problem.m, problem.n, problem.k))
+
+
 # -- helper steps -------------------------------------------------------------------------------
 # Each helper runner prepares the buffers a rung reads and returns a launch closure; the rung then
 # takes the (A, B) buffers it returns.
@@ -118,7 +157,7 @@ HelperLaunch = Callable[[], float]
 def _transpose_b(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
     p = ws.problem
     knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
-    bt = ws.scratch("BT", p.k * p.n)
+    bt = ws.scratch(*helper_scratch(helper, p))
     tx, ty = helper.local_size
     gsize = (-(-p.k // tx) * tx, -(-p.n // ty) * ty)
 
@@ -142,7 +181,7 @@ def _pack_panels(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
     """A (M x K) or BT (N x K) into panels of PANEL rows; runs after the transpose of B."""
     p = ws.problem
     rows, src = (p.m, a_buf) if helper.operand == "A" else (p.n, b_buf)
-    out = ws.scratch(f"{helper.operand} panels of {helper.macros['PANEL']}", rows * p.k)
+    out = ws.scratch(*helper_scratch(helper, p))
     launch = panel_launch(backend, helper, rows, p.k, src, out)
     return launch, ((out, b_buf) if helper.operand == "A" else (a_buf, out))
 

@@ -34,6 +34,8 @@ from . import api, check, lookup
 from .arrays import KINDS
 from .devices import DeviceInfo, select_device
 from .errors import ClgemmError, UsageError
+from .memory import check_host_memory, checking_bytes
+from .paths import check_writable, write_output
 from .rungs import get_rung, parse_rungs
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
@@ -485,11 +487,49 @@ def load_cases(path: str | Path) -> list[Case]:
         raise UsageError(f"--replay {path}: cannot read it ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"--replay {path}: not a file written by 'clgemm verify --failures'")
-    known = set(Case.__dataclass_fields__)
-    try:
-        return [Case(**{k: v for k, v in c.items() if k in known}) for c in data["cases"]]
-    except (KeyError, TypeError) as exc:
-        raise UsageError(f"--replay {path}: malformed case ({exc})") from None
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise UsageError(f"--replay {path}: 'cases' is not a list")
+    return [_case_from_json(f"--replay {path}: case {i}", c) for i, c in enumerate(cases, 1)]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: what each field of a saved case must be, and how to say so
+CASE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "path": (lambda v: v in RUNNERS, f"one of {', '.join(RUNNERS)}"),
+    **{name: (lambda v: _is_int(v) and v >= 0, "a non-negative integer")
+       for name in ("m", "n", "k", "ld_pad", "offset", "seed")},
+    **{name: (lambda v: isinstance(v, bool), "true or false")
+       for name in ("trans_a", "trans_b", "c_given")},
+    "order": (lambda v: v in ("F", "C"), "\"F\" or \"C\""),
+    **{name: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number")
+       for name in ("alpha", "beta")},
+    "rung": (lambda v: v is None or _is_int(v), "a rung number or null"),
+    "params": (lambda v: v is None or (isinstance(v, dict) and all(
+        isinstance(k, str) and _is_int(x) for k, x in v.items())),
+               "an object of integer parameters or null"),
+    "source": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+def _case_from_json(where: str, item: Any) -> Case:
+    """A saved case, every field checked by name: a hand-edited or foreign file is refused
+    before anything runs, rather than failing inside NumPy or the runtime."""
+    if not isinstance(item, dict):
+        raise UsageError(f"{where} is not a JSON object")
+    missing = [f for f in ("path", "m", "n", "k") if f not in item]
+    if missing:
+        raise UsageError(f"{where} lacks {', '.join(missing)}")
+    for name, (ok, wanted) in CASE_FIELDS.items():
+        if name in item and not ok(item[name]):
+            raise UsageError(f"{where}: {name} must be {wanted}, not {json.dumps(item[name])}")
+    case = Case(**{k: v for k, v in item.items() if k in CASE_FIELDS})
+    m, n, k = case.m, case.n, case.k
+    check_host_memory(f"{where} ({m}x{n}x{k})", checking_bytes(m, n, k))
+    return case
 
 
 @click.command()
@@ -510,6 +550,8 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     import shlex
     import sys
 
+    if failures_file:
+        check_writable("--failures", failures_file)
     dev = select_device(device, backend=backend)
     progress = (lambda msg: click.echo(f"  {msg}", err=True))
     if replay_file:
@@ -532,7 +574,7 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
         click.echo(f"... and {len(report.failures) - 20} more", err=True)
     if failures_file:
         command = "clgemm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        Path(failures_file).write_text(json.dumps(failures_json(report, command), indent=1) + "\n")
+        write_output(failures_file, json.dumps(failures_json(report, command), indent=1) + "\n")
         click.echo(f"wrote {len(report.failures)} failing case(s) to {failures_file}", err=True)
     if report.failures:
         raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")

@@ -61,10 +61,14 @@ def test_ladder_device_by_name_and_params(tmp_path):
     (("ladder", "--size", "64", "--mnk", "1", "2", "3"), "not both"),
     (("ladder", "--rungs", "1-99"), "there is no rung"),
     (("ladder", "--rungs", "3", "--param", "WPT=3"), "TS % WPT == 0"),
+    (("ladder", "--rungs", "4", "--param", "4:WIDTH=16"), "WIDTH is 1, 2, 4 or 8"),
     (("ladder", "--rungs", "2", "--param", "TS=16", "--size", "40"), "not a multiple of 16"),
     (("ladder", "--rungs", "1", "--param", "WPT=2"), "no selected rung has a parameter WPT"),
     (("ladder", "--param", "TS"), "write NAME=VALUE"),
     (("ladder", "--repeats", "0"), "--repeats 0"),
+    (("ladder", "--size", "200000"), "32-bit indexing"),
+    (("ladder", "--size", "30000", "--rungs", "10"), "3.35 GiB"),
+    (("ladder", "--size", "30000", "--rungs", "10", "--vs-defaults"), "GiB"),
     (("show", "42"), "there is no rung 42"),
 ])
 def test_bad_input_one_line_exit_2(args, needle):

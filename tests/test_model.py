@@ -284,6 +284,25 @@ def test_model_command_bad_input_one_line_exit_2(capsys, args, needle):
     assert len(err) == 1 and err[0].startswith("error:") and needle in err[0]
 
 
+@pytest.mark.parametrize("field, value, needle", [
+    ("compute_units", "x", 'compute_units must be a positive integer, not "x"'),
+    ("max_work_item_sizes", 5, "max_work_item_sizes must be a list of positive integers, not 5"),
+    ("name", 3, "name must be a string, not 3"),
+    ("local_mem_bytes", -1, "local_mem_bytes must be a positive integer, not -1"),
+    ("clock_mhz", None, "clock_mhz must be a non-negative integer, not null"),
+    ("max_work_group_size", 1.5, "max_work_group_size must be a positive integer, not 1.5"),
+    ("sub_group_sizes", "ab", 'sub_group_sizes must be a list of positive integers, not "ab"'),
+])
+def test_device_record_with_a_field_of_the_wrong_type(tmp_path, capsys, field, value, needle):
+    record = json.loads((RESULTS / "h100" / "ladder-opencl-4096-tuned.json").read_text())
+    record["device"][field] = value
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert main(["model", "--device-record", str(path), "--size", "256"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0] == f"error: --device-record {path}: {needle}", err
+
+
 def test_ladder_table_and_json_show_the_bound(device):
     params = {**get_rung(6).defaults(), "TSM": 64, "TSN": 64, "WPTM": 4, "WPTN": 4}
     problem = Problem(256, 256, 256)

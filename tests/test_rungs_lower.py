@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from clgemm.errors import ConstraintError, UsageError
+from clgemm.errors import BuildError, ConstraintError, UsageError
 from clgemm.rungs import get_rung, parse_rungs
 from clgemm.runner import run_rung
 
@@ -48,6 +48,8 @@ def test_rung_correct(backend, workspace_for, number, overrides, sizes):
 @pytest.mark.parametrize("number,overrides,constraint", [
     (3, {"TS": 32, "WPT": 3}, "TS % WPT == 0"),
     (4, {"TS": 16, "WIDTH": 32}, "TS % WIDTH == 0"),
+    (4, {"TS": 32, "WIDTH": 16}, "WIDTH is 1, 2, 4 or 8"),
+    (4, {"TS": 48, "WIDTH": 6}, "WIDTH is 1, 2, 4 or 8"),
     (5, {"TSN": 64, "WPTN": 3}, "TSN % WPTN == 0"),
     (5, {"TSM": 16, "TSN": 16, "TSK": 8, "WPTN": 1}, "TSK*TSM % work-items == 0 (whole A-tile loads)"),
     (1, {"TS": 0}, "parameters within their minimum values"),
@@ -92,6 +94,34 @@ def test_build_failure_is_a_status(backend, workspace_for, tmp_path):
     rung = dataclasses.replace(get_rung(1), file=str(broken))
     res = run_rung(backend, workspace_for(64, 64, 64), rung, rung.defaults(), repeats=1)
     assert res.status == "build-failed"
+
+
+def test_build_error_names_the_compilers_first_error(backend):
+    """The one-line message is the compiler's first error, not the runtime's status code; the
+    whole build log stays on the exception."""
+    source = "__kernel void f(__global float* x) { x[0] = undeclared_thing; }\n"
+    with pytest.raises(BuildError) as info:
+        backend.build(source, {"TS": 1}, "f")
+    message = str(info.value)
+    assert message.startswith("build failed: ") and "\n" not in message
+    assert "undeclared_thing" in message
+    assert "BUILD_PROGRAM_FAILURE" not in message
+    assert "undeclared_thing" in info.value.log
+
+
+def test_ladder_row_of_a_build_failure_shows_the_compilers_error(backend, device, workspace_for):
+    """Rung 4 at a width its kernel has no multiply-add for (its constraint lifted here): the
+    row says once that the build failed, and which identifier the compiler missed."""
+    from clgemm.ladder import LadderRun
+    from clgemm.report import ladder_table
+
+    rung = dataclasses.replace(get_rung(4), constraints=())
+    problem = workspace_for(64, 64, 64).problem
+    res = run_rung(backend, workspace_for(64, 64, 64), rung, {"TS": 32, "WIDTH": 16}, repeats=1)
+    assert res.status == "build-failed" and "MAC_VECTOR" in res.message
+    row = next(ln for ln in ladder_table(LadderRun(device, problem, [res], [], {}, "test"))
+               .splitlines() if ln.startswith("4 "))
+    assert "build-failed: error: source:" in row and "build failed" not in row
 
 
 def test_unwritten_output_is_caught(backend, workspace_for, tmp_path):

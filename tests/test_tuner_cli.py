@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -37,6 +39,15 @@ def test_dry_run_prints_funnels_only(tmp_path):
     (("--device", "no-such-gpu"), "no device name contains it"),
     (("--only", "VWM=4"), "none of the chosen rungs has a parameter VWM"),
     (("--only", "TS=8,x"), "write NAME=V1,V2,... with non-negative integers"),
+    (("--size", "200000"), "A has 40000000000 elements, more than the kernels' 32-bit indexing"),
+    (("--time", "nan"), "--time nan: must be a finite number"),
+    (("--time", "inf"), "--time inf: must be a finite number"),
+    (("--time", "-1"), "--time -1: must be positive"),
+    (("--time", "0"), "--time 0: must be positive"),
+    (("--launch-timeout", "nan"), "--launch-timeout nan: must be a finite number"),
+    (("--launch-timeout", "0"), "--launch-timeout 0: must be positive"),
+    (("--build-timeout", "nan"), "--build-timeout nan: must be a finite number"),
+    (("--build-timeout", "-inf"), "--build-timeout -inf: must be a finite number"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, needle):
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
@@ -69,3 +80,55 @@ def test_only_limits_the_candidates(tmp_path):
     assert "candidates limited by --only: WPT=2,4" in r.stdout
     generated = next(ln for ln in r.stdout.splitlines() if ln.startswith("generated"))
     assert generated.split()[-1] == "8"    # TS in (8, 16, 32, 64) x WPT in (2, 4)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _gone(pids: list[int], within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not any(os.path.exists(f"/proc/{p}") for p in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("wait_s", [0.8, 1.5, 4.0],
+                         ids=["children-starting", "builders-busy", "worker-measuring"])
+def test_ctrl_c_prints_one_line_and_keeps_the_journal(tmp_path, wait_s):
+    """Ctrl-C reaches the terminal's whole foreground process group. Only the tuner may answer:
+    one 'interrupted' line, exit status 130, no child's traceback or compiler message, the
+    journal's lines whole, and no child left running."""
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "clgemm", "tune", "--device", "0", "--rungs",
+                             "5", "--size", "64", "--budget", "500", "--jobs", "2", "--journal",
+                             str(journal)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    time.sleep(wait_s)
+    children = _children(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "interrupted", err
+    assert [ln for ln in err.splitlines() if "rror" in ln or "interrupted" in ln] == \
+        ["interrupted"], err
+    assert _gone(children, 10), children
+    if journal.exists():
+        for line in journal.read_text().splitlines():
+            json.loads(line)

@@ -99,15 +99,39 @@ def test_replay_failure_exits_nonzero(device, tmp_path):
     assert "1 of 1 cases failed" in r.stderr and "TS % WPT == 0" in r.stderr
 
 
+def _failures_file(cases) -> str:
+    return json.dumps({"format": verify.FORMAT, "version": 1, "cases": cases})
+
+
+GOOD = {"path": "numpy", "m": 7, "n": 7, "k": 7}
+
+
 @pytest.mark.parametrize("content,message", [
     ("not json", "cannot read it"),
     (json.dumps({"format": "other"}), "not a file written by"),
+    (_failures_file({"a": 1}), "'cases' is not a list"),
+    (_failures_file([GOOD, 1]), "case 2 is not a JSON object"),
+    (_failures_file([[]]), "case 1 is not a JSON object"),
+    (_failures_file([{"path": "numpy", "m": 7}]), "case 1 lacks n, k"),
+    (_failures_file([{**GOOD, "m": "7"}]), 'case 1: m must be a non-negative integer, not "7"'),
+    (_failures_file([{**GOOD, "k": -1}]), "case 1: k must be a non-negative integer, not -1"),
+    (_failures_file([{**GOOD, "seed": "s"}]), "seed must be a non-negative integer"),
+    (_failures_file([{**GOOD, "order": "X"}]), 'order must be "F" or "C", not "X"'),
+    (_failures_file([{**GOOD, "alpha": "a"}]), 'alpha must be a number, not "a"'),
+    (_failures_file([{**GOOD, "trans_a": 1}]), "trans_a must be true or false, not 1"),
+    (_failures_file([{**GOOD, "path": "gpu"}]), "path must be one of buffers, numpy"),
+    (_failures_file([{**GOOD, "rung": "x", "params": [1]}]), "rung must be a rung number"),
+    (_failures_file([{**GOOD, "params": {"TS": "a"}}]), "params must be an object of integer"),
+    (_failures_file([{**GOOD, "m": 10**6, "n": 10**6}]), "of host memory"),
 ])
 def test_replay_bad_file(tmp_path, content, message):
     path = tmp_path / "f.json"
     path.write_text(content)
     r = clgemm("verify", "--replay", str(path))
-    assert r.returncode == 2 and message in r.stderr
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: --replay") and message in lines[0], \
+        r.stderr
 
 
 def test_bad_rungs_option():

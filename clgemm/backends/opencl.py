@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -115,15 +116,26 @@ class OpenCLBackend(Backend):
         key = hashlib.sha1("\0".join([source, kernel, *options]).encode()).hexdigest()
         if key in self._kernels:
             return self._kernels[key]
+        program = cl.Program(self.context, source)
         try:
-            program = cl.Program(self.context, source).build(options=options)
+            program = program.build(options=options)
             knl = getattr(program, kernel)
         except cl.RuntimeError as exc:  # build failures, missing kernel
-            raise BuildError(f"build failed: {str(exc).strip().splitlines()[0]}", str(exc)) from exc
+            log = self._build_log(program) or str(exc)
+            raise BuildError(f"build failed: {first_error(log)}", log) from exc
         except (AttributeError, cl.LogicError) as exc:
             raise BuildError(f"build failed: {exc}", str(exc)) from exc
         self._kernels[key] = knl
         return knl
+
+    def _build_log(self, program: Any) -> str:
+        """The compiler's output for this device; pyopencl's exception text only repeats the
+        status code, and its log, where it has one, comes after the device's description."""
+        try:
+            return str(program.get_build_info(self.device.handle,
+                                              cl.program_build_info.LOG)).strip()
+        except Exception:  # no log to be had: the caller falls back to the exception's text
+            return ""
 
     def to_device(self, host: np.ndarray) -> Any:
         host = np.ascontiguousarray(host, dtype=np.float32)
@@ -181,6 +193,16 @@ class OpenCLBackend(Backend):
         self._kernels.clear()
         self._pools.clear()
         self.queue.finish()
+
+
+def first_error(log: str) -> str:
+    """The line of a build log that says what is wrong, for a one-line message: the first that
+    names an error, else the first line. The program is built from a string, so a file the log
+    names (PoCL's temporary copy, say) is that source: it is called "source" here."""
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    line = next((ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)),
+                lines[0] if lines else "no build log")
+    return re.sub(r"[^\s:\"']*\.cl(?=:\d)", "source", line)
 
 
 def open_backend(device: DeviceInfo) -> OpenCLBackend:

@@ -1,6 +1,6 @@
 """Rung 4: vectors of WIDTH floats for global loads, local tiles and the accumulator."""
 
-from . import Param, Rung, divisible
+from . import Constraint, Param, Rung, divisible
 
 RUNG = Rung(
     number=4, slug="wide-types", title="wider data types",
@@ -9,7 +9,10 @@ RUNG = Rung(
     params=(Param("TS", (8, 16, 32, 64), 32, "tile side"),
             Param("WIDTH", (1, 2, 4, 8), 4, "vector width")),
     derive=lambda p: {"TSW": p["TS"] // p["WIDTH"]},
-    constraints=(divisible("TS % WIDTH == 0", "TS", "WIDTH"),),
+    # The kernel spells out its multiply-add per width (MAC_VECTOR): no other width builds.
+    constraints=(divisible("TS % WIDTH == 0", "TS", "WIDTH"),
+                 Constraint("WIDTH is 1, 2, 4 or 8", "divisibility",
+                            lambda p, d: p["WIDTH"] in (1, 2, 4, 8))),
     local_size=lambda p: (p["TS"] // p["WIDTH"], p["TS"]),
     output_tile=lambda p: (p["TS"], p["TS"]),
     k_step=lambda p: p["TS"],

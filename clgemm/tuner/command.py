@@ -7,6 +7,7 @@ database), so a mistake costs a second, not the first hour of a tuning run.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -14,13 +15,21 @@ import click
 
 from ..devices import select_device
 from ..errors import UsageError
+from ..paths import check_writable
 from ..rungs import get_rung, parse_rungs
+from ..runner import check_workspace
 
 HELP_DEVICE = "device index (see 'clgemm devices') or a case-insensitive part of its name"
 
 
-def _positive(name: str, value, allow_zero: bool = False) -> None:
-    if value is not None and (value < 0 or (value == 0 and not allow_zero)):
+def _positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    """NaN compares false with everything, so it is refused by name rather than let through
+    as "not negative"; an infinite limit is no limit, which these options cannot mean."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise UsageError(f"{name} {value:g}: must be a finite number")
+    if value < 0 or (value == 0 and not allow_zero):
         raise UsageError(f"{name} {value:g}: must be {'>= 0' if allow_zero else 'positive'}")
 
 
@@ -123,6 +132,11 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
                                        f"then {how}"))
     if dry_run:
         return
+    # The measuring worker's workspace holds every helper's scratch any candidate needs.
+    check_workspace(dev, problem, [(r, p) for r in rung_objs for p in
+                                   [r.defaults(), *map(spaces[r.number].params,
+                                                       spaces[r.number].configs)]],
+                    vendor_c=False)
 
     # Every journal and the database are checked before anything is measured.
     if journal_file:
@@ -132,10 +146,12 @@ def tune(device, backend, rungs, size, mnk, strategy, budget, time_s, resume, no
                  for r in rung_objs]
     headers = {}
     for path, group in plans:
+        check_writable("--journal" if journal_file else "journal", path)
         headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
                                        {r.number: resolved[r.number] for r in group})
         _check_journal(path, headers[path], resume)
     db = load(dev, Path(database_file) if database_file else None)
+    check_writable("--database" if database_file else "tuning database", db.path)
 
     from .evaluate import Evaluator
 

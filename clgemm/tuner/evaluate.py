@@ -29,6 +29,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -47,13 +48,31 @@ def _tag(ref: int | str, params: Mapping[str, int]) -> tuple:
     return (str(ref), tuple(sorted(params.items())))
 
 
+def _start_deaf_to_ctrl_c(proc: Any) -> None:
+    """Start a child that ignores SIGINT from its first instruction. Ctrl-C reaches the whole
+    process group, and a child that took it, even while still importing (before its main can
+    say so, `worker.ignore_ctrl_c`), would print a traceback of its own; the parent alone
+    decides what an interrupt means. An ignored SIGINT is the one disposition a child keeps
+    across exec (a blocked one is not: starting a process clears the mask), so the parent
+    ignores it for the few milliseconds of the start; a Ctrl-C landing exactly then is lost
+    and has to be pressed again."""
+    if threading.current_thread() is not threading.main_thread():
+        proc.start()  # only the main thread may change a handler; no Ctrl-C lands elsewhere
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc.start()
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler if old is None else old)
+
+
 class _Child:
     """A spawned child process and the parent's end of its pipe."""
 
     def __init__(self, ctx, target, args: tuple):
         parent_end, child_end = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=target, args=(child_end, *args), daemon=True)
-        self.proc.start()
+        _start_deaf_to_ctrl_c(self.proc)
         child_end.close()
         self.conn = parent_end
         self.ready = False

@@ -54,6 +54,20 @@ def die_with_parent() -> None:
         pass
 
 
+def ignore_ctrl_c() -> None:
+    """Leave Ctrl-C to the parent, which stops the run, keeps the journal whole and ends the
+    children. `evaluate` starts the children ignoring SIGINT, which covers Python; but the
+    OpenCL compiler (LLVM, inside PoCL) installs a SIGINT handler of its own while it
+    compiles, and a Ctrl-C then breaks the build with a stray "1 error generated." on the
+    terminal. Leaving the terminal's process group keeps Ctrl-C from reaching the child at
+    all; the parent ends it (and `die_with_parent` covers a parent that is killed)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.setpgid(0, 0)
+    except OSError:  # not permitted here (a session leader, say): ignoring SIGINT must do
+        pass
+
+
 def _open_device(index: int, key: str):
     devices = list_devices()
     if not 0 <= index < len(devices) or devices[index].key != key:
@@ -148,6 +162,7 @@ def measure_main(conn: Connection, device_index: int, device_key: str, size: tup
                  seed: int) -> None:
     """Measuring worker: ("run", rung_ref, params, repeats, warmup, quiet_pids) in, phase
     messages and one ("result", dict) out per task; ("stop",) or a closed pipe ends it."""
+    ignore_ctrl_c()
     die_with_parent()
     try:
         device = _open_device(device_index, device_key)
@@ -195,6 +210,7 @@ def _warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:
 def build_main(conn: Connection, device_index: int, device_key: str) -> None:
     """Pre-builder: ("warm", tag, rung_ref, params) in, phase messages and ("done", tag, status,
     seconds) out; phases let the parent stop a pre-build whose launch runs away."""
+    ignore_ctrl_c()
     die_with_parent()
     try:
         device = _open_device(device_index, device_key)

@@ -83,7 +83,8 @@ class KernelChoice:
 
     def describe(self) -> str:
         text = " ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"rung {self.rung} ({self.source}{': ' + text if text else ''})"
+        name = "direct kernel" if self.rung == DIRECT.number else f"rung {self.rung}"
+        return f"{name} ({self.source}{': ' + text if text else ''})"
 
 
 def _tuned_choice(device: DeviceInfo, m: int, n: int,

@@ -90,6 +90,27 @@ _SIZE_ITEM = re.compile(r"^\s*(\d+)\s*(?:[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*)?$")
 
 
 # -- sizes ---------------------------------------------------------------------------------------
+def _bench_calls(dev: Any, sizes: str | None, arrays: str | None, clblast_file: str | None,
+                 json_file: str | None, command: str) -> None:
+    """`bench --call`: callbench's engine, its table, its JSON."""
+    from . import api, callbench
+
+    clblast = callbench.read_clblast_params(clblast_file) if clblast_file else None
+    mode = arrays or ("numpy" if dev.is_cpu else "device")
+    shapes = ([(p.m, p.n, p.k) for p in parse_sizes(sizes)] if sizes else
+              list(callbench.CPU_SHAPES if dev.is_cpu else callbench.GPU_SHAPES))
+    backend = api.backend_for(dev)
+    click.echo(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
+               f"{len(shapes)} shapes, {mode} arrays", err=True)
+    rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
+                               progress=lambda msg: click.echo(f"  {msg}", err=True))
+    data = callbench.to_json(backend, rows, command, mode, clblast)
+    click.echo(callbench.table(data))
+    if json_file:
+        write_output(json_file, json.dumps(data, indent=2, allow_nan=False) + "\n")
+        click.echo(f"wrote {json_file}", err=True)
+
+
 def parse_sizes(text: str) -> list[Problem]:
     """'256,1000,4096x4096x128' -> problems; each item S (square) or MxNxK, all positive."""
     problems: list[Problem] = []
@@ -733,12 +754,30 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
               help="also write the results as JSON to this file")
 @click.option("--csv", "csv_file", type=click.Path(dir_okay=False), default=None,
               help="also write one CSV row per shape to this file")
+@click.option("--call", "call_mode", is_flag=True,
+              help="time what a user calls: gemm() end to end beside cuBLAS's and CLBlast's "
+                   "own calls, with the chosen kernel's time and the overhead")
+@click.option("--arrays", type=click.Choice(["device", "numpy"]), default=None,
+              help="with --call: device arrays in and out (default on GPUs) or NumPy arrays "
+                   "(default on CPUs)")
+@click.option("--clblast-params", "clblast_file", type=click.Path(dir_okay=False), default=None,
+              help="with --call: a JSON file of CLBlast Xgemm parameters tuned for the device "
+                   "(its tuner's result), measured as 'CLBlast (tuned)'")
 @bound_options
-def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, peak_gflops,
-          local_gbps, mem_gbps) -> None:
-    """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side."""
+def bench(device, backend, sizes, rungs, repeats, warmup, json_file, csv_file, call_mode,
+          arrays, clblast_file, peak_gflops, local_gbps, mem_gbps) -> None:
+    """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side; with
+    --call, gemm() end to end against the libraries' own calls."""
     from .cli import _command_line
     from .devices import select_device
+
+    if call_mode:
+        for option, path in (("--json", json_file), ("--csv", csv_file)):
+            if path:
+                check_writable(option, path)
+        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file,
+                     json_file, _command_line())
+        return
 
     if repeats is not None and repeats < 1:
         raise UsageError(f"--repeats {repeats}: must be positive")

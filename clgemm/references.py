@@ -107,6 +107,10 @@ def load_clblast() -> tuple[Any, str]:
         fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, size, size, size, f32,
                        ptr, size, size, ptr, size, size, f32, ptr, size, size,
                        ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
+        over = lib.CLBlastOverrideParameters
+        over.restype = ctypes.c_int
+        over.argtypes = [ptr, ctypes.c_char_p, ctypes.c_int, size,
+                         ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(size)]
         _clblast = (lib, "")
         return _clblast
     if errors:  # e.g. libclblast is there but the system has no libOpenCL.so.1
@@ -116,6 +120,33 @@ def load_clblast() -> tuple[Any, str]:
                "CLGEMM_CLBLAST_LIB to its path)")
     _clblast = (None, why)
     return _clblast
+
+
+#: CLBlastPrecisionSingle (clblast_c.h)
+_SINGLE = 32
+_ROW_MAJOR = 101
+
+
+def clblast_override(lib: Any, device: Any, kernel: str, params: dict[str, int]) -> None:
+    """Make CLBlast use `params` for `kernel` ("Xgemm") on this pyopencl device from now on in
+    this process, as its tuner's results are applied (CLBlastOverrideParameters)."""
+    names = (ctypes.c_char_p * len(params))(*[k.encode() for k in params])
+    values = (ctypes.c_size_t * len(params))(*[int(v) for v in params.values()])
+    status = lib.CLBlastOverrideParameters(ctypes.c_void_p(device.int_ptr), kernel.encode(),
+                                           _SINGLE, len(params), names, values)
+    if status != 0:
+        raise RuntimeError(f"CLBlastOverrideParameters returned status {status}")
+
+
+def clblast_row_major(lib: Any, queue: Any, m: int, n: int, k: int, a: Any, b: Any,
+                      c: Any) -> None:
+    """C := A B on C-ordered (row-major) pyopencl buffers, as a CLBlast user calls it: queued on
+    `queue`, CLBlast's own helper kernels and temporary buffers included, not waited for."""
+    qptr = ctypes.c_void_p(queue.int_ptr)
+    status = lib.CLBlastSgemm(_ROW_MAJOR, _NO_TRANS, _NO_TRANS, m, n, k, 1.0, a.int_ptr, 0, k,
+                              b.int_ptr, 0, n, 0.0, c.int_ptr, 0, n, ctypes.byref(qptr), None)
+    if status != 0:
+        raise RuntimeError(f"CLBlastSgemm returned status {status} (see clblast_c.h)")
 
 
 def clblast_call(lib: Any, queue: Any, ws: Workspace, out: Any) -> Callable[[], float]:

@@ -17,6 +17,28 @@ from ..values import is_int, is_macro_name
 Arg = Any
 
 
+class LaunchLog:
+    """The launches queued while it is open, each as (kernel name, timing record); `times()`
+    after the work is done gives (kernel name, milliseconds) from the backend's device clock."""
+
+    def __init__(self, backend: "Backend"):
+        self.backend = backend
+        self.records: list[tuple[str, Any]] = []
+
+    def __enter__(self) -> "LaunchLog":
+        self.backend.__dict__["_log"] = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.backend.__dict__.pop("_log", None)
+
+    def add(self, knl: Any, record: Any) -> None:
+        self.records.append((self.backend.kernel_name(knl), record))
+
+    def times(self) -> list[tuple[str, float]]:
+        return [(name, self.backend.elapsed_ms(record)) for name, record in self.records]
+
+
 def define_options(defines: Mapping[str, int]) -> list[str]:
     """The `-DNAME=VALUE` options of `defines`, each checked: the last defence against a
     parameter read from a file that would add or redefine compiler options."""
@@ -75,7 +97,21 @@ class Backend(ABC):
         knl = cache.get(key)
         if knl is None:
             knl = cache[key] = self.build(kernel_source(self.header(), filename), defines, kernel)
+            self.__dict__.setdefault("_names", {})[id(knl)] = kernel
         return knl
+
+    def kernel_name(self, knl: Any) -> str:
+        """The name of a kernel `program` built (for a launch log)."""
+        return self.__dict__.get("_names", {}).get(id(knl), "?")
+
+    def observe(self) -> "LaunchLog":
+        """A launch log for measuring code: while it is open, every `enqueue` also records a
+        timing event of its launch (OpenCL: the launch's event; CUDA: events around it). The
+        library path pays one attribute test per launch for this, nothing when no log is open."""
+        return LaunchLog(self)
+
+    def _logged(self) -> "LaunchLog | None":
+        return self.__dict__.get("_log")
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                 args: Sequence[Arg], queue: Any = None) -> None:
@@ -85,6 +121,10 @@ class Backend(ABC):
         `launch`, which the measuring code uses. Raises LaunchError. A backend without queues
         runs the launch to completion."""
         self.launch(kernel, global_size, local_size, args)
+
+    def elapsed_ms(self, record: Any) -> float:
+        """Device time of one logged launch, once it has finished."""
+        raise NotImplementedError
 
     def scratch(self, count: int, queue: Any = None) -> Any:
         """A temporary buffer of `count` float32 values from a memory pool, so repeated calls of

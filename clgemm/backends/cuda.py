@@ -231,10 +231,23 @@ class CUDABackend(Backend):
         block = (tuple(local_size) + (1, 1, 1))[:3]
         cargs = tuple(np.int32(a) if isinstance(a, (int, np.integer))
                       else np.float32(a) if isinstance(a, float) else a for a in args)
+        log = self._logged()
         try:
-            kernel(grid, block, cargs)
+            if log is None:
+                kernel(grid, block, cargs)
+            else:
+                start, end = cupy.cuda.Event(), cupy.cuda.Event()
+                start.record()
+                kernel(grid, block, cargs)
+                end.record()
+                log.add(kernel, (start, end))
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
+
+    def elapsed_ms(self, record: Any) -> float:
+        start, end = record
+        end.synchronize()
+        return float(cupy.cuda.get_elapsed_time(start, end))
 
     def scratch(self, count: int, queue: Any = None) -> Any:
         """From CuPy's memory pool, which keeps freed blocks per stream."""

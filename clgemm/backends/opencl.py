@@ -170,10 +170,17 @@ class OpenCLBackend(Backend):
         cargs = [np.int32(a) if isinstance(a, (int, np.integer)) else a for a in args]
         try:
             kernel.set_args(*cargs)
-            cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
-                                       tuple(local_size))
+            event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
+                                               tuple(local_size))
         except cl.Error as exc:
             raise LaunchError(f"launch failed: {exc}") from exc
+        log = self._logged()
+        if log is not None:
+            log.add(kernel, event)
+
+    def elapsed_ms(self, record: Any) -> float:
+        record.wait()
+        return (record.profile.end - record.profile.start) * 1e-6
 
     def pool(self, queue: Any = None) -> Any:
         """pyopencl's memory pool for work on `queue`: one pool per queue, because a buffer

@@ -1,0 +1,408 @@
+"""`clgemm bench --call`: what a user's call costs, end to end, beside the libraries' own calls.
+
+The kernel-only bench (`bench.py`) times the best rung's kernels at tuned shapes; a user calls
+`clgemm.gemm()`, which also chooses a kernel, packs or transposes where the kernel needs it,
+allocates scratch and queues every launch. This module times exactly that call, per shape:
+
+* `gemm()`: C-ordered device arrays in, a new device array out (pyopencl arrays on OpenCL, CuPy
+  arrays on CUDA), or NumPy arrays in and out (`numpy` mode, what a CPU user passes). Calls run
+  back to back and the queue or stream is drained once at the end, as an application would: the
+  time per call is the batch's wall time over its length (median of batches).
+* kernel-only: the device time of the one launch that multiplies (the rung or the direct
+  kernel), from a launch log (`Backend.observe`), and of every launch of the call together; the
+  overhead is the call's time beyond its launches.
+* the vendor libraries' own calls on the same operands, their own temporary buffers and helper
+  kernels included as ours are: cuBLAS through CuPy's matmul (FP32, TF32 off) on CUDA; CLBlast's
+  SGEMM on OpenCL, with its built-in parameters and, where a tuning of CLBlast for the device is
+  given (`--clblast-params`), with those applied through CLBlastOverrideParameters; NumPy on
+  the host in `numpy` mode.
+
+Every result is checked with its output poisoned (NaN) first: against the full float64 product
+where it is cheap (M*N*K <= 2^33), else against float64 products with random vectors (C x
+against A (B x), Freivalds' check: a wrong element shows in its row), plus every element finite.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import __version__, api, check
+from .direct import DIRECT
+from .errors import UsageError
+from .references import clblast_override, clblast_row_major, load_clblast
+from .rungs import get_rung
+
+#: the shapes the call bench runs on a GPU by default
+GPU_SHAPES: tuple[tuple[int, int, int], ...] = (
+    (768, 768, 768), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048),
+    (3000, 3000, 3000), (4096, 4096, 4096), (4097, 4097, 4097), (8192, 8192, 8192),
+    (8192, 8192, 512), (2048, 8192, 1024), (12288, 1024, 4096), (2500, 3500, 4500),
+    (16384, 16384, 256), (4096, 4096, 64), (4096, 4096, 128))
+#: and on a CPU (NumPy in and out)
+CPU_SHAPES: tuple[tuple[int, int, int], ...] = (
+    (256, 256, 256), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024),
+    (2048, 2048, 2048), (1024, 1024, 64), (2048, 2048, 256))
+
+#: a batch of calls lasts at least this long
+BATCH_S = 0.2
+BATCHES = 3
+#: products up to this many multiply-adds are checked against the whole float64 product
+FULL_CHECK = 2**33
+
+
+@dataclass
+class CallRow:
+    shape: tuple[int, int, int]
+    status: str = "ok"
+    note: str = ""
+    choice: str = ""
+    call_ms: float | None = None
+    kernel_ms: float | None = None
+    launches_ms: float | None = None
+    launches: int = 0
+    rel_error: float | None = None
+    references: dict[str, dict] = field(default_factory=dict)
+
+    def gflops(self, ms: float | None) -> float | None:
+        m, n, k = self.shape
+        return None if not ms else 2.0 * m * n * k / (ms * 1e-3) / 1e9
+
+    def to_json(self) -> dict:
+        return {"shape": list(self.shape), "status": self.status, "note": self.note,
+                "choice": self.choice, "call_ms": self.call_ms,
+                "call_gflops": self.gflops(self.call_ms), "kernel_ms": self.kernel_ms,
+                "kernel_gflops": self.gflops(self.kernel_ms), "launches_ms": self.launches_ms,
+                "launches": self.launches,
+                "overhead_ms": (self.call_ms - self.launches_ms
+                                if self.call_ms and self.launches_ms else None),
+                "rel_error": self.rel_error,
+                "references": {name: {**r, "gflops": self.gflops(r.get("ms"))}
+                               for name, r in self.references.items()}}
+
+
+def per_call_ms(call: Callable[[], Any], sync: Callable[[], None]) -> float:
+    """Median over batches of the wall time per call, calls back to back, drained at the end."""
+    call()
+    sync()
+    t0 = time.perf_counter()
+    call()
+    sync()
+    one = max(time.perf_counter() - t0, 1e-6)
+    reps = max(3, min(500, int(BATCH_S / one)))
+    means = []
+    for _ in range(BATCHES):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            call()
+        sync()
+        means.append((time.perf_counter() - t0) / reps * 1e3)
+    return statistics.median(means)
+
+
+def checked_error(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 0) -> float:
+    """Relative error of C against A B in float64: the whole product where that is cheap, else
+    C x against A (B x) for two random vectors; inf where any element is not finite."""
+    c = np.asarray(c)
+    if not np.all(np.isfinite(c)):
+        return float("inf")
+    m, k = a.shape
+    n = b.shape[1]
+    if m * n * k <= FULL_CHECK:
+        return check.relative_error(c, check.reference(a, b))
+    x = np.random.default_rng(seed).standard_normal((n, 2))
+    want = a.astype(np.float64) @ (b.astype(np.float64) @ x)
+    got = c.astype(np.float64) @ x
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+class Side:
+    """How one kind of array is made, synchronised and read back, per backend and mode."""
+
+    def __init__(self, backend: Any, mode: str):
+        self.backend, self.mode = backend, mode
+        if mode == "device" and backend.name == "cuda":
+            from .backends.cuda import cupy
+            self.cupy = cupy
+
+    def put(self, host: np.ndarray) -> Any:
+        if self.mode == "numpy":
+            return host
+        if self.backend.name == "cuda":
+            with self.backend.activate():
+                return self.cupy.asarray(host)
+        import pyopencl.array as cla
+        return cla.to_device(self.backend.queue, host)
+
+    def nan(self, shape: tuple[int, int]) -> Any:
+        return self.put(np.full(shape, np.nan, np.float32))
+
+    def get(self, x: Any) -> np.ndarray:
+        if self.mode == "numpy":
+            return x
+        return self.cupy.asnumpy(x) if self.backend.name == "cuda" else x.get()
+
+    def sync(self) -> None:
+        if self.mode == "numpy":
+            return
+        if self.backend.name == "cuda":
+            self.cupy.cuda.get_current_stream().synchronize()
+        else:
+            self.backend.queue.finish()
+
+
+def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
+                  main: str) -> tuple[float, float, int]:
+    """(main kernel ms, all launches ms, launches) of one call, from the launch log; medians of
+    a few calls."""
+    mains, totals, count = [], [], 0
+    for _ in range(5):
+        side.sync()
+        with backend.observe() as log:
+            call()
+        side.sync()
+        times = log.times()
+        count = len(times)
+        mains.append(sum(ms for name, ms in times if name == main))
+        totals.append(sum(ms for _, ms in times))
+    return statistics.median(mains), statistics.median(totals), count
+
+
+def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
+               vendors: Sequence["Vendor"], seed: int = 0) -> CallRow:
+    """One shape: check, then time gemm() and each vendor's call on the same operands."""
+    m, n, k = shape
+    row = CallRow(shape)
+    side = Side(backend, mode)
+    rng = np.random.default_rng(seed)
+    a_host = rng.standard_normal((m, k), dtype=np.float32)
+    b_host = rng.standard_normal((k, n), dtype=np.float32)
+    try:
+        a, b = side.put(a_host), side.put(b_host)
+    except Exception as exc:  # out of memory and the like: a note, not a crash
+        row.status, row.note = "skipped", f"cannot hold the operands: {type(exc).__name__}"
+        return row
+    dev = None if mode == "device" else backend.device
+
+    def call() -> Any:
+        return api.gemm(a, b, device=dev, backend=backend if mode == "numpy" else None)
+
+    try:
+        choice = api.choose_kernel(backend.device, n, m, k)  # C-ordered: the swapped product
+        row.choice = choice.describe()
+        poisoned = side.nan((m, n))
+        api.gemm(a, b, poisoned, device=dev, backend=backend if mode == "numpy" else None)
+        side.sync()
+        err = checked_error(a_host, b_host, side.get(poisoned), seed)
+        row.rel_error = err if math.isfinite(err) else None
+        if not err <= check.TOLERANCE:
+            row.status, row.note = "wrong", f"relative error {err:.2e}"
+            return row
+        row.call_ms = per_call_ms(call, side.sync)
+        record = DIRECT if choice.rung == DIRECT.number else get_rung(choice.rung)
+        row.kernel_ms, row.launches_ms, row.launches = _kernel_times(backend, side, call,
+                                                                     record.kernel)
+    except Exception as exc:  # a failure of ours at this shape is this row's finding
+        row.status, row.note = "failed", f"{type(exc).__name__}: {exc}"
+        return row
+    for vendor in vendors:
+        row.references[vendor.name] = vendor.measure(a_host, b_host, a, b, side, seed)
+    return row
+
+
+class Vendor:
+    """A library's own SGEMM call on the bench's operands."""
+
+    name = ""
+
+    def measure(self, a_host: np.ndarray, b_host: np.ndarray, a: Any, b: Any, side: Side,
+                seed: int) -> dict:
+        try:
+            poisoned = self.run(a, b, side, poison=True)
+            side.sync()
+            err = checked_error(a_host, b_host, side.get(poisoned), seed)
+            if not err <= check.TOLERANCE:
+                return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}
+            ms = per_call_ms(lambda: self.run(a, b, side), side.sync)
+            return {"status": "ok", "ms": ms, "rel_error": err}
+        except Exception as exc:  # a library failure is a finding about the library
+            return {"status": "failed", "note": f"{type(exc).__name__}: {exc}"}
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        raise NotImplementedError
+
+
+class CuBLAS(Vendor):
+    """CuPy's matmul on C-ordered arrays: cuBLAS SGEMM, FP32 (CuPy uses TF32 only when
+    CUPY_TF32=1, which the bench refuses), output from CuPy's pool as ours is."""
+
+    name = "cuBLAS"
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        if poison:
+            out = side.nan((a.shape[0], b.shape[1]))
+            side.cupy.matmul(a, b, out=out)
+            return out
+        return side.cupy.matmul(a, b)
+
+
+class CLBlast(Vendor):
+    """CLBlastSgemm, row-major, on the pyopencl arrays' buffers, a new pooled C per call."""
+
+    def __init__(self, lib: Any, backend: Any, label: str):
+        self.lib, self.backend, self.name = lib, backend, label
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        import pyopencl.array as cla
+
+        m, k = a.shape
+        n = b.shape[1]
+        queue = self.backend.queue
+        out = (side.nan((m, n)) if poison
+               else cla.empty(queue, (m, n), np.float32, allocator=self.backend.pool(queue)))
+        clblast_row_major(self.lib, queue, m, n, k, a.base_data, b.base_data, out.base_data)
+        return out
+
+
+class NumPyHost(Vendor):
+    name = "NumPy"
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        return np.matmul(a, b)
+
+
+def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
+              clblast_params: dict[str, int] | None = None,
+              progress: Callable[[str], None] | None = None) -> list[CallRow]:
+    """Every shape with the untuned libraries, then (CLBlast's parameters are process-wide once
+    overridden) every shape again with CLBlast tuned."""
+    say = progress or (lambda msg: None)
+    if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
+        raise UsageError("CUPY_TF32 is set: cuBLAS would use TF32 tensor cores; unset it")
+    vendors: list[Vendor] = []
+    lib = None
+    if mode == "numpy":
+        vendors.append(NumPyHost())
+    if backend.name == "cuda" and mode == "device":
+        vendors.append(CuBLAS())
+    if backend.name == "opencl" and mode == "device":
+        lib, why = load_clblast()
+        if lib is not None:
+            vendors.append(CLBlast(lib, backend, "CLBlast"))
+        else:
+            say(f"CLBlast: {why}")
+    rows = []
+    for shape in shapes:
+        say(f"{'x'.join(map(str, shape))}")
+        rows.append(bench_call(backend, shape, mode, vendors))
+    if lib is not None and clblast_params:
+        clblast_override(lib, backend.device.handle, "Xgemm", clblast_params)
+        tuned = CLBlast(lib, backend, "CLBlast (tuned)")
+        for row in rows:
+            if row.status != "ok":
+                continue
+            say(f"{'x'.join(map(str, row.shape))}: CLBlast tuned")
+            side = Side(backend, mode)
+            rng = np.random.default_rng(0)
+            m, n, k = row.shape
+            a_host = rng.standard_normal((m, k), dtype=np.float32)
+            b_host = rng.standard_normal((k, n), dtype=np.float32)
+            row.references[tuned.name] = tuned.measure(a_host, b_host, side.put(a_host),
+                                                       side.put(b_host), side, 0)
+    return rows
+
+
+def provenance(backend: Any, command: str, mode: str) -> dict:
+    dev = backend.device
+    out = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+           "command": command, "clgemm": __version__, "python": platform.python_version(),
+           "numpy": np.__version__, "device": dev.name, "backend": dev.backend,
+           "driver": dev.driver_version, "mode": mode, "host": platform.node() or "?"}
+    try:
+        import pyopencl
+        out["pyopencl"] = pyopencl.VERSION_TEXT
+    except Exception:
+        pass
+    if dev.backend == "cuda":
+        from .backends.cuda import cupy
+        out["cupy"] = cupy.__version__
+    return out
+
+
+FORMAT = "clgemm-call-bench"
+
+
+def read_clblast_params(path: str) -> tuple[dict[str, int], dict]:
+    """A tuning of CLBlast's Xgemm for the device: {"params": {NAME: int}, "provenance": {...}};
+    checked, since the names and values go to the library."""
+    import json
+    import re
+
+    try:
+        data = json.loads(open(path).read())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--clblast-params {path}: cannot be read ({exc})") from None
+    params = data.get("params") if isinstance(data, dict) else None
+    if not isinstance(params, dict) or not params:
+        raise UsageError(f"--clblast-params {path}: no 'params' object")
+    for name, value in params.items():
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or type(value) is not int or value < 0:
+            raise UsageError(f"--clblast-params {path}: {name}={value!r} is not a parameter "
+                             f"name with a non-negative integer value")
+    return params, data.get("provenance", {})
+
+
+def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
+            clblast: tuple[dict, dict] | None) -> dict:
+    out = {"format": FORMAT, "device": backend.device.to_json(),
+           "provenance": provenance(backend, command, mode),
+           "rows": [r.to_json() for r in rows]}
+    if clblast:
+        out["clblast_tuned"] = {"params": clblast[0], "provenance": clblast[1]}
+    return out
+
+
+def _fmt(x: float | None, spec: str = ",.0f") -> str:
+    return "" if x is None else format(x, spec)
+
+
+def table(data: dict) -> str:
+    """One line per shape: gemm()'s call, its kernel alone, the overhead, each library's call,
+    and gemm() as a multiple of each library."""
+    from tabulate import tabulate
+
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    head = ["shape", "gemm() GFLOP/s", "kernel GFLOP/s", "overhead ms", "kernel"]
+    head += [f"{n} GFLOP/s" for n in names] + [f"/ {n}" for n in names]
+    lines = []
+    for r in data["rows"]:
+        shape = "x".join(map(str, r["shape"]))
+        if r["status"] != "ok":
+            lines.append([shape, r["status"], r["note"]] + [""] * (len(head) - 3))
+            continue
+        refs = [r["references"].get(n, {}) for n in names]
+        ratios = [(r["call_gflops"] / ref["gflops"]) if ref.get("gflops") else None
+                  for ref in refs]
+        lines.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
+                      _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
+                     + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
+                        else ref.get("status", "") for ref in refs]
+                     + [_fmt(x, ".2f") for x in ratios])
+    geo = []
+    for i, n in enumerate(names):
+        vals = [row[5 + len(names) + i] for row in lines if row[1] not in ("skipped", "failed",
+                                                                          "wrong")]
+        xs = [float(v) for v in vals if v]
+        if xs:
+            geo.append(f"{n}: geo-mean {math.exp(sum(map(math.log, xs)) / len(xs)):.2f}, "
+                       f"lowest {min(xs):.2f}")
+    text = tabulate(lines, headers=head, disable_numparse=True)
+    return text + ("\ngemm() / " + "; ".join(geo) if geo else "")

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# On an NVIDIA machine: the GPU tests of the library path (CUDA backend, direct kernel, gemm() on
+# NVIDIA's OpenCL), the quick verify sweep on both backends, and `clgemm bench --call` on both
+# backends (CLBlast untuned and with the tuned parameters in results/<gpu>/). Logs and JSON go to
+# $OUT (the device tool's folder; /tmp/gpu_call_bench elsewhere); summary.txt has each step's
+# exit status. Run from the repository root after the prelude:
+#   . .whl/prelude.sh && bash scripts/gpu_call_bench.sh [steps...]
+# Steps: tests verify bench-cuda bench-opencl (default: all).
+set -u
+OUT=${OUT:-/tmp/gpu_call_bench}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export PYTHONPATH=${PYTHONPATH:-}:$PWD
+export XDG_DATA_HOME=${XDG_DATA_HOME:-/tmp/clgemm-data}
+failed=0
+
+step() {
+  local name=$1
+  shift
+  echo "=== $name: $*" | tee -a "$OUT/summary.txt"
+  stdbuf -oL -eL "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  tail -n 25 "$OUT/$name.log"
+  echo "=== $name: exit $rc" | tee -a "$OUT/summary.txt"
+  [ "$rc" -eq 0 ] || failed=1
+}
+
+gpu=${CLGEMM_GPU:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 \
+                    | grep -o -E '[A-Z][0-9]{2,4}[A-Za-z]*' | head -n 1)}
+gpu=${gpu:-NVIDIA}
+tag=$(echo "$gpu" | tr 'A-Z' 'a-z')
+params=results/$tag/clblast-xgemm-tuned.json
+[ -e "$params" ] || params=results/h100/clblast-xgemm-tuned.json
+steps=${*:-tests verify bench-cuda bench-opencl}
+
+for s in $steps; do
+  case $s in
+    tests) step tests env CLGEMM_TEST_DEVICE="$gpu" python3 -m pytest -m "cuda or not cuda" -q -x \
+             tests/test_cuda.py tests/test_cuda_gemm.py tests/test_direct.py tests/test_gemm_api.py \
+             tests/test_lookup.py ;;
+    verify) step verify-cuda python3 -m clgemm verify --device "$gpu" --backend cuda --quick
+            step verify-opencl python3 -m clgemm verify --device "$gpu" --backend opencl --quick ;;
+    bench-cuda) step bench-call-cuda python3 -m clgemm bench --call --device "$gpu" --backend cuda \
+                  --json "$OUT/bench-call-cuda.json" ;;
+    bench-opencl) step bench-call-opencl python3 -m clgemm bench --call --device "$gpu" \
+                    --backend opencl --clblast-params "$params" --json "$OUT/bench-call-opencl.json" ;;
+  esac
+done
+cat "$OUT/summary.txt"
+exit "$failed"

@@ -185,8 +185,8 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
 def best(device: Any, rung: Rung, shape: Sequence[int],
          roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
     """The configuration of `rung` a device runs at `shape`: the best level that has one; within
-    it, a configuration whose work-groups fill the compute units where any does, then the
-    nearest tuned shape (log distance), then the fastest. With `fit` False the configuration
+    it, the highest expected speed there (`expected_gflops`: measured speed, work-group fill,
+    distance of the measured shape). With `fit` False the configuration
     need not divide the shape (a caller that pads, as verify's buffer tests do)."""
     found = candidates(device, rung, shape if fit else None, roots)
     if not found:
@@ -195,16 +195,29 @@ def best(device: Any, rung: Rung, shape: Sequence[int],
     return min(top, key=lambda f: _score(device, rung, f, shape))
 
 
+#: how much a configuration's measured speed is trusted per unit of log-shape distance between
+#: where it was measured and where it would run (e^-0.1 per factor e in one dimension)
+DISTANCE_DISCOUNT = 0.1
+
+
+def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> float:
+    """What a stored configuration should reach at `shape`: its measured speed, times the share
+    of the compute units its work-groups fill there (a 128 x 128 tile gives a 1024^2 product 64
+    work-groups, half of an H100's 132 units, however fast it was at 4096^3), discounted by how
+    far the measured shape is from this one."""
+    fill = min(1.0, _groups(rung, f.params, shape) / max(1, device.compute_units))
+    return f.gflops * fill * math.exp(-DISTANCE_DISCOUNT * shape_distance(f.shape, shape))
+
+
 def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
-    fills = _groups(rung, f.params, shape) >= device.compute_units
-    return (not fills, shape_distance(f.shape, shape), -f.gflops)
+    return (-expected_gflops(device, rung, f, shape), shape_distance(f.shape, shape))
 
 
 def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,
                     accept: Callable[[Rung, Mapping[str, int]], bool] | None = None,
                     roots: Iterable[Path] | None = None) -> Found | None:
     """gemm()'s choice: each rung's configuration by the chain (`best`), then across rungs the
-    one that fills the device, was tuned nearest this shape, and ran fastest. The device's own
+    highest expected speed at this shape (`expected_gflops`). The device's own
     tuning, another driver's and its family's are measurements of the same chip and compete as
     equals (an H100 whose own rung 9 entries are stale runs the H200's faster rung 9 rather than
     its own rung 8); the type's defaults count only where none of those has anything."""

@@ -88,14 +88,16 @@ def test_levels_in_order(tmp_path):
 
 def test_idle_compute_units_lose_to_a_filling_configuration(tmp_path):
     """At 1024^2 a 128 x 128 tile gives 64 work-groups to 132 compute units; a 64 x 64 tile
-    tuned at another size gives 256, and is chosen although its shape is further away."""
+    tuned at another size gives 256, and is chosen although its shape is further away and it
+    was slower where it was measured."""
     big = _entry(6, (1024,) * 3, 40000.0, TSM=128, TSN=128, TSK=16, WPTM=8, WPTN=8)
     small = _entry(6, (4096,) * 3, 30000.0, TSM=64, TSN=64, TSK=16, WPTM=4, WPTN=4)
     _store(tmp_path, GPU, [big, small])
     found = lookup.best(GPU, REGISTRY[6], (1024,) * 3, [tmp_path])
     assert (found.params["TSM"], found.params["TSN"]) == (64, 64)
+    # Both fill 8192^2: 40 TFLOP/s measured 3 octaves away beats 30 measured 1 octave away.
     found = lookup.best(GPU, REGISTRY[6], (8192,) * 3, [tmp_path])
-    assert found.params["TSM"] == 64  # both fill: the nearer shape wins
+    assert found.params["TSM"] == 128
     found = lookup.best_over_rungs(GPU, (1024,) * 3, [6], roots=[tmp_path])
     assert found.params["TSM"] == 64
 

@@ -155,6 +155,8 @@ STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], Step]] = {
     1: _naive, 2: _tiling, 3: _more_work, 4: _wide_types, 5: _transposed,
     6: _blocked(False), 7: _blocked(False), 8: _blocked(False),
     9: _blocked(True), 10: _blocked(True),
+    # The direct kernel's step is rung 6's: WPTM + WPTN scalar local reads, WPTM x WPTN FMAs.
+    11: _blocked(False),
 }
 
 

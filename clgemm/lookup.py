@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .database import FORMAT, Database, read_any, read_roots
 from .family import family_of, type_of_name
-from .rungs import REGISTRY, Rung
+from .rungs import REGISTRY, Rung, get_rung
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
@@ -254,7 +254,7 @@ def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
     """Per rung, the stored configuration the ladder, bench and model use at this shape."""
     out = {}
     for number in rungs:
-        found = best(device, REGISTRY[number], shape, roots)
+        found = best(device, get_rung(number), shape, roots)
         if found is not None:
             out[number] = found
     return out

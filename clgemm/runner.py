@@ -230,7 +230,7 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
         return result
 
     gsize, lsize = rung.geometry(params, p.m, p.n)
-    args = [p.m, p.n, p.k, a_buf, b_buf, ws.buf_c]
+    args = rung.args(p.m, p.n, p.k, a_buf, b_buf, ws.buf_c)
 
     def launch() -> float:
         return backend.launch(knl, gsize, lsize, args)

@@ -155,7 +155,8 @@ class OpenCLBackend(Backend):
 
     def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                args: Sequence[Any]) -> float:
-        cargs = [np.int32(a) if isinstance(a, (int, np.integer)) else a for a in args]
+        cargs = [np.int32(a) if isinstance(a, (int, np.integer))
+                 else np.float32(a) if isinstance(a, float) else a for a in args]
         try:
             kernel.set_args(*cargs)
             event = cl.enqueue_nd_range_kernel(self.queue, kernel, tuple(global_size),
@@ -167,7 +168,8 @@ class OpenCLBackend(Backend):
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                 args: Sequence[Any], queue: Any = None) -> None:
-        cargs = [np.int32(a) if isinstance(a, (int, np.integer)) else a for a in args]
+        cargs = [np.int32(a) if isinstance(a, (int, np.integer))
+                 else np.float32(a) if isinstance(a, float) else a for a in args]
         try:
             kernel.set_args(*cargs)
             event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),

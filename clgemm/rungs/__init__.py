@@ -120,6 +120,13 @@ class Rung:
     extra_helpers: Callable[[Params], tuple[Helper, ...]] | None = None
     teaches: str = ""
     extra: Mapping[str, object] = field(default_factory=dict)
+    #: the kernel's arguments for C := A B on tight column-major buffers, where they are not the
+    #: rungs' (M, N, K, A, B, C): the direct kernel's BLAS-style list
+    launch_args: Callable[[int, int, int, object, object, object], list] | None = None
+
+    def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
+        """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
+        return self.launch_args(m, n, k, a, b, c) if self.launch_args else [m, n, k, a, b, c]
 
     # -- parameters ---------------------------------------------------------------------------
     def param_names(self) -> list[str]:
@@ -230,22 +237,44 @@ def _load_registry() -> dict[int, Rung]:
 
 REGISTRY: dict[int, Rung] = _load_registry()
 
+#: kernels beside the ladder that gemm() runs and the tuner tunes, by number and name
+LIBRARY_NAMES = {"direct": 11}
+_LIBRARY: dict[int, Rung] = {}
+
+
+def _library() -> dict[int, Rung]:
+    """The library kernels, loaded on first use (their modules build on the rungs' records)."""
+    if not _LIBRARY:
+        import importlib
+        _LIBRARY[11] = importlib.import_module("clgemm.direct").DIRECT
+    return _LIBRARY
+
 
 def get_rung(number: int) -> Rung:
+    """A rung of the ladder (1-10), or a library kernel (11: the direct kernel)."""
     try:
         return REGISTRY[number]
     except KeyError:
+        pass
+    try:
+        return _library()[number]
+    except KeyError:
         raise UsageError(f"there is no rung {number} (rungs are "
-                         f"{min(REGISTRY)}-{max(REGISTRY)})") from None
+                         f"{min(REGISTRY)}-{max(REGISTRY)}, and 11 or 'direct' is the direct "
+                         f"kernel)") from None
 
 
 def parse_rungs(spec: str) -> list[int]:
-    """'1-5', '1,3,7-10' or 'all' -> sorted rung numbers; anything else is a UsageError."""
+    """'1-5', '1,3,7-10', 'all' (the ladder) or 'direct' among them -> sorted numbers; anything
+    else is a UsageError."""
     if spec.strip().lower() == "all":
         return sorted(REGISTRY)
     numbers: set[int] = set()
     for part in spec.split(","):
         part = part.strip()
+        if part.lower() in LIBRARY_NAMES:
+            numbers.add(LIBRARY_NAMES[part.lower()])
+            continue
         try:
             if "-" in part:
                 lo, hi = (int(x) for x in part.split("-", 1))

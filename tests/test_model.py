@@ -270,7 +270,7 @@ def test_model_command_on_a_recorded_device_as_json(capsys):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["model", "--rung", "11"], "no rung 11"),
+    (["model", "--rung", "12"], "no rung 12"),
     (["model", "--rung", "7", "-p", "TSM=100"], "TSM"),
     (["model", "--rung", "6", "--size", "100", "--defaults"], "cannot do"),
     (["model", "--peak-gflops", "-5"], "--peak-gflops"),

@@ -71,7 +71,8 @@ from .memory import HOST_SHARE, INT_MAX, checking_bytes, host_available
 from .model_cli import bound_options, hardware_from_options
 from .paths import check_writable, write_output
 from .rungs import REGISTRY, get_rung, parse_rungs
-from .runner import Problem, RunResult, Workspace, kernel_source, run_helpers, run_rung
+from .runner import (Problem, RunResult, Workspace, kernel_source, parse_sizes, run_helpers,
+                     run_rung)
 
 #: rungs measured by default (plus the one `gemm` would pick for the shape)
 DEFAULT_RUNGS = (6, 7, 8, 9, 10)
@@ -86,7 +87,6 @@ MAX_SETS = 128
 VENDOR_KEY = {"opencl": "clblast", "cuda": "cublas"}
 REF_LABEL = {"clblast": "CLBlast", "cublas": "cuBLAS", "numpy": "NumPy"}
 
-_SIZE_ITEM = re.compile(r"^\s*(\d+)\s*(?:[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*)?$")
 
 
 # -- sizes ---------------------------------------------------------------------------------------
@@ -109,24 +109,6 @@ def _bench_calls(dev: Any, sizes: str | None, arrays: str | None, clblast_file: 
     if json_file:
         write_output(json_file, json.dumps(data, indent=2, allow_nan=False) + "\n")
         click.echo(f"wrote {json_file}", err=True)
-
-
-def parse_sizes(text: str) -> list[Problem]:
-    """'256,1000,4096x4096x128' -> problems; each item S (square) or MxNxK, all positive."""
-    problems: list[Problem] = []
-    for item in text.split(","):
-        match = _SIZE_ITEM.match(item)
-        if not match:
-            raise UsageError(f"--sizes: '{item.strip()}' is not S or MxNxK (e.g. 1024 or "
-                             f"4096x4096x128)")
-        dims = [int(g) for g in match.groups() if g is not None]
-        m, n, k = dims * 3 if len(dims) == 1 else dims
-        if min(m, n, k) < 1:
-            raise UsageError(f"--sizes: '{item.strip()}' has a size below 1")
-        p = Problem(m, n, k)
-        if p not in problems:
-            problems.append(p)
-    return problems
 
 
 def default_sizes(device: Any) -> list[Problem]:

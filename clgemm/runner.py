@@ -8,6 +8,7 @@ timed the same way and reported apart.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
@@ -40,6 +41,9 @@ class Problem:
     def as_list(self) -> list[int]:
         return [self.m, self.n, self.k]
 
+    def as_tuple(self) -> tuple[int, int, int]:
+        return (self.m, self.n, self.k)
+
     def gflops(self, ms: float | None) -> float | None:
         return None if not ms else self.flops / (ms * 1e-3) / 1e9
 
@@ -66,6 +70,27 @@ class RunResult:
         if d["rel_error"] is not None and not np.isfinite(d["rel_error"]):
             d["rel_error"] = None
         return d
+
+
+_SIZE_ITEM = re.compile(r"^\s*(\d+)\s*(?:[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*)?$")
+
+
+def parse_sizes(text: str, option: str = "--sizes") -> list[Problem]:
+    """'256,1000,4096x4096x128' -> problems; each item S (square) or MxNxK, all positive."""
+    problems: list[Problem] = []
+    for item in text.split(","):
+        match = _SIZE_ITEM.match(item)
+        if not match:
+            raise UsageError(f"{option}: '{item.strip()}' is not S or MxNxK (e.g. 1024 or "
+                             f"4096x4096x128)")
+        dims = [int(g) for g in match.groups() if g is not None]
+        m, n, k = dims * 3 if len(dims) == 1 else dims
+        if min(m, n, k) < 1:
+            raise UsageError(f"{option}: '{item.strip()}' has a size below 1")
+        p = Problem(m, n, k)
+        if p not in problems:
+            problems.append(p)
+    return problems
 
 
 def kernel_source(backend: Backend, filename: str) -> str:

@@ -23,15 +23,40 @@ def test_dry_run_prints_funnels_only(tmp_path):
     r = tune("--device", "0", "--rungs", "1,3", "--size", "64", "--budget", "5", "--dry-run",
              env=env)
     assert r.returncode == 0, r.stderr
-    assert "rung 1 (naive): pruning funnel, then exhaustive" in r.stdout
-    assert "rung 3 (more work per work-item): pruning funnel, then annealing" in r.stdout
+    assert "rung 1 (naive) at 64x64x64: pruning funnel, then exhaustive" in r.stdout
+    assert "rung 3 (more work per work-item) at 64x64x64: pruning funnel, then annealing" in r.stdout
     assert "TS % WPT == 0" in r.stdout and "to measure" in r.stdout
     assert not any(tmp_path.iterdir())  # nothing measured, nothing written
 
 
+def test_plain_tune_prints_its_bounded_plan(tmp_path):
+    """No budget, time or --exhaustive: the plan of the whole ladder and gemm()'s shapes, with
+    seconds per step and a total inside the limit, before anything runs."""
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = tune("--device", "0", "--dry-run", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "plan (no --budget, --time or --exhaustive given)" in r.stdout
+    total = float(r.stdout.split("about ")[1].split(" minutes")[0])
+    assert 0 < total <= 15
+    for rung in range(1, 11):
+        assert f"rung {rung} (" in r.stdout
+    assert "rung 11 (direct GEMM)" in r.stdout
+    assert not any(tmp_path.iterdir())
+
+
+def test_exhaustive_prints_its_time_first(tmp_path):
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    r = tune("--device", "0", "--rungs", "3", "--size", "64", "--exhaustive", "--dry-run", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "--exhaustive: 14 configurations, about" in r.stdout
+    r = tune("--device", "0", "--rungs", "3", "--size", "64", "--exhaustive", "--time", "5",
+             env=env)
+    assert r.returncode == 2 and "not several" in r.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (("--budget", "0"), "--budget 0: must be positive"),
-    (("--budget", "5", "--time", "10"), "either --budget or --time"),
+    (("--budget", "5", "--time", "10"), "not several"),
     (("--strategy", "hillclimb"), "--strategy 'hillclimb': unknown"),
     (("--rungs", "1-99"), "there is no rung"),
     (("--size", "0"), "must be a positive integer"),

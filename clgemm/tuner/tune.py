@@ -57,6 +57,8 @@ class TuneOptions:
     confirm: int = 3
     confirm_repeats: int = 10
     confirm_warmup: int = 1
+    #: configurations measured first, after the default (the best known elsewhere: transfer)
+    seeds: tuple[Mapping[str, int], ...] = ()
 
 
 @dataclass
@@ -208,7 +210,10 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
         return options.time_s is not None and time.monotonic() - start >= options.time_s
 
     default_key = space.key(rung.defaults())
-    seeds = [default_key] if default_key in space.index and default_key not in measured else []
+    seeds = []
+    for key in [default_key, *(space.key(p) for p in options.seeds)]:
+        if key is not None and key in space.index and key not in measured and key not in seeds:
+            seeds.append(key)
     stalls = 0
     try:
         while True:
@@ -220,8 +225,8 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
                 out.stop = "time"
                 break
             n = min(options.batch, remaining())
-            proposed = seeds or strategy.propose(space, history, rng, n)
-            seeds = []
+            proposed = seeds[:n] or strategy.propose(space, history, rng, n)
+            seeds = seeds[n:]
             if not proposed:
                 out.stop = "space exhausted" if len(measured & set(space.index)) >= len(space) \
                     else f"{name} has nothing more to propose"

@@ -1,0 +1,103 @@
+"""What a plain `clgemm tune` does: the whole ladder and the shapes gemm() runs, in bounded time.
+
+A tuning nobody runs helps nobody, and an exhaustive search of the top rungs (hundreds of
+thousands of configurations) is a run nobody waits for. So without --budget or --time the tuner
+follows a plan: each rung of the ladder at the ladder's size gets a little time (the course's
+table should be tuned, but its lower rungs have small spaces), and the time that matters goes to
+the rungs gemm() runs (9 and 10) at the shapes it is called with, and to the direct kernel at a
+small shape (the crossover between the two is read from what is stored). Every search starts
+from the best configurations the lookup chain knows for this device, its family and its type
+(`seeds`), so the minutes go to improving on them rather than to finding them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .. import lookup
+from ..direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
+from ..rungs import Rung, get_rung
+from .budget import DEFAULT_MINUTES
+
+Shape = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Step:
+    rung: int
+    shape: Shape
+    seconds: float
+
+
+def _square(s: int) -> Shape:
+    return (s, s, s)
+
+
+#: per device type: the ladder's size, seconds per lower rung, and the steps gemm() needs
+_PLANS: dict[str, dict[str, Any]] = {
+    "GPU": {"ladder": 4096, "lower": 12.0, "steps": (
+        (9, _square(4096), 75.0), (10, _square(4096), 60.0), (9, _square(1024), 50.0),
+        (10, _square(1024), 40.0), (9, (4096, 4096, 128), 40.0), (11, _square(768), 40.0))},
+    "CPU": {"ladder": 512, "lower": 15.0, "steps": (
+        (9, _square(512), 45.0), (10, _square(512), 40.0), (9, _square(1024), 120.0),
+        (10, _square(1024), 90.0), (9, _square(2048), 150.0), (11, _square(256), 60.0))},
+}
+
+#: seconds of process start, compiles of the first batch and confirmation per step, by type
+STEP_OVERHEAD = {"GPU": 8.0, "CPU": 12.0}
+
+
+def default_plan(device: Any) -> list[Step]:
+    """The plain tune's steps for this device type, in the order they run."""
+    plan = _PLANS["CPU" if device.is_cpu else "GPU"]
+    steps = [Step(r, _square(plan["ladder"]), plan["lower"]) for r in range(1, 9)]
+    steps += [Step(r, shape, s) for r, shape, s in plan["steps"]]
+    return steps
+
+
+def bounded_steps(device: Any, rungs: Sequence[int], shapes: Sequence[Shape]) -> list[Step]:
+    """Chosen rungs and shapes without --budget or --time: each gets the plan's time for that
+    rung (the top rungs' for the direct kernel and rungs 9 and 10, the lower rungs' else)."""
+    plan = _PLANS["CPU" if device.is_cpu else "GPU"]
+    top = max(s for _, _, s in plan["steps"])
+    return [Step(r, shape, top if r >= 9 else plan["lower"]) for shape in shapes for r in rungs]
+
+
+def estimated_minutes(device: Any, steps: Sequence[Step]) -> float:
+    overhead = STEP_OVERHEAD["CPU" if device.is_cpu else "GPU"]
+    return sum(s.seconds + overhead for s in steps) / 60.0
+
+
+def plan_table(device: Any, steps: Sequence[Step]) -> str:
+    from tabulate import tabulate
+
+    rows = [[s.rung, get_rung(s.rung).title, "x".join(map(str, s.shape)), f"{s.seconds:g}"]
+            for s in steps]
+    limit = DEFAULT_MINUTES.get(device.type, DEFAULT_MINUTES["GPU"])
+    return (tabulate(rows, headers=["rung", "name", "shape", "seconds"], disable_numparse=True)
+            + f"\nabout {estimated_minutes(device, steps):.1f} minutes in all, starts and "
+              f"confirmations included (a plain tune stays within {limit} on a "
+              f"{device.type})")
+
+
+def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[str, int]]:
+    """The best stored configurations for this rung at this shape, whatever level of the lookup
+    chain they come from (this device, another driver, the family, the device type), by expected
+    speed there: the search measures these first (transfer between devices)."""
+    found = lookup.candidates(device, rung, shape)
+    found.sort(key=lambda f: -lookup.expected_gflops(device, rung, f, shape))
+    out: list[dict[str, int]] = []
+    if rung.number == DIRECT.number and device.is_cpu:
+        out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
+    for f in found:
+        if f.params not in out:
+            out.append(f.params)
+        if len(out) >= count:
+            break
+    return out
+
+
+GO_FURTHER = ("to go further: 'clgemm tune --rungs 9,10 --size S --time SECONDS' searches longer "
+              "at the sizes you use; '--only NAME=V1,V2' narrows a search where experience "
+              "points; '--exhaustive' measures a whole space (its time is printed first)")

@@ -125,14 +125,13 @@ DIRECT_BELOW = {"GPU": 768**3, "CPU": 512**3}
 def _prefer_direct(device: DeviceInfo, m: int, n: int, k: int,
                    direct: lookup.Found | None, indirect: lookup.Found | None) -> bool:
     """The crossover between the direct kernel and the rungs, from what was measured where
-    both were tuned: the kind tuned nearer this shape, the faster at equal distance; else the
-    size rule for the device type."""
+    both are stored: the higher expected speed at this shape (`lookup.expected_gflops`:
+    measured speed, compute units filled, distance of the measured shape); else the size rule
+    for the device type."""
     if direct is not None and indirect is not None:
-        dd = lookup.shape_distance(direct.shape, (m, n, k))
-        di = lookup.shape_distance(indirect.shape, (m, n, k))
-        if abs(dd - di) < 1e-9:
-            return direct.gflops >= indirect.gflops
-        return dd < di
+        shape = (m, n, k)
+        return (lookup.expected_gflops(device, DIRECT, direct, shape)
+                >= lookup.expected_gflops(device, get_rung(indirect.rung), indirect, shape))
     return m * n * k < DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0))
 
 

@@ -85,6 +85,8 @@ class OpenCLBackend(Backend):
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels: dict[str, Any] = {}
         self._pools: dict[int, Any] = {}
+        #: per kernel, what its arguments were set to last (see `_set_args`)
+        self._last_args: dict[int, list] = {}
 
     @classmethod
     def from_queue(cls, queue: Any) -> "OpenCLBackend":
@@ -106,6 +108,7 @@ class OpenCLBackend(Backend):
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels = {}
         self._pools = {}
+        self._last_args = {}
         return self
 
     def header(self) -> str:
@@ -157,6 +160,7 @@ class OpenCLBackend(Backend):
                args: Sequence[Any]) -> float:
         cargs = [np.int32(a) if isinstance(a, (int, np.integer))
                  else np.float32(a) if isinstance(a, float) else a for a in args]
+        self._last_args.pop(kernel.int_ptr, None)  # set anew here, so not what enqueue last set
         try:
             kernel.set_args(*cargs)
             event = cl.enqueue_nd_range_kernel(self.queue, kernel, tuple(global_size),
@@ -171,14 +175,36 @@ class OpenCLBackend(Backend):
         cargs = [np.int32(a) if isinstance(a, (int, np.integer))
                  else np.float32(a) if isinstance(a, float) else a for a in args]
         try:
-            kernel.set_args(*cargs)
+            self._set_args(kernel, cargs)
             event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
                                                tuple(local_size))
         except cl.Error as exc:
+            self._last_args.pop(kernel.int_ptr, None)
             raise LaunchError(f"launch failed: {exc}") from exc
         log = self._logged()
         if log is not None:
             log.add(kernel, event)
+
+    def _set_args(self, kernel: Any, cargs: list) -> None:
+        """Set only the arguments that differ from the kernel's last launch. NVIDIA's OpenCL
+        takes tens of microseconds per clSetKernelArg, more than a small product's kernel, and
+        repeated calls of one shape pass the same buffers (the pools hand them back) and sizes;
+        OpenCL keeps a kernel's arguments between launches, so the unchanged ones stand. A
+        buffer is known by its handle, which is only safe while the handle cannot be reused for
+        another buffer: pooled buffers' memory stays with the pool, and any other buffer is
+        kept alive here until the kernel's next launch."""
+        keys = [(a.int_ptr,) if hasattr(a, "int_ptr") else (a.dtype.char, a.item())
+                for a in cargs]
+        last = self._last_args.get(kernel.int_ptr)
+        if last is None or len(last[0]) != len(keys):
+            kernel.set_args(*cargs)
+        else:
+            for i, (new, old) in enumerate(zip(keys, last[0])):
+                if new != old:
+                    kernel.set_arg(i, cargs[i])
+        held = [a for a in cargs if hasattr(a, "int_ptr")
+                and not isinstance(a, cl_tools.PooledBuffer)]
+        self._last_args[kernel.int_ptr] = (keys, held)
 
     def elapsed_ms(self, record: Any) -> float:
         record.wait()

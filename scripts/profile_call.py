@@ -1,0 +1,39 @@
+"""Where the host time of one gemm() call goes, on device arrays: cProfile over repeated calls,
+per backend and shape. Usage: python scripts/profile_call.py DEVICE BACKEND M N K [CALLS]"""
+
+import cProfile
+import pstats
+import sys
+import time
+
+import numpy as np
+
+import clgemm
+from clgemm import api
+from clgemm.callbench import Side
+
+dev, backend_name, m, n, k = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+calls = int(sys.argv[6]) if len(sys.argv) > 6 else 300
+be = api.backend_for(dev, backend_name)
+side = Side(be, "device")
+rng = np.random.default_rng(0)
+a = side.put(rng.standard_normal((m, k), dtype=np.float32))
+b = side.put(rng.standard_normal((k, n), dtype=np.float32))
+for _ in range(5):
+    clgemm.gemm(a, b)
+side.sync()
+t0 = time.perf_counter()
+for _ in range(calls):
+    clgemm.gemm(a, b)
+host = time.perf_counter() - t0
+side.sync()
+total = time.perf_counter() - t0
+print(f"{backend_name} {m}x{n}x{k}: host {host / calls * 1e6:.1f} us per call, "
+      f"with the device drained {total / calls * 1e6:.1f} us per call")
+prof = cProfile.Profile()
+prof.enable()
+for _ in range(calls):
+    clgemm.gemm(a, b)
+prof.disable()
+side.sync()
+pstats.Stats(prof).sort_stats("tottime").print_stats(14)

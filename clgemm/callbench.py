@@ -272,6 +272,27 @@ class CLBlast(Vendor):
         return out
 
 
+class CLBlastHost(Vendor):
+    """CLBlastSgemm as a NumPy user reaches it: the operands copied to the device, the call,
+    the result copied back (as gemm() does with NumPy arrays)."""
+
+    name = "CLBlast"
+
+    def __init__(self, lib: Any, backend: Any):
+        self.lib, self.backend = lib, backend
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        import pyopencl.array as cla
+
+        queue = self.backend.queue
+        m, k = a.shape
+        n = b.shape[1]
+        da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+        out = cla.empty(queue, (m, n), np.float32, allocator=self.backend.pool(queue))
+        clblast_row_major(self.lib, queue, m, n, k, da.base_data, db.base_data, out.base_data)
+        return out.get()
+
+
 class NumPyHost(Vendor):
     name = "NumPy"
 
@@ -291,6 +312,11 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
     lib = None
     if mode == "numpy":
         vendors.append(NumPyHost())
+        if backend.name == "opencl":
+            lib, why = load_clblast()
+            if lib is not None:
+                vendors.append(CLBlastHost(lib, backend))
+            lib = None  # CLBlast's tuned parameters are for device arrays
     if backend.name == "cuda" and mode == "device":
         vendors.append(CuBLAS())
     if backend.name == "opencl" and mode == "device":

@@ -196,8 +196,10 @@ def best(device: Any, rung: Rung, shape: Sequence[int],
 
 
 #: how much a configuration's measured speed is trusted per unit of log-shape distance between
-#: where it was measured and where it would run (e^-0.1 per factor e in one dimension)
-DISTANCE_DISCOUNT = 0.1
+#: where it was measured and where it would run (e^-0.3 per factor e in one dimension): a
+#: configuration measured at the very shape beats one measured 4x larger in each dimension
+#: unless that one was twice as fast there
+DISTANCE_DISCOUNT = 0.3
 
 
 def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> float:

@@ -88,18 +88,25 @@ def test_levels_in_order(tmp_path):
 
 def test_idle_compute_units_lose_to_a_filling_configuration(tmp_path):
     """At 1024^2 a 128 x 128 tile gives 64 work-groups to 132 compute units; a 64 x 64 tile
-    tuned at another size gives 256, and is chosen although its shape is further away and it
-    was slower where it was measured."""
-    big = _entry(6, (1024,) * 3, 40000.0, TSM=128, TSN=128, TSK=16, WPTM=8, WPTN=8)
-    small = _entry(6, (4096,) * 3, 30000.0, TSM=64, TSN=64, TSK=16, WPTM=4, WPTN=4)
+    gives 256 and is chosen, though it was slower where it was measured; at 8192^2 both fill
+    and the faster one, measured nearer, wins."""
+    big = _entry(6, (4096,) * 3, 40000.0, TSM=128, TSN=128, TSK=16, WPTM=8, WPTN=8)
+    small = _entry(6, (2048,) * 3, 30000.0, TSM=64, TSN=64, TSK=16, WPTM=4, WPTN=4)
     _store(tmp_path, GPU, [big, small])
     found = lookup.best(GPU, REGISTRY[6], (1024,) * 3, [tmp_path])
     assert (found.params["TSM"], found.params["TSN"]) == (64, 64)
-    # Both fill 8192^2: 40 TFLOP/s measured 3 octaves away beats 30 measured 1 octave away.
     found = lookup.best(GPU, REGISTRY[6], (8192,) * 3, [tmp_path])
     assert found.params["TSM"] == 128
     found = lookup.best_over_rungs(GPU, (1024,) * 3, [6], roots=[tmp_path])
     assert found.params["TSM"] == 64
+
+
+def test_a_measurement_at_the_shape_beats_a_faster_one_far_away(tmp_path):
+    near = _entry(6, (1024,) * 3, 26000.0, TSM=64, TSN=64, TSK=16, WPTM=4, WPTN=4)
+    far = _entry(6, (4096,) * 3, 46000.0, TSM=64, TSN=128, TSK=16, WPTM=8, WPTN=8)
+    _store(tmp_path, GPU, [near, far])
+    assert lookup.best(GPU, REGISTRY[6], (1024,) * 3, [tmp_path]).params["TSN"] == 64
+    assert lookup.best(GPU, REGISTRY[6], (4096,) * 3, [tmp_path]).params["TSN"] == 128
 
 
 def test_stale_entries_counted_not_used(tmp_path):

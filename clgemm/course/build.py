@@ -16,6 +16,8 @@ from ..rungs import REGISTRY
 from . import page_name
 from .data import Results, load_results
 from .pages import refresh
+from ..paths import ROOT
+from .calls import calls_block
 from .effects import effects_block
 from .targets import targets_block
 from .tables import (bench_block, databases_block, devices_block, diff_block, journals_block,
@@ -56,6 +58,7 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
                 "exhaustive one.")),
         }
     pages["README.md"] = {
+        "calls": calls_block(ROOT),
         "targets": targets_block(results, here="."),
         "bench": bench_block(results, benches, here="."),
     }

@@ -537,7 +537,8 @@ def _case_from_json(where: str, item: Any) -> Case:
               help="device index (see 'clgemm devices') or a case-insensitive part of its name")
 @click.option("--backend", "-b", type=click.Choice(["opencl", "cuda"]), default=None,
               help="only this backend's devices (an NVIDIA GPU is listed by both)")
-@click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
+@click.option("--rungs", "-r", default="all,direct", show_default=True,
+              help="e.g. 1-5, 1,3,6-10 or direct (the direct kernel)")
 @click.option("--quick", is_flag=True, help="a covering subset of the sweep (seconds)")
 @click.option("--failures", "failures_file", type=click.Path(dir_okay=False), default=None,
               help="write failing cases to this JSON file (replay with --replay)")

@@ -132,3 +132,18 @@ def _fresh():
     lookup.forget()
     yield
     lookup.forget()
+
+
+def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch):
+    """The plain tune's seeds: what the chain knows for other devices, best expected first."""
+    from clgemm.tuner.plan import default_plan, estimated_minutes, seeds
+
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    sibling = dataclasses.replace(GPU, name="NVIDIA H200", driver_version="2.0")
+    _store(tmp_path, sibling, [_entry(3, (512,) * 3, 99.0, TS=16, WPT=4),
+                               _entry(3, (2048,) * 3, 1.0, TS=32, WPT=8)])
+    assert seeds(GPU, REGISTRY[3], (512,) * 3)[0] == {"TS": 16, "WPT": 4}
+    assert seeds(CPU, REGISTRY[3], (512,) * 3) == []  # nothing for a CPU from a GPU
+    assert seeds(CPU, lookup.get_rung(11), (256,) * 3)[0]["WPTM"] == 64  # its CPU defaults
+    for dev, limit in ((GPU, 10), (CPU, 15)):
+        assert estimated_minutes(dev, default_plan(dev)) <= limit

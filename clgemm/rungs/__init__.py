@@ -272,6 +272,9 @@ def parse_rungs(spec: str) -> list[int]:
     numbers: set[int] = set()
     for part in spec.split(","):
         part = part.strip()
+        if part.lower() == "all":
+            numbers.update(REGISTRY)
+            continue
         if part.lower() in LIBRARY_NAMES:
             numbers.add(LIBRARY_NAMES[part.lower()])
             continue

@@ -1,0 +1,72 @@
+"""bench --call: what a user's call costs, checked like every result; the launch log it reads
+kernel times from; the CLBlast parameter file it passes to the library."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import clgemm
+from clgemm import api, callbench
+from clgemm.cli import main
+from clgemm.errors import UsageError
+
+
+def test_call_bench_numpy_and_device_arrays(tmp_path, capsys):
+    out = tmp_path / "calls.json"
+    assert main(["bench", "--call", "--sizes", "64,33x17x9", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["format"] == callbench.FORMAT and data["provenance"]["mode"] in ("numpy",
+                                                                                  "device")
+    for row in data["rows"]:
+        assert row["status"] == "ok", row
+        assert row["rel_error"] <= 1e-4 and row["call_ms"] > 0 and row["kernel_ms"] > 0
+        assert row["launches"] >= 1 and row["choice"]
+        assert all(r["status"] in ("ok", "failed") for r in row["references"].values())
+    text = capsys.readouterr().out
+    assert "gemm() GFLOP/s" in text and "64x64x64" in text
+    out2 = tmp_path / "device.json"
+    assert main(["bench", "--call", "--arrays", "device", "--sizes", "40x24x8",
+                 "--json", str(out2)]) == 0
+    assert json.loads(out2.read_text())["rows"][0]["status"] == "ok"
+
+
+def test_checked_error_catches_a_wrong_element(monkeypatch):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((50, 30), dtype=np.float32)
+    b = rng.standard_normal((30, 40), dtype=np.float32)
+    c = (a.astype(np.float64) @ b).astype(np.float32)
+    for full in (2**33, 0):  # the whole product, then the random-vector check
+        monkeypatch.setattr(callbench, "FULL_CHECK", full)
+        assert callbench.checked_error(a, b, c) < 1e-6
+        bad = c.copy()
+        bad[17, 23] += 10.0
+        assert callbench.checked_error(a, b, bad) > 1e-4
+        bad[17, 23] = np.nan
+        assert callbench.checked_error(a, b, bad) == float("inf")
+
+
+def test_launch_log_names_every_launch(device):
+    be = api.backend_for(device)
+    a = np.ones((24, 16), np.float32)
+    with be.observe() as log:
+        clgemm.gemm(a, a.T.copy(), device=device)
+    times = log.times()
+    assert times and all(ms >= 0 for _, ms in times)
+    assert all(name != "?" for name, _ in times)
+    assert be._logged() is None  # closed: the library path records nothing
+
+
+@pytest.mark.parametrize("params,why", [
+    ({"MWG": 64, "X -DY": 1}, "not a parameter name"),
+    ({"MWG": 64.5}, "not a parameter name with a non-negative integer"),
+    ({"MWG": True}, "non-negative integer"),
+    ({}, "no 'params'"),
+])
+def test_clblast_params_file_checked(tmp_path, params, why):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"params": params}))
+    with pytest.raises(UsageError, match=why):
+        callbench.read_clblast_params(str(path))

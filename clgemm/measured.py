@@ -96,6 +96,8 @@ def measurements(root: Path) -> list[Measurement]:
             continue
         if data.get("format") == "clgemm-tuning-database":
             out += _from_database(str(path), data)
+        elif data.get("format") == "clgemm-call-bench":
+            continue  # whole calls, timed with their other launches: no kernel's measurement
         elif isinstance(data.get("device"), dict) and "rows" in data:
             out += _from_run(str(path), data)
     for journal in sorted(root.rglob("*.jsonl")):

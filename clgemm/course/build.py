@@ -19,6 +19,7 @@ from .pages import refresh
 from ..paths import ROOT
 from .calls import calls_block
 from .effects import effects_block
+from .replays import replay_block
 from .targets import targets_block
 from .tables import (bench_block, databases_block, devices_block, diff_block, journals_block,
                      ladders_block, macros_block, measured_block, plots_block, rungs_block,
@@ -68,7 +69,8 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
         for n in (9, 10)
     } | {"cpu-rung9-panels": effects_block(results, 9, ("PANELS", "CACHE_A", "CACHE_B"), "CPU"),
          "cpu-rung9-lockstep": effects_block(results, 9, ("LOCKSTEP", "PANELS", "CACHE_A",
-                                                          "CACHE_B"), "CPU")}
+                                                          "CACHE_B"), "CPU"),
+         "replay-plain-tune": replay_block(ROOT)}
     gallery = [(s.path, s.caption) for s in specs]
     pages["results/README.md"] = {
         "runs": runs_block(results),

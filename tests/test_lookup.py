@@ -147,3 +147,22 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch):
     assert seeds(CPU, lookup.get_rung(11), (256,) * 3)[0]["WPTM"] == 64  # its CPU defaults
     for dev, limit in ((GPU, 10), (CPU, 15)):
         assert estimated_minutes(dev, default_plan(dev)) <= limit
+
+
+def test_bound_seeds_rank_by_the_model(device):
+    """Where nothing is stored, the plain tune measures first the sampled configurations the
+    performance model bounds highest."""
+    from clgemm.hardware import hardware_for_device
+    from clgemm.model import bound
+    from clgemm.runner import Problem
+    from clgemm.tuner.plan import bound_seeds
+    from clgemm.tuner.space import build_space
+
+    rung, shape = REGISTRY[6], (256, 256, 256)
+    space = build_space(rung, device.limits(), Problem(*shape), heuristics=True, only={})
+    picked = bound_seeds(device, rung, space, shape, count=3, sample=len(space))
+    hw = hardware_for_device(device)
+    bounds = sorted((bound(rung, space.params(c), Problem(*shape), hw).gflops
+                     for c in space.configs), reverse=True)
+    got = [bound(rung, p, Problem(*shape), hw).gflops for p in picked]
+    assert len(picked) == 3 and got == bounds[:3]

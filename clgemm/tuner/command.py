@@ -23,7 +23,8 @@ from ..rungs import REGISTRY, get_rung, parse_rungs
 from ..runner import Problem, check_workspace, parse_sizes
 from .evaluate import Evaluator
 from .journal import Journal, default_journal_path
-from .plan import GO_FURTHER, Step, bounded_steps, default_plan, plan_table, seeds
+from .plan import (GO_FURTHER, Step, bound_seeds, bounded_steps, default_plan, plan_table,
+                   seeds)
 from .space import build_space, funnel_table
 from .strategies import make_strategy
 from .tune import TuneOptions, journal_header, resolve_strategy, tune_rung
@@ -250,7 +251,11 @@ def _run_unit(dev, problem, unit, spaces, plans, headers, options, bounded, db, 
                         continue
                     click.echo(f"rung {rung.number} at {problem.m}x{problem.n}x{problem.k}: "
                                f"journal {journal.path}", err=True)
-                    opts = replace(options, seeds=tuple(seeds(dev, rung, problem.as_tuple())),
+                    start = seeds(dev, rung, problem.as_tuple())
+                    if bounded:
+                        start += bound_seeds(dev, rung, space, problem.as_tuple(),
+                                             seed=options.seed)
+                    opts = replace(options, seeds=tuple(start),
                                    time_s=seconds[rung.number] if bounded else options.time_s)
                     out = tune_rung(rung, space, journal, evaluator, opts, device=dev,
                                     problem=problem, command=command, db=db)

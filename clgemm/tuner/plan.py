@@ -7,17 +7,23 @@ table should be tuned, but its lower rungs have small spaces), and the time that
 the rungs gemm() runs (9 and 10) at the shapes it is called with, and to the direct kernel at a
 small shape (the crossover between the two is read from what is stored). Every search starts
 from the best configurations the lookup chain knows for this device, its family and its type
-(`seeds`), so the minutes go to improving on them rather than to finding them again.
+(`seeds`), so the minutes go to improving on them rather than to finding them again; after
+those, the configurations of a sample of the space that the performance model bounds highest
+(`bound_seeds`).
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .. import lookup
 from ..direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
+from ..hardware import hardware_for_device
+from ..model import bound
 from ..rungs import Rung, get_rung
+from ..runner import Problem
 from .budget import DEFAULT_MINUTES
 
 Shape = tuple[int, int, int]
@@ -96,6 +102,34 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[st
         if len(out) >= count:
             break
     return out
+
+
+#: configurations whose bound is computed per search (about 50 us each), and how many of the
+#: highest-bound ones the search measures first
+BOUND_SAMPLE = 2000
+BOUND_SEEDS = 4
+
+
+def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
+                count: int = BOUND_SEEDS, sample: int = BOUND_SAMPLE,
+                seed: int = 0) -> list[dict[str, int]]:
+    """The configurations of a random sample of the space with the highest performance bound
+    (`model.bound`) at this shape: where nothing is known, the model's ranking is a better start
+    than chance, since it sees what the instruction mix, local memory, latency and the spread of
+    work-groups allow each configuration at most."""
+    if not len(space):
+        return []
+    rng = random.Random(seed * 7919 + rung.number)
+    picked = space.configs if len(space) <= sample else rng.sample(space.configs, sample)
+    hw = hardware_for_device(device)
+    scored = []
+    for c in picked:
+        try:
+            scored.append((bound(rung, space.params(c), Problem(*shape), hw).gflops, c))
+        except Exception:  # a configuration the model has no count for: no ranking
+            continue
+    scored.sort(key=lambda sc: -sc[0])
+    return [space.params(c) for _, c in scored[:count]]
 
 
 GO_FURTHER = ("to go further: 'clgemm tune --rungs 9,10 --size S --time SECONDS' searches longer "

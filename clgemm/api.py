@@ -46,6 +46,8 @@ _CHOICES: dict[tuple, "KernelChoice"] = {}
 _FAILED: set[tuple] = set()
 #: calls on device arrays whose checks passed, by `_call_key`: backend, adapter, sizes, scalars
 _CALLS: dict[tuple, tuple] = {}
+#: plans by call signature (`_plan`)
+_PLANS: dict[tuple, "_Plan"] = {}
 _CHOICE_CACHE_LIMIT = 4096
 #: stored configurations tried in one call before the rungs' defaults
 _FALLBACK_TRIES = 4
@@ -69,6 +71,7 @@ def clear_caches(backends: bool = False) -> None:
         _CHOICES.clear()
         _FAILED.clear()
         _CALLS.clear()
+        _PLANS.clear()
         lookup.forget()
         gemm_backends.clear(backends)
 
@@ -229,6 +232,22 @@ def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
 
 def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
           a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: KernelChoice | None) -> _Plan:
+    """What runs and what it allocates; remembered per call signature (a plan depends only on
+    the sizes, scalars, layouts and the kernel choice, never on the buffers)."""
+    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k, float(alpha), float(beta),
+           a.offset, a.ld, a.trans, b.offset, b.ld, b.trans, c.offset, c.ld, c_is_ours, kernel)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _new_plan(device, m, n, k, alpha, beta, a, b, c, c_is_ours, kernel)
+        with _LOCK:
+            if len(_PLANS) >= _CHOICE_CACHE_LIMIT:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    return plan
+
+
+def _new_plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
+              a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: KernelChoice | None) -> _Plan:
     plan = _Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan
@@ -411,6 +430,8 @@ def _drop_choice(device: DeviceInfo, choice: KernelChoice, exc: Exception) -> No
         _FAILED.add(_failed_key(device, choice.rung, choice.params))
         for key in [k for k, v in _CHOICES.items() if k[0] == device.key and v == choice]:
             del _CHOICES[key]
+        for key in [k for k, v in _PLANS.items() if k[0] == device.key and v.choice == choice]:
+            del _PLANS[key]
 
 
 # -- argument checks shared by both entry points -----------------------------------------------

@@ -172,12 +172,10 @@ class OpenCLBackend(Backend):
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                 args: Sequence[Any], queue: Any = None) -> None:
-        cargs = [np.int32(a) if isinstance(a, (int, np.integer))
-                 else np.float32(a) if isinstance(a, float) else a for a in args]
         try:
-            self._set_args(kernel, cargs)
-            event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
-                                               tuple(local_size))
+            self._set_args(kernel, args)
+            event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, global_size,
+                                               local_size)
         except cl.Error as exc:
             self._last_args.pop(kernel.int_ptr, None)
             raise LaunchError(f"launch failed: {exc}") from exc
@@ -185,24 +183,26 @@ class OpenCLBackend(Backend):
         if log is not None:
             log.add(kernel, event)
 
-    def _set_args(self, kernel: Any, cargs: list) -> None:
+    def _set_args(self, kernel: Any, args: Sequence[Any]) -> None:
         """Set only the arguments that differ from the kernel's last launch. NVIDIA's OpenCL
         takes tens of microseconds per clSetKernelArg, more than a small product's kernel, and
         repeated calls of one shape pass the same buffers (the pools hand them back) and sizes;
         OpenCL keeps a kernel's arguments between launches, so the unchanged ones stand. A
         buffer is known by its handle, which is only safe while the handle cannot be reused for
         another buffer: pooled buffers' memory stays with the pool, and any other buffer is
-        kept alive here until the kernel's next launch."""
-        keys = [(a.int_ptr,) if hasattr(a, "int_ptr") else (a.dtype.char, a.item())
-                for a in cargs]
+        kept alive here until the kernel's next launch. Ints go as 32-bit ints, floats as
+        32-bit floats."""
+        keys = [a.int_ptr if hasattr(a, "int_ptr") else (type(a) is float or
+                                                          isinstance(a, np.floating), a)
+                for a in args]
         last = self._last_args.get(kernel.int_ptr)
         if last is None or len(last[0]) != len(keys):
-            kernel.set_args(*cargs)
+            kernel.set_args(*[_scalar_arg(a) for a in args])
         else:
             for i, (new, old) in enumerate(zip(keys, last[0])):
                 if new != old:
-                    kernel.set_arg(i, cargs[i])
-        held = [a for a in cargs if hasattr(a, "int_ptr")
+                    kernel.set_arg(i, _scalar_arg(args[i]))
+        held = [a for a in args if hasattr(a, "int_ptr")
                 and not isinstance(a, cl_tools.PooledBuffer)]
         self._last_args[kernel.int_ptr] = (keys, held)
 
@@ -238,6 +238,16 @@ def first_error(log: str) -> str:
     line = next((ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)),
                 lines[0] if lines else "no build log")
     return re.sub(r"[^\s:\"']*\.cl(?=:\d)", "source", line)
+
+
+def _scalar_arg(a: Any) -> Any:
+    """A kernel argument as OpenCL takes it: ints as int32, floats as float32, buffers as they
+    are."""
+    if isinstance(a, (int, np.integer)):
+        return np.int32(a)
+    if isinstance(a, float):
+        return np.float32(a)
+    return a
 
 
 def open_backend(device: DeviceInfo) -> OpenCLBackend:

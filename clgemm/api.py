@@ -173,7 +173,7 @@ def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice:
 
 
 def _user_choice(device: DeviceInfo, rung: int, params: Mapping[str, int] | None) -> KernelChoice:
-    r = _record(rung)
+    r = get_rung(rung)
     resolved = r.resolve(params)
     r.validate(resolved, device.limits())
     return KernelChoice(rung, resolved, "user")
@@ -213,11 +213,6 @@ class _Plan:
         return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
 
 
-def _record(number: int) -> Rung:
-    """A rung of the ladder, or the direct kernel (number 11), which is not one."""
-    return get_rung(number)
-
-
 def _round_up(x: int, mult: int) -> int:
     return -(-x // mult) * mult
 
@@ -225,7 +220,7 @@ def _round_up(x: int, mult: int) -> int:
 def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
     """The helper steps the chosen configuration adds after gemm's own packing (panels), each
     with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
-    rung = _record(plan.choice.rung)
+    rung = get_rung(plan.choice.rung)
     extra = rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ()
     return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
 

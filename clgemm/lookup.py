@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .database import FORMAT, Database, read_any, read_roots
+from .database import FORMAT, Database, read_any, read_roots, shape_distance
 from .family import family_of, type_of_name
 from .rungs import REGISTRY, Rung, get_rung
 
@@ -148,10 +148,6 @@ def usable_params(rung: Rung, params: Mapping[str, Any], limits: Any,
         return p
     except Exception:  # a malformed entry is not usable, never fatal
         return None
-
-
-def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
-    return math.sqrt(sum((math.log(max(x, 1)) - math.log(max(y, 1))) ** 2 for x, y in zip(a, b)))
 
 
 def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:

@@ -158,8 +158,7 @@ class OpenCLBackend(Backend):
 
     def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                args: Sequence[Any]) -> float:
-        cargs = [np.int32(a) if isinstance(a, (int, np.integer))
-                 else np.float32(a) if isinstance(a, float) else a for a in args]
+        cargs = [_scalar_arg(a) for a in args]
         self._last_args.pop(kernel.int_ptr, None)  # set anew here, so not what enqueue last set
         try:
             kernel.set_args(*cargs)

@@ -37,10 +37,26 @@ import platformdirs
 from .errors import UsageError
 from .locks import exclusive
 from .paths import RESULTS
+from .rungs import get_rung
 from .values import is_finite, is_int, params_problem
 
 FORMAT = "clgemm-tuning-database"
-VERSION = 1
+#: 2: the ladder's rungs 9 and 10 became one idea each (prefetching, any size); the kernels that
+#: were rungs 9 and 10 are now the library kernels 12 ("tiled") and 13 ("tiled-any")
+VERSION = 2
+#: how the rung numbers of a database older than VERSION read today, per version: an entry of
+#: version 1 for rung 9 or 10 was measured on what is now the tiled kernel 12 or 13
+RENUMBERED: dict[int, dict[int, int]] = {1: {9: 12, 10: 13}}
+
+
+def renumbered(rung: Any, version: Any) -> Any:
+    """The number a rung stored by a database of `version` has today (anything that is not a
+    rung number is returned as it is, for `entry_problem` to refuse)."""
+    if not is_int(version) or not is_int(rung):
+        return rung
+    for v in range(int(version), VERSION):
+        rung = RENUMBERED.get(v, {}).get(rung, rung)
+    return rung
 
 
 def user_results_dir() -> Path:
@@ -266,6 +282,10 @@ def _read(path: Path, device_key: str, backend: str) -> Database:
     raw = data.get("entries", [])
     if not isinstance(raw, list):
         raise UsageError(f"database {path}: 'entries' is not a list")
+    version = data.get("version", 1)
+    if is_int(version) and version < VERSION:  # rungs renumbered since: read them as they are now
+        raw = [{**d, "rung": renumbered(d["rung"], version)}
+               if isinstance(d, dict) and "rung" in d else d for d in raw]
     entries, invalid, reasons = [], [], []
     for i, d in enumerate(raw, 1):
         why = entry_problem(d)
@@ -344,8 +364,6 @@ def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
     """Per rung, the stored parameters nearest `shape` that this rung can still use here: the
     same parameter names (a rung whose macros changed since tuning is not fed stale ones),
     within the device's limits, and able to do the shape."""
-    from .rungs import get_rung
-
     db = load(device, path)
     out: dict[int, dict[str, int]] = {}
     limits = device.limits()

@@ -6,8 +6,8 @@ from which memory, how wide, and which work-items of a sub-group read the same v
 counts are properties of the source text, so they are written down here once per rung, next to
 the line they come from, rather than guessed from the parameters alone.
 
-Rungs 6-10 share one form. Parameters they may gain later are read with their defaults when
-absent: VWM and VWN (A and B values read as vectors along M and N, default 1), CACHE_A and
+Rungs 6-10 and the tiled kernels (12, 13) share one form. Parameters that only some of them
+have are read with their defaults when absent: VWM and VWN (A and B values read as vectors along M and N, default 1), CACHE_A and
 CACHE_B (1: the operand goes through local memory, 0: it is read straight from global memory).
 """
 
@@ -22,7 +22,7 @@ from .rungs import Rung
 #: estimate, so that the occupancy it implies errs on the generous side)
 REGISTER_OVERHEAD = 8
 
-#: defaults of the parameters rungs 9 and 10 may not have yet
+#: defaults of the parameters only the tiled kernels have (the ladder's rungs read them so)
 OPTIONAL_DEFAULTS = {"VWM": 1, "VWN": 1, "CACHE_A": 1, "CACHE_B": 1}
 
 
@@ -118,7 +118,7 @@ def _transposed(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
 
 
 def _blocked(prefetch: bool) -> Callable[[Mapping[str, int], Mapping[str, int]], Step]:
-    """Rungs 6-10: Breg[wn] = Btile[...][k], Areg[wm] = Atile[k][...], acc[wm][wn] += ..."""
+    """Rungs 6-10, 12, 13: Breg[wn] = Btile[...][k], Areg[wm] = Atile[k][...], acc += ..."""
 
     def step(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
         p = with_optional(p)
@@ -157,6 +157,7 @@ STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], Step]] = {
     9: _blocked(True), 10: _blocked(True),
     # The direct kernel's step is rung 6's: WPTM + WPTN scalar local reads, WPTM x WPTN FMAs.
     11: _blocked(False),
+    12: _blocked(True), 13: _blocked(True),
 }
 
 
@@ -166,4 +167,4 @@ def step_for(rung: Rung, params: Mapping[str, int]) -> Step:
         make = STEPS[rung.number]
     except KeyError:
         raise KeyError(f"no inner-loop count for rung {rung.number}") from None
-    return make(params, rung.macros(params))
+    return make(params, rung.all_macros(params))

@@ -14,6 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from .database import renumbered
+from .rungs import GEMM_RUNGS, get_rung
+from .tuner.journal import renumber
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -64,27 +68,26 @@ def _from_run(path: str, data: dict) -> list[Measurement]:
 
 
 def _from_database(path: str, data: dict) -> list[Measurement]:
-    return [Measurement(path, "database", data["device"], e["rung"], e["params"],
-                        tuple(e["shape"]), e["gflops"]) for e in data["entries"]]
+    version = data.get("version", 1)  # rungs renumbered since an older version read as they are now
+    return [Measurement(path, "database", data["device"], renumbered(e["rung"], version),
+                        e["params"], tuple(e["shape"]), e["gflops"]) for e in data["entries"]]
 
 
 def _from_journal(path: Path) -> list[Measurement]:
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if not lines or lines[0].get("format") != "clgemm-tune-journal":
         return []
-    head = lines[0]
+    head, records = renumber(lines[0], lines[1:])
     return [Measurement(str(path), "journal", head["device"], r["rung"], r["config"],
                         tuple(head["size"]), r["gflops"])
-            for r in lines[1:] if r.get("status") == "ok" and r.get("gflops")]
+            for r in records if r.get("status") == "ok" and r.get("gflops")]
 
 
 def current(m: Measurement) -> bool:
     """Whether the measurement applies to its rung's present kernel (`Rung.complete`): what a
     rung's earlier version measured stays on record but says nothing about the bound of the
     present one."""
-    from .rungs import REGISTRY
-
-    rung = REGISTRY.get(m.rung)
+    rung = get_rung(m.rung) if m.rung in GEMM_RUNGS else None
     return rung is not None and rung.complete(m.params) is not None
 
 
@@ -102,7 +105,5 @@ def measurements(root: Path) -> list[Measurement]:
             out += _from_run(str(path), data)
     for journal in sorted(root.rglob("*.jsonl")):
         out += _from_journal(journal)
-    from .rungs import REGISTRY
-
     # completed with the defaults of parameters added since, as the rung now reads them
-    return [replace(m, params=REGISTRY[m.rung].complete(m.params)) for m in out if current(m)]
+    return [replace(m, params=get_rung(m.rung).complete(m.params)) for m in out if current(m)]

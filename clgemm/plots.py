@@ -24,9 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from .course.data import Results, Run
-from .course.tables import size_text
-from .rungs import REGISTRY
+from .course.tables import ladder_groups, size_text
+from .rungs import ALL_RUNGS
+from .tuner.replay import load_replay, trace
+from .tuner.strategies import strategy_names
 
 #: bump when the drawing changes, so that every plot counts as out of date once
 DRAWING_VERSION = 1
@@ -55,7 +59,7 @@ class PlotSpec:
 
 def _blocked_rung(number: int) -> bool:
     """Rungs with a 2D register block: their work-group is RTSM x RTSN work-items."""
-    rung = REGISTRY.get(number)
+    rung = ALL_RUNGS.get(number)
     if rung is None:
         return False
     try:
@@ -71,8 +75,6 @@ def _stem(path: str) -> str:
 
 def plan(results: Results) -> list[PlotSpec]:
     """Every plot the results call for, in a fixed order."""
-    from .course.tables import ladder_groups
-
     specs = []
     for runs in ladder_groups(results):
         d, size = runs[0].device, runs[0].size
@@ -264,9 +266,6 @@ def draw_bench(spec: PlotSpec, results: Results, path: Path) -> None:
 
 def _best_so_far_curves(journal_path: Path, rung: int):
     """Per strategy: the median over seeds of best-so-far / best after each evaluation."""
-    from .tuner.replay import load_replay, trace
-    from .tuner.strategies import strategy_names
-
     rs = next(x for x in load_replay(journal_path) if x.rung == rung)
     budget = len(rs.space)
     curves = {}
@@ -285,7 +284,7 @@ def _best_so_far_curves(journal_path: Path, rung: int):
 
 def draw_landscape(spec: PlotSpec, results: Results, path: Path) -> None:
     journal = next(j for j in results.journals if j.path == spec.target)
-    rung = REGISTRY.get(spec.rung)
+    rung = ALL_RUNGS.get(spec.rung)
     records = journal.records_of(spec.rung)
     ok = sorted((r["gflops"] for r in records if r.get("status") == "ok" and r.get("gflops")),
                 reverse=True)
@@ -323,7 +322,7 @@ def draw_landscape(spec: PlotSpec, results: Results, path: Path) -> None:
 
 def _shape_scores(records: list[dict], number: int) -> dict[tuple[int, int], float]:
     """Best GFLOP/s per work-group shape (rows, columns of work-items) among correct results."""
-    rung = REGISTRY.get(number)
+    rung = ALL_RUNGS.get(number)
     best: dict[tuple[int, int], float] = {}
     if rung is None:
         return best
@@ -339,8 +338,6 @@ def _shape_scores(records: list[dict], number: int) -> dict[tuple[int, int], flo
 
 
 def draw_wg_shapes(spec: PlotSpec, results: Results, path: Path) -> None:
-    import numpy as np
-
     journal = next(j for j in results.journals if j.path == spec.target)
     scores = _shape_scores(journal.records_of(spec.rung), spec.rung)
     rows = sorted({s[0] for s in scores})

@@ -2,6 +2,11 @@
 // one of B in local memory, so each global value is read once per work-group instead of TS times.
 //   TS: tile side = work-group side
 
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TS
+  #define TS 16   // tile side = work-group side
+#endif
+
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1)))
 void gemm_tiling(const int M, const int N, const int K,
                  const __global float* A, const __global float* B, __global float* C) {

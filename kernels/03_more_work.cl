@@ -2,6 +2,18 @@
 // RTS = TS / WPT columns apart, so a value of A read from local memory serves WPT products.
 //   TS:  tile side;  WPT: outputs per work-item;  RTS (derived): work-group columns
 
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TS
+  #define TS 32   // tile side
+#endif
+#ifndef WPT
+  #define WPT 8   // outputs per work-item
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTS
+  #define RTS (TS / WPT)   // work-group columns
+#endif
+
 __kernel __attribute__((reqd_work_group_size(TS, RTS, 1)))
 void gemm_more_work(const int M, const int N, const int K,
                     const __global float* A, const __global float* B, __global float* C) {

@@ -3,6 +3,18 @@
 // memory instructions. A is read as vectors along M, B as vectors along K.
 //   TS: tile side;  WIDTH: vector width (1, 2, 4 or 8);  TSW (derived) = TS / WIDTH
 
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TS
+  #define TS 32     // tile side
+#endif
+#ifndef WIDTH
+  #define WIDTH 4   // vector width
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef TSW
+  #define TSW (TS / WIDTH)   // work-group rows: vectors per tile column
+#endif
+
 // acc += a-column-vectors of tile row k .. k+WIDTH-1, each scaled by one component of b.
 #if WIDTH == 1
   #define MAC_VECTOR(acc, kv, b) acc += Atile[(kv)][lm] * (b);

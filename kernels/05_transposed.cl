@@ -6,6 +6,33 @@
 //   TSM, TSN, TSK: tile sizes;  WPTN: outputs per work-item along N;  PAD: local padding
 //   RTSN = TSN / WPTN, LPTA = TSK*TSM / (TSM*RTSN), LPTB = TSK*TSN / (TSM*RTSN)  (derived)
 
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 64   // tile rows (along M) = work-group rows
+#endif
+#ifndef TSN
+  #define TSN 64   // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 32   // tile depth (along K)
+#endif
+#ifndef WPTN
+  #define WPTN 8   // outputs per work-item along N
+#endif
+#ifndef PAD
+  #define PAD 2    // floats of padding per row of the local B tile
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                 // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (TSM * RTSN))   // values of A each work-item loads per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (TSM * RTSN))   // values of B each work-item loads per tile
+#endif
+
 __kernel __attribute__((reqd_work_group_size(TSM, RTSN, 1)))
 void gemm_transposed(const int M, const int N, const int K,
                      const __global float* A, const __global float* BT, __global float* C) {

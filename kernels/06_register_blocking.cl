@@ -6,7 +6,40 @@
 // neighbouring work-items still read neighbouring local addresses.
 //   TSM, TSN, TSK: tile sizes;  WPTM, WPTN: outputs per work-item along M and N;  PAD: padding
 //   RTSM = TSM/WPTM, RTSN = TSN/WPTN: work-group shape;  LPTA, LPTB: tile loads per work-item
-//   (all derived by the registry)
+//   (derived below, as the registry derives them for the launch)
+
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 128   // tile rows (along M)
+#endif
+#ifndef TSN
+  #define TSN 128   // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 16    // tile depth (along K)
+#endif
+#ifndef WPTM
+  #define WPTM 8    // outputs per work-item along M
+#endif
+#ifndef WPTN
+  #define WPTN 8    // outputs per work-item along N
+#endif
+#ifndef PAD
+  #define PAD 1     // floats of padding per row of the local B tile
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)                  // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                  // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (RTSM * RTSN))   // values of A each work-item loads per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (RTSM * RTSN))   // values of B each work-item loads per tile
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_register_blocking(const int M, const int N, const int K,

@@ -6,7 +6,49 @@
 // every vector is aligned.
 //   TSM, TSN, TSK, WPTM, WPTN, PAD: as in rung 6;  WIDTH: floats per vector load
 //   RTSM, RTSN: work-group shape;  VTSM = TSM/WIDTH, VTSN = TSN/WIDTH: vectors per tile column;
-//   LPTA, LPTB: vector loads per work-item per tile  (all derived by the registry)
+//   LPTA, LPTB: vector loads per work-item per tile  (derived below)
+
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 128   // tile rows (along M)
+#endif
+#ifndef TSN
+  #define TSN 128   // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 16    // tile depth (along K)
+#endif
+#ifndef WPTM
+  #define WPTM 8    // outputs per work-item along M
+#endif
+#ifndef WPTN
+  #define WPTN 8    // outputs per work-item along N
+#endif
+#ifndef WIDTH
+  #define WIDTH 4   // floats per vector load from global memory
+#endif
+#ifndef PAD
+  #define PAD 1     // floats of padding per row of the local B tile
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)                          // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                          // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (WIDTH * RTSM * RTSN))   // vector loads of A per work-item per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (WIDTH * RTSM * RTSN))   // vector loads of B per work-item per tile
+#endif
+#ifndef VTSM
+  #define VTSM (TSM / WIDTH)                         // vectors per column of the A tile
+#endif
+#ifndef VTSN
+  #define VTSN (TSN / WIDTH)                         // vectors per row of the B tile
+#endif
 
 // Where component i of the vector loaded at (ek, ev) lands: consecutive rows of the A tile, and
 // consecutive rows (n) of the B tile, which is stored [n][k].

@@ -14,6 +14,57 @@
 //   SGS: sub-group size the shuffle path is built for;  KPS = SGS/WPTN (derived, like RTSM, RTSN,
 //   VTSM, VTSN, LPTA, LPTB)
 
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 128         // tile rows (along M)
+#endif
+#ifndef TSN
+  #define TSN 128         // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 16          // tile depth (along K)
+#endif
+#ifndef WPTM
+  #define WPTM 8          // outputs per work-item along M
+#endif
+#ifndef WPTN
+  #define WPTN 8          // outputs per work-item along N
+#endif
+#ifndef WIDTH
+  #define WIDTH 4         // floats per vector load from global memory
+#endif
+#ifndef PAD
+  #define PAD 1           // floats of padding per row of the local B tile
+#endif
+#ifndef USE_SHUFFLE
+  #define USE_SHUFFLE 0   // 1: share B register values through sub-group shuffles
+#endif
+#ifndef SGS
+  #define SGS 32          // sub-group size the shuffle path is built for
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)                          // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                          // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (WIDTH * RTSM * RTSN))   // vector loads of A per work-item per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (WIDTH * RTSM * RTSN))   // vector loads of B per work-item per tile
+#endif
+#ifndef VTSM
+  #define VTSM (TSM / WIDTH)                         // vectors per column of the A tile
+#endif
+#ifndef VTSN
+  #define VTSN (TSN / WIDTH)                         // vectors per row of the B tile
+#endif
+#ifndef KPS
+  #define KPS (SGS / WPTN + (SGS < WPTN))            // steps k per shared read of B (shuffle)
+#endif
+
 // Sub-group primitives for the shuffle path, from whichever extension the device has. A backend
 // header may define SHUFFLE, SG_LANE and SG_SIZE itself (CUDA: __shfl_sync over a warp).
 #if USE_SHUFFLE

@@ -1,23 +1,24 @@
-// Shared definitions for every rung. The runner prepends this file to each kernel source,
-// after any backend header (cl2cuda.h on the CUDA path), and passes the macros as -D options.
+// Shared definitions for every kernel. The runner prepends this file to each kernel source,
+// after any backend header (cl2cuda.h on the CUDA path), and passes the kernel's parameters as -D
+// options. Each kernel file gives its parameters defaults and derives its other macros itself,
+// after this file, so what here depends on a parameter (WIDTH, VWM, VWN) is a macro, expanded
+// where a kernel uses it, rather than a typedef fixed before the parameters are known.
 // Matrices are column-major: A is M x K, B is K x N, C is M x N.
 
-// Vector type of WIDTH floats, for the rungs that load or compute several values at once.
-#ifdef WIDTH
-  #if WIDTH == 1
-    typedef float floatX;
-  #elif WIDTH == 2
-    typedef float2 floatX;
-  #elif WIDTH == 4
-    typedef float4 floatX;
-  #elif WIDTH == 8
-    typedef float8 floatX;
-  #elif WIDTH == 16
-    typedef float16 floatX;
-  #else
-    #error "WIDTH must be 1, 2, 4, 8 or 16"
-  #endif
-#endif
+// CAT(a, b) pastes its arguments after expanding them: CAT(VLOAD_, VWM) is VLOAD_4 when VWM is 4.
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+// FLOATS(w): the type of w floats, for w = 1, 2, 4, 8 or 16 (FLOATS(1) is a plain float).
+#define FLOATS_1 float
+#define FLOATS_2 float2
+#define FLOATS_4 float4
+#define FLOATS_8 float8
+#define FLOATS_16 float16
+#define FLOATS(w) CAT(FLOATS_, w)
+
+// floatX: the vector of WIDTH floats, for the rungs that load or compute several values at once.
+#define floatX FLOATS(WIDTH)
 
 // Read-only inputs (used from rung 8 on): RESTRICT promises that nothing else writes what the
 // pointer reaches, LOAD_GLOBAL reads through it. A backend header may spell them its own way
@@ -30,49 +31,36 @@
 #endif
 
 // SPREAD(v, SLOT): write the WIDTH components of vector v to the lvalues SLOT(0) .. SLOT(WIDTH-1)
-// (rungs 7-10 store vector loads into scalar local tiles this way).
-#ifdef WIDTH
-  #if WIDTH == 1
-    #define SPREAD(v, SLOT) SLOT(0) = (v);
-  #elif WIDTH == 2
-    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
-  #elif WIDTH == 4
-    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
-  #elif WIDTH == 8
-    #define SPREAD(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
-                            SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
-  #endif
-#endif
+// (the kernels from rung 7 on store vector loads into scalar local tiles this way).
+#define SPREAD_1(v, SLOT) SLOT(0) = (v);
+#define SPREAD_2(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1;
+#define SPREAD_4(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3;
+#define SPREAD_8(v, SLOT) SLOT(0) = (v).s0; SLOT(1) = (v).s1; SLOT(2) = (v).s2; SLOT(3) = (v).s3; \
+                          SLOT(4) = (v).s4; SLOT(5) = (v).s5; SLOT(6) = (v).s6; SLOT(7) = (v).s7;
+#define SPREAD(v, SLOT) CAT(SPREAD_, WIDTH)(v, SLOT)
 
-// CAT(a, b) pastes its arguments after expanding them: CAT(float, VWM) is float4 when VWM is 4.
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-
-// Register vectors of rungs 9-10: floatM holds VWM consecutive rows (values of A, accumulators),
-// floatN VWN consecutive columns (values of B). VLOAD*/VSTORE* move one such vector from or to
-// consecutive floats at any address; width 1 is a plain float, for which OpenCL has no vload1.
-#ifdef VWM
-  #if VWM == 1
-    typedef float floatM;
-    #define VLOADM(p) (*(p))
-    #define VSTOREM(v, p) (*(p) = (v))
-  #else
-    typedef CAT(float, VWM) floatM;
-    #define VLOADM(p) CAT(vload, VWM)(0, p)
-    #define VSTOREM(v, p) CAT(vstore, VWM)(v, 0, p)
-  #endif
-#endif
-#ifdef VWN
-  #if VWN == 1
-    typedef float floatN;
-    #define VLOADN(p) (*(p))
-    #define VSTOREN(v, p) (*(p) = (v))
-  #else
-    typedef CAT(float, VWN) floatN;
-    #define VLOADN(p) CAT(vload, VWN)(0, p)
-    #define VSTOREN(v, p) CAT(vstore, VWN)(v, 0, p)
-  #endif
-#endif
+// Register vectors of the tiled kernels: floatM holds VWM consecutive rows (values of A,
+// accumulators), floatN VWN consecutive columns (values of B). VLOAD*/VSTORE* move one such vector
+// from or to consecutive floats at any address; width 1 is a plain float, for which OpenCL has no
+// vload1.
+#define floatM FLOATS(VWM)
+#define floatN FLOATS(VWN)
+#define VLOAD_1(p) (*(p))
+#define VLOAD_2(p) vload2(0, p)
+#define VLOAD_4(p) vload4(0, p)
+#define VLOAD_8(p) vload8(0, p)
+#define VLOAD_16(p) vload16(0, p)
+#define VSTORE_1(v, p) (*(p) = (v))
+#define VSTORE_2(v, p) vstore2(v, 0, p)
+#define VSTORE_4(v, p) vstore4(v, 0, p)
+#define VSTORE_8(v, p) vstore8(v, 0, p)
+#define VSTORE_16(v, p) vstore16(v, 0, p)
+#define VLOADM(p) CAT(VLOAD_, VWM)(p)
+#define VSTOREM(v, p) CAT(VSTORE_, VWM)(v, p)
+#define VLOADN(p) CAT(VLOAD_, VWN)(p)
+#define VSTOREN(v, p) CAT(VSTORE_, VWN)(v, p)
+// VLOADX(p): the floatX at p, any float-aligned address (rung 10 fills one from single floats).
+#define VLOADX(p) CAT(VLOAD_, WIDTH)(p)
 
 // LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
 // access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a

@@ -70,18 +70,28 @@
   #error "TSN must be a multiple of WPTN"
 #endif
 
-// ---- derived -----------------------------------------------------------------------------------
-#define RTSM (TSM / WPTM)                 // work-items per group along M
-#define RTSN (TSN / WPTN)                 // work-items per group along N
-#define THREADS (RTSM * RTSN)             // work-items per group
+// ---- derived (as clgemm/rungs derives them for the launch) -------------------------------------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)               // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)               // work-items per group along N
+#endif
+#ifndef THREADS
+  #define THREADS (RTSM * RTSN)           // work-items per group
+#endif
 #if (TSK * TSM) % THREADS != 0
   #error "TSK*TSM must be a multiple of the number of work-items, TSM/WPTM * TSN/WPTN"
 #endif
 #if (TSK * TSN) % THREADS != 0
   #error "TSK*TSN must be a multiple of the number of work-items, TSM/WPTM * TSN/WPTN"
 #endif
-#define LPTA (TSK * TSM / THREADS)        // elements of the op(A) tile each work-item copies
-#define LPTB (TSK * TSN / THREADS)        // elements of the op(B) tile each work-item copies
+#ifndef LPTA
+  #define LPTA (TSK * TSM / THREADS)      // elements of the op(A) tile each work-item copies
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / THREADS)      // elements of the op(B) tile each work-item copies
+#endif
 
 // Offsets of op(A)(i, k) and op(B)(k, j) from the start of their matrices, in 64-bit arithmetic:
 // each index fits an int, the product with a leading dimension need not.

@@ -37,7 +37,7 @@ import pytest
 from clgemm import check
 from clgemm.backends.cuda import translate
 from clgemm.paths import KERNELS
-from clgemm.rungs import REGISTRY, TRANSPOSE_B
+from clgemm.rungs import LIBRARY, REGISTRY, TRANSPOSE_B
 
 HEADER = (KERNELS / "cl2cuda.h").read_text()
 KERNEL_FILES = sorted(KERNELS.glob("*.cl")) + [KERNELS / "common.h"]
@@ -361,14 +361,18 @@ def _run(exe: Path, tmp: Path, m: int, n: int, k: int, grid, block, a, b) -> np.
     return np.fromfile(c_path, dtype=np.float32)
 
 
-# (rung, overrides, sizes): every rung at its defaults, the vector widths of the floatX rungs,
-# rung 8's shuffle path and rung 10 at sizes that are multiples of nothing.
-EMULATED = [(n, {}, None) for n in sorted(REGISTRY)] + [
+# (rung, overrides, sizes): every rung and tiled kernel at its defaults, the vector widths of the
+# floatX rungs, the shuffle path of rungs 8-10 and the any-size kernels (10, 13) at sizes that
+# are multiples of nothing.
+EMULATED = [(n, {}, None) for n in sorted(REGISTRY) + [12, 13]] + [
     (4, {"WIDTH": 1}, None), (4, {"WIDTH": 8}, None),
     (7, {"WIDTH": 2}, None), (7, {"WIDTH": 8}, None),
     (8, {"USE_SHUFFLE": 1, "WPTM": 4}, None),
-    (9, {"WIDTH": 1}, None),
+    (9, {"WIDTH": 1}, None), (9, {"USE_SHUFFLE": 1, "WPTM": 4}, None),
     (10, {}, [(67, 45, 33), (8, 130, 17)]), (10, {"WIDTH": 2}, [(64, 66, 5)]),
+    (10, {"USE_SHUFFLE": 1, "WPTM": 4}, [(67, 45, 33)]),
+    (12, {"WIDTH": 1}, None),
+    (13, {}, [(67, 45, 33), (8, 130, 17)]), (13, {"WIDTH": 2}, [(64, 66, 5)]),
 ]
 
 
@@ -376,7 +380,7 @@ EMULATED = [(n, {}, None) for n in sorted(REGISTRY)] + [
                          ids=[f"rung{e[0]}-{e[1] or 'defaults'}" for e in EMULATED])
 def test_rung_runs_under_emulated_cuda(tmp_path, number, overrides, sizes):
     _need_emulation()
-    rung = REGISTRY[number]
+    rung = {**REGISTRY, **LIBRARY}[number]
     params = rung.resolve(overrides)
     rung.validate(params)
     if sizes is None:
@@ -619,7 +623,7 @@ def test_direct_under_emulated_cuda(tmp_path, overrides, trans):
     """C := alpha*op(A)*op(B) + beta*C at offsets and leading dimensions larger than the rows,
     on sizes no tile divides; with beta == 0 the NaN in C does not reach the result."""
     _need_emulation()
-    from clgemm.direct import DIRECT, direct_geometry, direct_macros
+    from clgemm.rungs.direct import DIRECT, direct_geometry, direct_macros
 
     params = DIRECT.resolve(overrides)
     DIRECT.validate(params)
@@ -658,21 +662,23 @@ def test_direct_under_emulated_cuda(tmp_path, overrides, trans):
 # ---- the real CUDA compilers, where present ------------------------------------------------------
 
 def _compile_jobs():
-    jobs = [(f"rung{r.number}", r.file, r.macros(r.defaults())) for r in REGISTRY.values()]
+    jobs = [(f"rung{r.number}", r.file, r.macros(r.defaults()))
+            for r in list(REGISTRY.values()) + [LIBRARY[12], LIBRARY[13]]]
     jobs.append(("vector-ops", "VECTOR_OPS", {}))
-    r8 = REGISTRY[8]
-    jobs.append(("rung8-shuffle", r8.file, r8.macros(r8.resolve({"USE_SHUFFLE": 1, "WPTM": 4}))))
+    for r in (REGISTRY[8], REGISTRY[9], REGISTRY[10]):
+        jobs.append((f"rung{r.number}-shuffle", r.file,
+                     r.macros(r.resolve({"USE_SHUFFLE": 1, "WPTM": 4}))))
     jobs.append(("helper", TRANSPOSE_B.file, dict(TRANSPOSE_B.macros)))
-    for r in (REGISTRY[9], REGISTRY[10]):   # wide register vectors, and no local memory at all
+    for r in (LIBRARY[12], LIBRARY[13]):   # wide register vectors, and no local memory at all
         jobs.append((f"rung{r.number}-vectors", r.file, r.macros(r.resolve({"VWM": 4, "VWN": 4}))))
         jobs.append((f"rung{r.number}-direct", r.file, r.macros(r.resolve(
             {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0}))))
-    r9 = REGISTRY[9]
-    jobs.append(("rung9-panels", r9.file, r9.macros(r9.resolve(
+    r12 = LIBRARY[12]
+    jobs.append(("rung12-panels", r12.file, r12.macros(r12.resolve(
         {"VWM": 8, "VWN": 2, "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}))))
     jobs.append(("helper-panels", "helpers.cl", {"PANEL": 64}))
     jobs.append(("blas-helpers", "blas_helpers.cl", {"PACK_TILE": 16}))
-    from clgemm.direct import DIRECT, direct_macros
+    from clgemm.rungs.direct import DIRECT, direct_macros
     for ta, tb in [(0, 0), (0, 1), (1, 0), (1, 1)]:
         jobs.append((f"direct-{'NT'[ta]}{'NT'[tb]}", DIRECT.file,
                      direct_macros(DIRECT.defaults(), ta, tb)))

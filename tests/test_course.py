@@ -96,7 +96,7 @@ def test_explain_prints_summary_macros_and_diff():
     assert "+++ " not in first.stdout
 
 
-@pytest.mark.parametrize("arg,needle", [("0", "there is no rung 0"), ("12", "there is no rung 12"),
+@pytest.mark.parametrize("arg,needle", [("0", "there is no rung 0"), ("14", "there is no rung 14"),
                                         ("two", "'two' is not a valid integer")])
 def test_explain_bad_rung_is_one_error_line(arg, needle):
     r = _clgemm("explain", arg)
@@ -159,12 +159,66 @@ def test_effects_group_a_journal_by_the_named_parameters(tmp_path):
     from clgemm.course.effects import effect_table
 
     def rec(vwm, gflops, status="ok"):
-        return {"rung": 9, "config": {"VWM": vwm, "TSM": 64}, "gflops": gflops, "status": status}
+        return {"rung": 12, "config": {"VWM": vwm, "TSM": 64}, "gflops": gflops, "status": status}
 
     journal = JournalFile("results/j.jsonl", Device("k", "GPU", "opencl", "GPU"), (64, 64, 64), {},
                           (rec(1, 10.0), rec(1, 20.0), rec(4, 40.0), rec(4, None, "wrong")))
-    rows = [r.split(" | ")[:5] for r in effect_table([journal], 9, ["VWM"]).splitlines()[2:]]
+    rows = [r.split(" | ")[:5] for r in effect_table([journal], 12, ["VWM"]).splitlines()[2:]]
     assert rows == [["| 1", "2", "0", "20.0", "50%"], ["| 4", "1", "1", "40.0", "100%"]]
     # the record's own TSM, and the defaults of what it does not name, e.g. PANELS=0
-    assert "TSM=64" in effect_table([journal], 9, ["VWM"]) and "PANELS=0" in \
-        effect_table([journal], 9, ["VWM"])
+    assert "TSM=64" in effect_table([journal], 12, ["VWM"]) and "PANELS=0" in \
+        effect_table([journal], 12, ["VWM"])
+
+
+def test_a_run_without_a_rung_says_not_measured(tmp_path):
+    """A ladder file made before a rung existed (no row for it) reads "not measured" on the
+    rung's page and in the device's ladder table, and nothing breaks."""
+    from clgemm.course.tables import ladder_table, measured_block
+
+    run = json.loads((ROOT / "results/h100/ladder-opencl-4096-tuned.json").read_text())
+    (tmp_path / "results/a").mkdir(parents=True)
+    (tmp_path / "results/a/old.json").write_text(json.dumps(
+        {**run, "rows": [r for r in run["rows"] if r["rung"] <= 8]}))
+    new = dict(run, rows=[dict(r) for r in run["rows"] if r["rung"] <= 9])
+    new["rows"].append({**new["rows"][-1], "rung": 9})
+    new["device"] = {**run["device"], "key": "opencl-other", "name": "Other GPU"}
+    (tmp_path / "results/a/new.json").write_text(json.dumps(new))
+    results = load_results(tmp_path / "results")
+    text = measured_block(get_rung(9), results)
+    lines = [ln for ln in text.splitlines() if ln.startswith("| NVIDIA") or ln.startswith("| Other")]
+    assert len(lines) == 2 and "not measured" in lines[0] and "not measured" not in lines[1]
+    table = ladder_table([r for r in results.runs if r.device.key != "opencl-other"])
+    assert "| 10 | [any size, bounds-checked](10-any-size.md) | not measured |" in table
+    assert measured_block(get_rung(10), results) == \
+        "No ladder run in `results/` holds this rung yet."
+
+
+def test_beyond_page_describes_the_library_kernels():
+    from clgemm.course import page_link
+    from clgemm.rungs import LIBRARY
+
+    index = (ROOT / "ladder/README.md").read_text()
+    assert "(beyond.md)" in index
+    page = (ROOT / "ladder/beyond.md").read_text()
+    blocks = {b.name for b in find_blocks(page)}
+    for n, rung in LIBRARY.items():
+        assert f"## Kernel {n}: {rung.slug}\n" in page
+        assert page_link(rung) == f"beyond.md#kernel-{n}-{rung.slug}"
+        for part in ("summary", "diff", "macros", "measured", "tuned", "plots"):
+            assert f"{rung.slug}-{part}" in blocks
+        for p in rung.params:
+            assert f"| `{p.name}` | {p.default} |" in page
+    for words in ("register vectors", "straight from global", "panels", "LOCKSTEP",
+                  "one launch"):
+        assert words in page
+
+
+def test_explain_a_library_kernel_against_what_it_builds_on():
+    r = _clgemm("explain", "tiled")
+    assert r.returncode == 2   # a number is asked for; the names are for --rungs
+    r = _clgemm("explain", "12")
+    assert r.returncode == 0, r.stderr
+    assert "kernel 12 ('tiled'" in r.stdout and "diff against rung 9" in r.stdout
+    assert "+++ kernels/tiled.cl" in r.stdout and "ladder/beyond.md#kernel-12-tiled" in r.stdout
+    r = _clgemm("explain", "13")
+    assert "diff against kernel 12" in r.stdout and "+++ kernels/tiled_any.cl" in r.stdout

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from clgemm import check
-from clgemm.direct import CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
+from clgemm.rungs.direct import CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
 from clgemm.errors import BuildError, ConstraintError
 from clgemm.limits import DeviceLimits
 from clgemm.paths import KERNELS
-from clgemm.runner import kernel_source
+from clgemm.sources import kernel_source
 
 #: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
 H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
@@ -71,7 +71,7 @@ def _gemm(backend, macros, geometry, m, n, k, alpha, beta, trans_a, trans_b, see
     flat_b = _stored(b, B_OFFSET, ldb, np.nan)
     flat_c = _stored(c, C_OFFSET, ldc, SENTINEL)
     buf_a, buf_b, buf_c = (backend.to_device(x) for x in (flat_a, flat_b, flat_c))
-    knl = backend.build(kernel_source(backend, DIRECT.file), macros, DIRECT.kernel)
+    knl = backend.build(kernel_source(backend.header(), DIRECT.file), macros, DIRECT.kernel)
     gsize, lsize = geometry
     backend.launch(knl, gsize, lsize, [m, n, k, np.float32(alpha), np.float32(beta),
                                        buf_a, A_OFFSET, lda, buf_b, B_OFFSET, ldb,
@@ -224,4 +224,4 @@ def test_direct_kernel_refuses_inconsistent_macros(backend):
     """The kernel's own #error checks, for parameters that never went through the record."""
     macros = {**direct_macros({}, False, False), "WPTM": 3}
     with pytest.raises(BuildError):
-        backend.build(kernel_source(backend, DIRECT.file), macros, DIRECT.kernel)
+        backend.build(kernel_source(backend.header(), DIRECT.file), macros, DIRECT.kernel)

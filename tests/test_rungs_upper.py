@@ -1,6 +1,6 @@
-"""Rungs 6-10 on the default device: correct at their defaults and at other valid parameter sets,
-rung 10 on shapes no tile divides, constraint violations refused by name, and the defaults valid
-on a GPU-sized device as well as here."""
+"""Rungs 6-10 and the tiled kernels (12, 13) on the default device: correct at their defaults and
+at other valid parameter sets, rung 10 and kernel 13 on shapes no tile divides, constraint
+violations refused by name, and the defaults valid on a GPU-sized device as well as here."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from clgemm.limits import DeviceLimits
 from clgemm.paths import KERNELS
 from clgemm.rungs import get_rung
 from clgemm.runner import run_rung
+from clgemm.sources import kernel_source
 
 #: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
 H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
@@ -37,32 +38,46 @@ CASES = [
     (8, {"TSM": 64, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 32)]),
     (8, {"TSM": 128, "TSN": 64, "TSK": 32, "WPTM": 16, "WPTN": 4, "WIDTH": 8, "PAD": 2},
      [(128, 128, 64)]),
-    (9, {}, [(128, 128, 128), (256, 128, 16)]),   # K = TSK: the prologue's tile alone
-    (9, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4}, [(128, 64, 80)]),
-    (9, {"TSM": 32, "TSN": 128, "TSK": 32, "WPTM": 4, "WPTN": 8, "WIDTH": 8}, [(64, 128, 96)]),
-    (9, {"VWM": 4, "VWN": 4}, [(128, 256, 48)]),
-    (9, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 16, "WPTN": 4, "VWM": 16, "VWN": 2,
-         "CACHE_B": 0}, [(128, 64, 24)]),
-    (9, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
-         "CACHE_A": 0, "CACHE_B": 0}, [(32, 48, 32)]),   # no local memory, no barrier
-    (9, {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16, "VWN": 2,
-         "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}, [(64, 48, 40)]),   # operands in panels
-    (9, {"TSM": 64, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
-         "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}, [(128, 32, 24)]),
+    # rung 9: K = TSK runs the prologue's tiles alone; odd tile counts end on either buffer
+    (9, {}, [(128, 128, 128), (256, 128, 16), (128, 256, 48)]),
+    (9, {"TSM": 64, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 80)]),
+    (9, {"TSM": 128, "TSN": 64, "TSK": 16, "WPTM": 16, "WPTN": 4, "WIDTH": 8, "PAD": 2},
+     [(128, 128, 96)]),   # within 48 KiB of local memory (an NVIDIA GPU's) though doubled
+    (9, {"TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 8, "WPTN": 8, "WIDTH": 1, "PAD": 0},
+     [(64, 128, 40)]),
     (10, {}, [(128, 128, 128), (256, 128, 64)]),
     (10, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 40)]),
-    (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "VWN": 8},
+    (10, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "PAD": 2},
      [(64, 128, 64)]),
-    (10, {"VWM": 8, "VWN": 2, "CACHE_A": 0}, [(128, 128, 32)]),
+    # the library's tiled kernels (12, 13)
+    (12, {}, [(128, 128, 128), (256, 128, 16)]),   # K = TSK: the prologue's tile alone
+    (12, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4}, [(128, 64, 80)]),
+    (12, {"TSM": 32, "TSN": 128, "TSK": 32, "WPTM": 4, "WPTN": 8, "WIDTH": 8}, [(64, 128, 96)]),
+    (12, {"VWM": 4, "VWN": 4}, [(128, 256, 48)]),
+    (12, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 16, "WPTN": 4, "VWM": 16, "VWN": 2,
+          "CACHE_B": 0}, [(128, 64, 24)]),
+    (12, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+          "CACHE_A": 0, "CACHE_B": 0}, [(32, 48, 32)]),   # no local memory, no barrier
+    (12, {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16, "VWN": 2,
+          "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}, [(64, 48, 40)]),   # operands in panels
+    (12, {"TSM": 64, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+          "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1}, [(128, 32, 24)]),
+    (13, {}, [(128, 128, 128), (256, 128, 64)]),
+    (13, {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 2}, [(128, 96, 40)]),
+    (13, {"TSM": 32, "TSN": 64, "TSK": 16, "WPTM": 2, "WPTN": 8, "WIDTH": 4, "VWN": 8},
+     [(64, 128, 64)]),
+    (13, {"VWM": 8, "VWN": 2, "CACHE_A": 0}, [(128, 128, 32)]),
 ]
 
-#: rung 10's parameter sets for the shapes no tile divides
-ANY_SIZE_PARAMS = [c[1] for c in CASES if c[0] == 10] + [
-    {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 8},
-    {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1},
-    {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 4, "WIDTH": 2, "VWM": 4, "VWN": 4},
-    {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16, "VWN": 2,
-     "CACHE_A": 0, "CACHE_B": 0},
+#: the any-size kernels' parameter sets for the shapes no tile divides
+ANY_SIZE_PARAMS = [(c[0], c[1]) for c in CASES if c[0] in (10, 13)] + [
+    (10, {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 8}),
+    (10, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1, "PAD": 0}),
+    (13, {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 8}),
+    (13, {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 1}),
+    (13, {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 4, "WIDTH": 2, "VWM": 4, "VWN": 4}),
+    (13, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 4, "WIDTH": 1, "VWM": 16,
+          "VWN": 2, "CACHE_A": 0, "CACHE_B": 0}),
 ]
 ODD_SHAPES = [(1, 1, 1), (7, 5, 3), (33, 65, 17), (129, 1, 257)]
 # M or N a multiple of 4 (and 8) but not of any tile: the guarded vector path, next to scalar ones
@@ -94,23 +109,24 @@ def test_rung_correct(backend, workspace_for, number, overrides, sizes):
         assert res.helper_ms is not None and res.helper_ms > 0   # the transpose of B
 
 
-@pytest.mark.parametrize("overrides", ANY_SIZE_PARAMS,
-                         ids=[f"params{i}" for i in range(len(ANY_SIZE_PARAMS))])
-def test_any_size_odd_shapes(backend, workspace_for, overrides):
-    rung = get_rung(10)
+@pytest.mark.parametrize("number,overrides", ANY_SIZE_PARAMS,
+                         ids=[f"rung{n}-params{i}" for i, (n, _) in enumerate(ANY_SIZE_PARAMS)])
+def test_any_size_odd_shapes(backend, workspace_for, number, overrides):
+    rung = get_rung(number)
     params = rung.resolve(overrides)
     for m, n, k in ODD_SHAPES + EDGE_SHAPES:
         _check(backend, workspace_for(m, n, k), rung, params)
 
 
-def test_any_size_large_odd_and_random(backend, workspace_for):
-    rung = get_rung(10)
+@pytest.mark.parametrize("number", [10, 13])
+def test_any_size_large_odd_and_random(backend, workspace_for, number):
+    rung = get_rung(number)
     params = rung.defaults()
     for m, n, k in [(1000, 1023, 517)] + _random_shapes(6):
         _check(backend, workspace_for(m, n, k), rung, params)
 
 
-@pytest.mark.parametrize("number", [6, 7, 8, 9])
+@pytest.mark.parametrize("number", [6, 7, 8, 9, 12])
 def test_sizes_off_the_tiles_unsupported(backend, workspace_for, number):
     rung = get_rung(number)
     params = rung.defaults()
@@ -122,17 +138,41 @@ def test_sizes_off_the_tiles_unsupported(backend, workspace_for, number):
         assert "not a multiple of" in res.message
 
 
-def test_any_size_declared():
-    rung = get_rung(10)
+@pytest.mark.parametrize("number", [10, 13])
+def test_any_size_declared(number):
+    rung = get_rung(number)
     assert rung.any_size and rung.size_multiples(rung.defaults()) == (1, 1, 1)
     assert rung.size_problem(rung.defaults(), 7, 5, 3) is None
     assert "bounds-checked" in rung.adds
     assert "transpose only" in rung.teaches
-    text = (KERNELS / rung.file).read_text()
-    assert "bounds checks" in text and "only the transpose of B" in text
+    prose = " ".join(ln.strip().lstrip("/ ") for ln in (KERNELS / rung.file).read_text()
+                     .splitlines() if ln.strip().startswith("//"))
+    assert "ceil(K / TSK)" in prose and "only the outputs inside C are stored" in prose
+    assert "transpose of B" in prose
 
 
-@pytest.mark.parametrize("number", [6, 7, 8, 9, 10])
+def test_rung_9_and_10_add_one_idea_each():
+    """Rung 9 is rung 8's record with twice its local memory; rung 10 is rung 9's for any size:
+    the same parameters, defaults, candidates and constraints all the way down."""
+    r8, r9, r10 = get_rung(8), get_rung(9), get_rung(10)
+    assert r9.params == r8.params and r10.params == r9.params
+    assert [c.name for c in r9.all_constraints()] == [c.name for c in r8.all_constraints()]
+    assert [c.name for c in r10.all_constraints()] == [c.name for c in r9.all_constraints()]
+    p = r8.defaults()
+    assert r9.local_mem_bytes(p) == 2 * r8.local_mem_bytes(p) == r10.local_mem_bytes(p)
+    assert r9.derive(p) == r8.derive(p) == r10.derive(p)
+    assert r9.helpers == r8.helpers == r10.helpers and not r9.any_size and r10.any_size
+    assert r9.k_step(p) == p["TSK"] and r10.k_step(p) == 1
+    # the device constraint sees the doubled local memory: a set rung 8 fits, rung 9 does not
+    small = DeviceLimits(local_mem_bytes=r8.local_mem_bytes(p))
+    r8.validate(p, small)
+    with pytest.raises(ConstraintError, match="local memory"):
+        r9.validate(p, small)
+    text = (KERNELS / r9.file).read_text()
+    assert "One barrier per tile is enough" in text and "Prologue" in text
+
+
+@pytest.mark.parametrize("number", [6, 7, 8, 9, 10, 12, 13])
 def test_defaults_fit_here_and_on_a_gpu(backend, number):
     rung = get_rung(number)
     params = rung.defaults()
@@ -157,22 +197,25 @@ def test_defaults_fit_here_and_on_a_gpu(backend, number):
     (7, {"WIDTH": 16}, "WIDTH is 1, 2, 4 or 8"),
     (7, {"TSM": 4, "WPTM": 1, "WIDTH": 8}, "TSM % WIDTH == 0"),
     (9, {"TSM": 8, "TSN": 4, "WPTM": 1, "WPTN": 1, "WIDTH": 8}, "TSN % WIDTH == 0"),
+    (12, {"TSM": 8, "TSN": 4, "WPTM": 1, "WPTN": 1, "WIDTH": 8}, "TSN % WIDTH == 0"),
     (7, {"TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 4},
      "TSK*TSM/WIDTH % work-items == 0 (whole vector A-tile loads)"),
     (10, {"TSM": 128, "TSN": 32, "TSK": 8, "WPTM": 8, "WPTN": 2, "WIDTH": 2},
      "TSK*TSN/WIDTH % work-items == 0 (whole vector B-tile loads)"),
-    (9, {"VWM": 3}, "VWM is 1, 2, 4, 8 or 16"),
-    (10, {"VWN": 16, "WPTN": 16, "TSN": 128}, "VWN is 1, 2, 4 or 8"),
-    (9, {"WPTM": 4, "VWM": 8}, "WPTM % VWM == 0"),
-    (10, {"WPTN": 4, "VWN": 8}, "WPTN % VWN == 0"),
-    (9, {"CACHE_A": 2}, "CACHE_A and CACHE_B are 0 or 1"),
-    (9, {"PANELS": 2}, "PANELS is 0 or 1"),
-    (9, {"LOCKSTEP": 2}, "LOCKSTEP is 0 or 1"),
-    (9, {"LOCKSTEP": 1, "CACHE_A": 0},
+    (12, {"VWM": 3}, "VWM is 1, 2, 4, 8 or 16"),
+    (13, {"VWN": 16, "WPTN": 16, "TSN": 128}, "VWN is 1, 2, 4 or 8"),
+    (12, {"WPTM": 4, "VWM": 8}, "WPTM % VWM == 0"),
+    (13, {"WPTN": 4, "VWN": 8}, "WPTN % VWN == 0"),
+    (12, {"CACHE_A": 2}, "CACHE_A and CACHE_B are 0 or 1"),
+    (12, {"PANELS": 2}, "PANELS is 0 or 1"),
+    (12, {"LOCKSTEP": 2}, "LOCKSTEP is 0 or 1"),
+    (12, {"LOCKSTEP": 1, "CACHE_A": 0},
      "LOCKSTEP=0 or CACHE_A = CACHE_B = 0 (with local memory the barrier is there)"),
-    (9, {"PANELS": 1, "CACHE_B": 0},
+    (12, {"PANELS": 1, "CACHE_B": 0},
      "PANELS=0 or CACHE_A = CACHE_B = 0 (panels are read straight from global)"),
     (8, {"USE_SHUFFLE": 2}, "USE_SHUFFLE is 0 or 1"),
+    (9, {"USE_SHUFFLE": 2}, "USE_SHUFFLE is 0 or 1"),
+    (10, {"USE_SHUFFLE": 1}, "USE_SHUFFLE=0 or RTSM % SGS == 0 (a sub-group within one column)"),
     (8, {"USE_SHUFFLE": 1}, "USE_SHUFFLE=0 or RTSM % SGS == 0 (a sub-group within one column)"),
     (8, {"USE_SHUFFLE": 1, "TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 1, "WPTN": 16, "WIDTH": 1,
          "SGS": 8}, "USE_SHUFFLE=0 or SGS % WPTN == 0 (whole steps per sub-group read)"),
@@ -185,10 +228,11 @@ def test_constraint_refused_by_name(number, overrides, constraint):
     assert constraint in str(info.value)
 
 
-def test_device_limits_refused_by_name():
-    rung = get_rung(9)
+@pytest.mark.parametrize("number", [9, 12])
+def test_device_limits_refused_by_name(number):
+    rung = get_rung(number)
     with pytest.raises(ConstraintError) as info:
-        rung.validate(rung.resolve({"TSK": 32}), H100)   # 2 x 32 KiB of tiles
+        rung.validate(rung.resolve({"TSK": 32}), H100)   # two buffers of 32 KiB or more
     assert info.value.constraint == "local memory <= device local memory"
     with pytest.raises(ConstraintError) as info:
         rung.validate(rung.resolve({"WPTM": 2, "WPTN": 4, "TSK": 32, "WIDTH": 2}), H100)  # 64 x 32
@@ -228,9 +272,10 @@ def test_shuffle_refused_without_the_extension(backend, workspace_for):
         assert res.status == "exceeds-device" and res.message == NO_SHUFFLE
 
 
-def test_shuffle_leaves_tsk_whole_steps():
+@pytest.mark.parametrize("number", [8, 9])
+def test_shuffle_leaves_tsk_whole_steps(number):
     """TSK % (SGS/WPTN) == 0 has no constraint of its own: it follows from the others."""
-    rung = get_rung(8)
+    rung = get_rung(number)
     grid = itertools.product((32, 64, 128), (32, 64, 128), (8, 16, 32), (1, 2, 4, 8),
                              (1, 2, 4, 8, 16), (1, 2, 4, 8), (8, 16, 32, 64))
     valid = 0
@@ -239,7 +284,7 @@ def test_shuffle_leaves_tsk_whole_steps():
                               USE_SHUFFLE=1))
         if rung.first_violation(p, None) is None:
             valid += 1
-            assert tsk % rung.macros(p)["KPS"] == 0, p
+            assert tsk % rung.all_macros(p)["KPS"] == 0, p
     assert valid > 10
 
 
@@ -251,36 +296,46 @@ EMULATION = """
 #define SG_SIZE() EMULATED_SG_SIZE
 #define SG_LANE() ((int)((get_local_id(1) * RTSM + get_local_id(0)) % SGS))
 #define SHUFFLE(v, lane) ((lane) == SG_LANE() ? (v) \\
-    : Btile[tidn + ((lane) % WPTN) * RTSN][kc + (lane) / WPTN])
+    : EMULATED_TILE[tidn + ((lane) % WPTN) * RTSN][kc + (lane) / WPTN])
 """
+#: the B tile the shuffle path reads, per rung (rung 9's has a buffer index in front)
+EMULATED_TILE = {8: "Btile", 9: "Btile[cur]", 10: "Btile[cur]"}
 
 
 class _EmulatedSubgroups:
     """The real backend, but with sub-group shuffles reported and the emulation prepended."""
 
-    def __init__(self, real, sg_size: str):
+    def __init__(self, real, sg_size: str, number: int):
         self._real = real
         exts = tuple(real.device.extensions) + ("cl_khr_subgroup_shuffle",)
         self.device = dataclasses.replace(real.device, extensions=exts)
-        self._header = f"#define EMULATED_SG_SIZE ({sg_size})\n" + EMULATION
+        self._header = (f"#define EMULATED_SG_SIZE ({sg_size})\n"
+                        f"#define EMULATED_TILE {EMULATED_TILE[number]}\n" + EMULATION)
 
     def header(self) -> str:
         return self._header
+
+    def program(self, filename: str, defines, kernel: str):
+        """Built with this header (the real backend's `program` would use its own)."""
+        return self._real.build(kernel_source(self._header, filename), defines, kernel)
 
     def __getattr__(self, name):
         return getattr(self._real, name)
 
 
+@pytest.mark.parametrize("number", [8, 9, 10])
 @pytest.mark.parametrize("sg_size", ["SGS", "(SGS / 2)"], ids=["shuffle", "fallback"])
-def test_shuffle_path_with_emulated_subgroups(backend, workspace_for, sg_size):
+def test_shuffle_path_with_emulated_subgroups(backend, workspace_for, sg_size, number):
     if backend.name != "opencl":  # the emulation replaces an OpenCL header; CUDA has real warps
         pytest.skip("emulated sub-groups are an OpenCL-source stand-in")
-    fake = _EmulatedSubgroups(backend, sg_size)
-    rung = get_rung(8)
+    fake = _EmulatedSubgroups(backend, sg_size, number)
+    rung = get_rung(number)
+    shapes = [(128, 128, 32)] + ([(100, 70, 37)] if rung.any_size else [])
     for overrides in SHUFFLE_SETS:
         params = rung.resolve(overrides)
         rung.validate(params, fake.device.limits())
-        _check(fake, workspace_for(128, 128, 32), rung, params)
+        for m, n, k in shapes:
+            _check(fake, workspace_for(m, n, k), rung, params)
 
 
 def _clang() -> str | None:
@@ -288,10 +343,11 @@ def _clang() -> str | None:
 
 
 @pytest.mark.skipif(_clang() is None, reason="needs clang-15 for an offline OpenCL syntax check")
+@pytest.mark.parametrize("number", [8, 9, 10])
 @pytest.mark.parametrize("flavour", ["khr", "intel"])
-def test_shuffle_path_compiles_for_real_extensions(tmp_path, flavour):
+def test_shuffle_path_compiles_for_real_extensions(tmp_path, flavour, number):
     """PoCL has no sub-groups, so the real extension spellings are checked with clang instead."""
-    rung = get_rung(8)
+    rung = get_rung(number)
     params = rung.resolve(SHUFFLE_SETS[0])
     src = tmp_path / "k.cl"
     src.write_text((KERNELS / "common.h").read_text() + (KERNELS / rung.file).read_text())
@@ -311,17 +367,21 @@ def test_shuffle_path_compiles_for_real_extensions(tmp_path, flavour):
 
 
 def test_show_prints_rung_9(capsys):
+    """The build options are the parameters alone; the kernel derives the rest itself."""
     from clgemm.cli import main
 
     assert main(["show", "9"]) == 0
     text = capsys.readouterr().out
-    assert "#define VTSM 32" in text and "gemm_prefetch" in text and "One barrier" in text
+    options = text.split("// build options:")[1].split("//")[0]
+    assert "#define TSM 128" in options and "VTSM" not in options
+    assert "#define VTSM (TSM / WIDTH)" in text and "gemm_prefetch" in text
+    assert "One barrier" in text
 
 
 def test_stored_parameter_sets_are_completed_or_refused():
     """Tuning entries made before a parameter was added read it at its default (which keeps the
     earlier kernel); entries naming a parameter the rung no longer has do not apply."""
-    rung = get_rung(9)
+    rung = get_rung(12)
     before_panels = {k: v for k, v in rung.defaults().items() if k != "PANELS"}
     assert rung.complete(before_panels) == rung.defaults()
     assert rung.complete({**before_panels, "PAD": 1}) is None

@@ -10,18 +10,37 @@ measurement that the files in `results/` do not hold, and new results need no ed
 - `tables.py`  the markdown of every generated block
 - `pages.py`   block markers: fill, compare, name what is stale
 - `build.py`   which blocks go in which page, and the report as a whole
+- `library.py` the page of the kernels beside the ladder (`beyond.md`)
 - `explain.py` `clgemm explain N` in the terminal
 """
 
 from __future__ import annotations
 
 from ..paths import ROOT
-from ..rungs import Rung
+from ..rungs import REGISTRY, Rung
 
 #: where the course lives
 LADDER = ROOT / "ladder"
+#: the page of the kernels beside the ladder (the direct and tiled kernels)
+BEYOND = "beyond.md"
 
 
 def page_name(rung: Rung) -> str:
-    """`05-transposed.md`: the number keeps the pages in ladder order in any file listing."""
+    """`05-transposed.md`: the number keeps the pages in ladder order in any file listing. The
+    library kernels share one page, `beyond.md`."""
+    if rung.number not in REGISTRY:
+        return BEYOND
     return f"{rung.number:02d}-{rung.slug}.md"
+
+
+def heading(rung: Rung) -> str:
+    """A library kernel's section heading on `beyond.md` ("Kernel 12: tiled")."""
+    return f"Kernel {rung.number}: {rung.slug}"
+
+
+def page_link(rung: Rung) -> str:
+    """The page of a rung; for a library kernel, its section of `beyond.md` (GitHub's anchor of
+    `heading`)."""
+    if rung.number in REGISTRY:
+        return page_name(rung)
+    return f"{BEYOND}#kernel-{rung.number}-{rung.slug}"

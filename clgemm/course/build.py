@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .. import plots
 from ..errors import ClgemmError
-from ..rungs import REGISTRY
-from . import page_name
+from ..rungs import LIBRARY, REGISTRY, TILED
+from . import library, page_name
 from .data import Results, load_results
 from .pages import refresh
 from ..paths import ROOT
@@ -58,18 +59,33 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
                 "needs a journal of a register-blocked rung (6 and up), the tuning landscape an "
                 "exhaustive one.")),
         }
+    beyond: dict[str, str] = {"kernels": library.kernels_block()}
+    for n in sorted(LIBRARY):
+        rung = LIBRARY[n]
+        images = [(s.path, s.caption) for s in specs if s.rung == n]
+        beyond |= {f"{rung.slug}-summary": library.summary_block(rung),
+                   f"{rung.slug}-diff": library.diff_block(rung),
+                   f"{rung.slug}-macros": macros_block(rung),
+                   f"{rung.slug}-measured": measured_block(rung, results),
+                   f"{rung.slug}-tuned": tuned_block(rung, results),
+                   f"{rung.slug}-plots": plots_block(images, none=(
+                       "No journal in `results/` gives a plot for this kernel."))}
+    pages[library.PAGE] = beyond
     pages["README.md"] = {
         "calls": calls_block(ROOT),
         "targets": targets_block(results, here="."),
         "bench": bench_block(results, benches, here="."),
     }
+    # the tiled kernels' journals (12, 13: rungs 9 and 10 before the ladder's renumbering)
+    tiled = TILED.number
     pages["results/NOTES.md"] = {
         f"{kind.lower()}-rung{n}-{'-'.join(names).lower()}": effects_block(results, n, names, kind)
         for kind, names in (("GPU", ("VWM", "VWN")), ("CPU", ("CACHE_A", "CACHE_B", "VWM")))
-        for n in (9, 10)
-    } | {"cpu-rung9-panels": effects_block(results, 9, ("PANELS", "CACHE_A", "CACHE_B"), "CPU"),
-         "cpu-rung9-lockstep": effects_block(results, 9, ("LOCKSTEP", "PANELS", "CACHE_A",
-                                                          "CACHE_B"), "CPU"),
+        for n in (tiled, tiled + 1)
+    } | {f"cpu-rung{tiled}-panels": effects_block(results, tiled, ("PANELS", "CACHE_A",
+                                                                    "CACHE_B"), "CPU"),
+         f"cpu-rung{tiled}-lockstep": effects_block(results, tiled, ("LOCKSTEP", "PANELS",
+                                                                     "CACHE_A", "CACHE_B"), "CPU"),
          "replay-plain-tune": replay_block(ROOT)}
     gallery = [(s.path, s.caption) for s in specs]
     pages["results/README.md"] = {
@@ -97,8 +113,6 @@ def report(root: Path, write: bool, draw: bool = True,
     (a checkout: its `results/` are read, its `ladder/` and `results/` pages refilled; kernels
     and rungs are the installed ones). Plots are drawn only when writing, `draw` is set and
     matplotlib is there; comparing never needs matplotlib."""
-    from .. import plots
-
     root = Path(root)
     results = load_results(root / "results")
     specs = plots.plan(results)

@@ -234,8 +234,10 @@ def _tuning_database(rel: str, data: dict, devices: dict[str, Device]) -> Tuning
     key = str(data.get("device", ""))
     entries = []
     first_prov: dict = {}
+    version = data.get("version", 1)
     for raw in data.get("entries", []):
         e = _database.Entry.from_json(raw)
+        e.rung = _database.renumbered(e.rung, version)  # as an older database's rungs read now
         prov = e.provenance or {}
         first_prov = first_prov or prov
         entries.append(TunedEntry(rung=int(e.rung), shape=tuple(int(x) for x in e.shape),

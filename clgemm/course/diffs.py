@@ -11,7 +11,11 @@ import difflib
 from pathlib import Path
 
 from ..paths import KERNELS
-from ..rungs import Rung, get_rung
+from ..rungs import REGISTRY, TILED, TILED_ANY, Rung, get_rung
+
+#: what each library kernel is shown as a change to: the tiled kernel to rung 9, whose pipeline it
+#: keeps, the any-size one to the tiled kernel; the direct kernel (None) is shown whole
+LIBRARY_BASE: dict[int, int | None] = {TILED.number: 9, TILED_ANY.number: TILED.number}
 
 
 def kernel_text(rung: Rung, kernels: Path = KERNELS) -> str:
@@ -19,9 +23,11 @@ def kernel_text(rung: Rung, kernels: Path = KERNELS) -> str:
 
 
 def previous(rung: Rung) -> Rung | None:
-    """The rung before this one in the ladder, or None for the first."""
-    from ..rungs import REGISTRY
-
+    """The rung before this one in the ladder (None for the first); for a library kernel, the
+    kernel it is shown as a change to (`LIBRARY_BASE`)."""
+    if rung.number not in REGISTRY:
+        base = LIBRARY_BASE.get(rung.number)
+        return get_rung(base) if base is not None else None
     earlier = [n for n in REGISTRY if n < rung.number]
     return get_rung(max(earlier)) if earlier else None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..rungs import REGISTRY, get_rung
 from .data import JournalFile, Results
 from .tables import DASH, gflops, link, params_text, size_text, table
 
@@ -19,8 +20,6 @@ def _matching(results: Results, rung: int, names: Sequence[str],
     """The journals of `rung` on devices of `kind` that measured `names` (directly, or through
     the defaults of parameters added later), grouped by device and size: a search continued in a
     second journal belongs in the same table as the first."""
-    from ..rungs import get_rung
-
     groups: dict[tuple, list[JournalFile]] = {}
     for j in results.journals:
         if (j.device.kind or "GPU") != kind:
@@ -36,8 +35,6 @@ def effect_table(journals: Sequence[JournalFile], rung: int, names: Sequence[str
     """Rows: each combination of `names` measured; the best configuration with it and the share
     of the best overall that it reached. Configurations recorded before a parameter existed
     count with its default."""
-    from ..rungs import get_rung
-
     groups: dict[tuple, list[dict]] = {}
     failed: dict[tuple, int] = {}
     for j in journals:
@@ -70,7 +67,8 @@ def effects_block(results: Results, rung: int, names: Sequence[str], kind: str,
     for group in _matching(results, rung, names, kind):
         first = group[0]
         files = ", ".join(link(j.path, here, j.path.removeprefix("results/")) for j in group)
-        parts.append(f"{first.device.label}, rung {rung}, {size_text(first.size)}: {files}")
+        name = f"rung {rung}" if rung in REGISTRY else f"kernel {rung}"
+        parts.append(f"{first.device.label}, {name}, {size_text(first.size)}: {files}")
         parts.append("")
         parts.append(effect_table(group, rung, names))
         parts.append("")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from ..rungs import get_rung
-from . import page_name
+from ..rungs import REGISTRY, get_rung
+from . import page_link
 from .diffs import diff_stats, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
 
@@ -24,14 +24,16 @@ def explain_lines(number: int) -> list[tuple[str, str]]:
     def text(line: str = "") -> None:
         out.append(("text", line))
 
-    text(f"rung {rung.number}: {rung.title}")
+    ladder = rung.number in REGISTRY
+    text(f"rung {rung.number}: {rung.title}" if ladder else
+         f"kernel {rung.number} ('{rung.slug}', beside the ladder): {rung.title}")
     text(f"  adds:     {rung.adds}")
     text(f"  teaches:  {rung.teaches}")
     text(f"  kernel:   {rung.kernel} in kernels/{rung.file}")
     if rung.helpers:
         text("  before it: " + ", ".join(f"{h.name} ({h.kernel} in kernels/{h.file})"
                                          for h in rung.helpers))
-    text(f"  page:     ladder/{page_name(rung)} (measurements and what the tuner chose)")
+    text(f"  page:     ladder/{page_link(rung)} (measurements and what the tuner chose)")
     text()
     rows = [(m.name, m.default, ",".join(map(str, m.candidates)), m.meaning)
             for m in macro_rows(rung)]
@@ -61,7 +63,8 @@ def explain_lines(number: int) -> list[tuple[str, str]]:
         out += [("text", ln) for ln in diff.splitlines()]
         return out
     added, removed = diff_stats(diff)
-    text(f"diff against rung {before.number} ({before.title}): +{added} -{removed} lines")
+    what = "rung" if before.number in REGISTRY else "kernel"
+    text(f"diff against {what} {before.number} ({before.title}): +{added} -{removed} lines")
     for ln in diff.splitlines():
         if ln.startswith("+") and not ln.startswith("+++"):
             out.append(("add", ln))

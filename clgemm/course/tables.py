@@ -12,13 +12,15 @@ import math
 import posixpath
 from typing import Iterable, Sequence
 
-from ..rungs import REGISTRY, Rung
-from . import page_name
+from ..rungs import REGISTRY, Rung, get_rung
+from . import BEYOND, page_link, page_name
 from .data import BACKEND_NAMES, Results, Run
 from .diffs import diff_stats, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
 
 DASH = "–"
+#: what a table says where a run holds no row for a rung (a file measured before the rung existed)
+NOT_MEASURED = "not measured"
 
 
 # -- formatting -------------------------------------------------------------------------------
@@ -84,7 +86,8 @@ def summary_block(rung: Rung) -> str:
     nav = [link(f"ladder/{page_name(before)}", here, f"← rung {before.number}: {before.title}")
            if before else "", link("ladder/README.md", here, "index"),
            link(f"ladder/{page_name(after)}", here, f"rung {after.number}: {after.title} →")
-           if after else ""]
+           if after else link(f"ladder/{BEYOND}", here, "beyond the ladder: the library's "
+                                                         "kernels →")]
     lines = [f"**Rung {rung.number} of {len(REGISTRY)}: {rung.title}.**",
              "",
              f"- adds: {rung.adds}",
@@ -135,27 +138,39 @@ def macros_block(rung: Rung) -> str:
 
 
 def _previous_ok(run: Run, rung: int):
+    """The row a rung's speed-up is measured against: the closest ladder rung below it that ran
+    correctly; for a library kernel, the fastest ladder rung of the run."""
+    if rung not in REGISTRY:
+        ladder = [r for r in run.rows if r.rung in REGISTRY and r.gflops]
+        return max(ladder, key=lambda r: r.gflops) if ladder else None
     earlier = [r for r in run.rows if r.rung < rung and r.gflops]
     return earlier[-1] if earlier else None
 
 
 def measured_block(rung: Rung, results: Results, here: str = "ladder") -> str:
+    """Every run that measured the rung; once one has, every other run too, as "not measured"
+    (a file made before the rung existed, or without it)."""
+    if not any(run.row(rung.number) for run in results.runs):
+        return "No ladder run in `results/` holds this rung yet."
     rows = []
     for run in results.runs:
         row = run.row(rung.number)
         if row is None:
+            rows.append([run.device.label, size_text(run.size), config_label(run), DASH, DASH,
+                         DASH, DASH, NOT_MEASURED, link(run.path, here)])
             continue
         prev = _previous_ok(run, rung.number)
         up = row.gflops / prev.gflops if row.gflops and prev else None
         ref = (f"{percent(row.pct_of_reference)} of {run.base}"
                if row.pct_of_reference is not None and run.base else DASH)
-        rows.append([run.device.label, size_text(run.size), config_label(run),
+        # a rung with nothing stored runs at its defaults even in a run of tuned parameters
+        source = row.source if run.kind == "ladder" else config_label(run)
+        rows.append([run.device.label, size_text(run.size), source,
                      params_text(row.params), gflops(row.gflops), ratio(up), ref, row.status,
                      link(run.path, here)])
-    if not rows:
-        return "No ladder run in `results/` holds this rung yet."
+    against = "× previous rung" if rung.number in REGISTRY else "× fastest ladder rung"
     return table(["device", "size", "parameters from", "parameters", "GFLOP/s",
-                  "× previous rung", "share of reference", "status", "file"], rows, right=(4, 5))
+                  against, "share of reference", "status", "file"], rows, right=(4, 5))
 
 
 def _search_text(e) -> str:
@@ -259,21 +274,29 @@ def ladder_groups(results: Results) -> list[list[Run]]:
     return list(groups.values())
 
 
+def _rung_title(n: int) -> str:
+    try:
+        return get_rung(n).title
+    except Exception:  # a number no kernel has (a file from elsewhere): shown without a name
+        return ""
+
+
 def ladder_table(runs: Sequence[Run], here: str = "ladder") -> str:
     """GFLOP/s per rung (rows) for each run of one device and size (columns), then the
-    reference libraries each run measured."""
-    numbers = sorted({r.rung for run in runs for r in run.rows})
+    reference libraries each run measured. Every rung of the ladder has a row, "not measured"
+    where a run holds none for it; library kernels appear where a run measured them."""
+    numbers = sorted(set(REGISTRY) | {r.rung for run in runs for r in run.rows})
     headers = ["rung", "name"] + [f"{config_label(run)}: GFLOP/s" for run in runs]
     rows = []
     for n in numbers:
-        title = REGISTRY[n].title if n in REGISTRY else ""
+        title = _rung_title(n)
         cells = []
         for run in runs:
             row = run.row(n)
-            cells.append(DASH if row is None else (gflops(row.gflops) if row.gflops
-                                                  else row.status))
-        rows.append([n, link(f"ladder/{page_name(REGISTRY[n])}", here, title)
-                     if n in REGISTRY else title] + cells)
+            cells.append(NOT_MEASURED if row is None else (gflops(row.gflops) if row.gflops
+                                                           else row.status))
+        rows.append([n, link(f"ladder/{page_link(get_rung(n))}", here, title)
+                     if title else title] + cells)
     names = sorted({ref.name for run in runs for ref in run.references})
     for name in names:
         cells = []

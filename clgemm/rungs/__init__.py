@@ -1,282 +1,82 @@
-"""The kernel ladder's registry: one `Rung` record per kernel in `kernels/`.
+"""The kernels of `kernels/` as records: the teaching ladder (rungs 1-10) and the library kernels
+beside it (11-13).
 
-Each record says everything the runner and the tuner need without reading the kernel: the macros
-and their candidate values, the macros derived from them (computed here once so that kernel and
-runner never disagree on geometry), the named constraints, the launch geometry and the helper
-steps. The records themselves live in one module per rung (`r01_naive.py`, ...).
+The ladder follows myGEMM's ten steps, one idea each; every rung's kernel is the one before plus
+that idea. The library kernels are what gemm() and the tuner run where speed matters rather than
+teaching: the direct kernel (11, one launch for the whole BLAS call), the tiled kernel (12: rung
+9's pipeline with register vectors, optional local memory and CPU panels) and the same for any
+size (13).
+
+The record type and its shared pieces are in `base.py`; each kernel's record in a module of its
+own. This module only gathers them.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from ..errors import UsageError
+from .base import (STAGES, TRANSPOSE_B, Constraint, Helper, Param, Params, Rung,  # noqa: F401
+                   divisible)
+from .direct import DIRECT
+from .r01_naive import RUNG as _R1
+from .r02_tiling import RUNG as _R2
+from .r03_more_work import RUNG as _R3
+from .r04_wide_types import RUNG as _R4
+from .r05_transposed import RUNG as _R5
+from .r06_register_blocking import RUNG as _R6
+from .r07_wide_loads import RUNG as _R7
+from .r08_vendor_loads import RUNG as _R8
+from .r09_prefetch import RUNG as _R9
+from .r10_any_size import RUNG as _R10
+from .tiled import TILED, panel_helpers  # noqa: F401
+from .tiled_any import TILED_ANY
 
-from ..errors import ConstraintError, UsageError
-from ..limits import DeviceLimits
-from ..values import is_int
+#: the teaching ladder, by rung number (1-10)
+REGISTRY: dict[int, Rung] = {r.number: r for r in (_R1, _R2, _R3, _R4, _R5, _R6, _R7, _R8, _R9,
+                                                   _R10)}
 
-Params = Mapping[str, int]
+#: kernels beside the ladder that gemm() runs and the tuner tunes, by number
+LIBRARY: dict[int, Rung] = {r.number: r for r in (DIRECT, TILED, TILED_ANY)}
 
-#: Order in which constraint stages are applied (the tuner's pruning funnel uses the same order).
-STAGES = ("divisibility", "device", "heuristic")
+#: the library kernels by the name `--rungs` accepts
+LIBRARY_NAMES: dict[str, int] = {r.slug: r.number for r in LIBRARY.values()}
 
+#: every kernel record, ladder and library
+ALL_RUNGS: dict[int, Rung] = {**REGISTRY, **LIBRARY}
 
-@dataclass(frozen=True)
-class Param:
-    """One tunable macro: its candidate values for the tuner and its default for the ladder."""
+#: what gemm()'s packing path chooses among (the direct kernel has its own path): the ladder and
+#: the tiled kernels
+GEMM_RUNGS: tuple[int, ...] = tuple(sorted(REGISTRY)) + (TILED.number, TILED_ANY.number)
 
-    name: str
-    candidates: tuple[int, ...]
-    default: int
-    meaning: str
-    #: smallest allowed value (0 for paddings and on/off switches)
-    minimum: int = 1
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """A named predicate over a parameter set (and, for device constraints, the device)."""
-
-    name: str
-    stage: str
-    holds: Callable[[Params, DeviceLimits], bool]
-
-
-@dataclass(frozen=True)
-class Helper:
-    """A preparatory kernel a rung needs, with its own tile macros (timed apart from the rung)."""
-
-    name: str
-    file: str
-    kernel: str
-    macros: Mapping[str, int]
-    local_size: tuple[int, int]
-    #: the operand it rewrites for the rung ("A" or "B")
-    operand: str = "B"
+#: the kernel every size falls back to when nothing stored fits
+ANY_SIZE_RUNG = TILED_ANY.number
 
 
-TRANSPOSE_B = Helper(name="transpose B", file="helpers.cl", kernel="transpose",
-                     macros={"TRX": 16, "TRY": 16}, local_size=(16, 16))
-
-
-def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
-    """Packing of A (rows of TSM) and of BT (rows of TSN) into panels contiguous over k; they
-    run after the transpose of B, on its output."""
-    return (Helper(name="A into panels", file="helpers.cl", kernel="pack_panels",
-                   macros={"PANEL": panel_a}, local_size=(16, 16), operand="A"),
-            Helper(name="BT into panels", file="helpers.cl", kernel="pack_panels",
-                   macros={"PANEL": panel_b}, local_size=(16, 16), operand="B"))
-
-
-def _range_constraint(rung: "Rung") -> Constraint:
-    def in_range(p: Params, d: DeviceLimits) -> bool:
-        return all(p[q.name] >= q.minimum for q in rung.params)
-
-    return Constraint("parameters within their minimum values", "divisibility", in_range)
-
-
-def _device_constraints(rung: "Rung") -> tuple[Constraint, ...]:
-    def wg_size(p: Params, d: DeviceLimits) -> bool:
-        return math.prod(rung.local_size(p)) <= d.max_work_group_size
-
-    def item_sizes(p: Params, d: DeviceLimits) -> bool:
-        return all(s <= m for s, m in zip(rung.local_size(p), d.max_work_item_sizes))
-
-    def local_mem(p: Params, d: DeviceLimits) -> bool:
-        return rung.local_mem_bytes(p) <= d.local_mem_bytes
-
-    return (
-        Constraint("work-group size <= device maximum", "device", wg_size),
-        Constraint("work-group sides <= device maximum work-item sizes", "device", item_sizes),
-        Constraint("local memory <= device local memory", "device", local_mem),
-    )
-
-
-@dataclass(frozen=True)
-class Rung:
-    number: int
-    slug: str
-    title: str
-    adds: str
-    file: str
-    kernel: str
-    params: tuple[Param, ...]
-    #: derived macros from the parameters (only called once divisibility holds)
-    derive: Callable[[Params], dict]
-    #: divisibility and rung-specific device/heuristic constraints
-    constraints: tuple[Constraint, ...]
-    #: work-group shape (dimension 0 runs along M)
-    local_size: Callable[[Params], tuple[int, int]]
-    #: rows and columns of C that one work-group computes
-    output_tile: Callable[[Params], tuple[int, int]]
-    #: K must be a multiple of this (1 for rungs that handle any K)
-    k_step: Callable[[Params], int]
-    local_mem_bytes: Callable[[Params], int]
-    transposed_b: bool = False
-    any_size: bool = False
-    helpers: tuple[Helper, ...] = ()
-    #: helpers that only some configurations need, after `helpers` (e.g. packing into panels)
-    extra_helpers: Callable[[Params], tuple[Helper, ...]] | None = None
-    teaches: str = ""
-    extra: Mapping[str, object] = field(default_factory=dict)
-    #: the kernel's arguments for C := A B on tight column-major buffers, where they are not the
-    #: rungs' (M, N, K, A, B, C): the direct kernel's BLAS-style list
-    launch_args: Callable[[int, int, int, object, object, object], list] | None = None
-
-    def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
-        """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
-        return self.launch_args(m, n, k, a, b, c) if self.launch_args else [m, n, k, a, b, c]
-
-    # -- parameters ---------------------------------------------------------------------------
-    def param_names(self) -> list[str]:
-        return [p.name for p in self.params]
-
-    def defaults(self) -> dict[str, int]:
-        return {p.name: p.default for p in self.params}
-
-    def resolve(self, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
-        """Defaults with overrides applied; unknown names and non-positive values are refused."""
-        params = self.defaults()
-        for name, value in (overrides or {}).items():
-            if name not in params:
-                raise UsageError(f"rung {self.number} has no parameter {name} "
-                                 f"(it has {', '.join(self.param_names()) or 'none'})")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise UsageError(f"rung {self.number}: parameter {name} must be a "
-                                 f"non-negative integer, got {value!r}")
-            params[name] = value
-        return params
-
-    def complete(self, params: object) -> dict[str, int] | None:
-        """A stored parameter set (a tuning entry, a journal record) as this rung reads it now,
-        or None if it no longer applies. A parameter added to a rung defaults to the kernel it
-        had before, so a set without it is completed with that default; a set naming a parameter
-        the rung no longer has was measured on a different kernel and does not apply. Values
-        must be integers as stored: 32.9, True or "32" are not read as some integer, because
-        a set that says something else was not written by clgemm and is not to be trusted."""
-        names = self.param_names()
-        if not isinstance(params, Mapping) or not set(params) <= set(names):
-            return None
-        if not all(is_int(v) for v in params.values()):
-            return None
-        return {n: int(params[n]) if n in params else self.defaults()[n] for n in names}
-
-    def helpers_for(self, params: Params) -> tuple[Helper, ...]:
-        """Every helper step this configuration needs, in the order they run."""
-        return self.helpers + (self.extra_helpers(params) if self.extra_helpers else ())
-
-    def macros(self, params: Params) -> dict[str, int]:
-        """All -D macros of a configuration: the parameters and what derives from them."""
-        return {**params, **self.derive(params)}
-
-    # -- constraints --------------------------------------------------------------------------
-    def all_constraints(self) -> tuple[Constraint, ...]:
-        """Every constraint, in funnel order (stable within a stage)."""
-        every = (_range_constraint(self),) + self.constraints + _device_constraints(self)
-        return tuple(sorted(every, key=lambda c: STAGES.index(c.stage)))
-
-    def first_violation(self, params: Params, limits: DeviceLimits | None,
-                        stages: tuple[str, ...] = ("divisibility", "device")) -> Constraint | None:
-        """The first constraint the configuration breaks, in funnel order, or None."""
-        for c in self.all_constraints():
-            if c.stage not in stages:
-                continue
-            if c.stage == "device" and limits is None:
-                continue
-            if not c.holds(params, limits):
-                return c
-        return None
-
-    def validate(self, params: Params, limits: DeviceLimits | None = None) -> None:
-        bad = self.first_violation(params, limits)
-        if bad is not None:
-            raise ConstraintError(self.number, bad.name, params)
-
-    # -- sizes and geometry -------------------------------------------------------------------
-    def size_multiples(self, params: Params) -> tuple[int, int, int]:
-        if self.any_size:
-            return (1, 1, 1)
-        tm, tn = self.output_tile(params)
-        return (tm, tn, self.k_step(params))
-
-    def size_problem(self, params: Params, m: int, n: int, k: int) -> str | None:
-        """Why this rung cannot do an M x N x K product with these parameters, or None."""
-        for dim, value, mult in zip("MNK", (m, n, k), self.size_multiples(params)):
-            if value % mult:
-                return f"{dim}={value} is not a multiple of {mult}"
-        return None
-
-    def geometry(self, params: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
-        """Global and local sizes of the launch for an M x N output."""
-        local = self.local_size(params)
-        tm, tn = self.output_tile(params)
-        groups = (-(-m // tm), -(-n // tn))
-        return (groups[0] * local[0], groups[1] * local[1]), local
-
-    def params_text(self, params: Params) -> str:
-        return " ".join(f"{k}={v}" for k, v in params.items())
-
-
-def divisible(name: str, a: str, b: str) -> Constraint:
-    """Constraint '<a> % <b> == 0' named by the user-facing `name`."""
-    return Constraint(name, "divisibility", lambda p, d: p[b] > 0 and p[a] % p[b] == 0)
-
-
-#: one module per rung, each defining RUNG
-RUNG_MODULES = ("r01_naive", "r02_tiling", "r03_more_work", "r04_wide_types", "r05_transposed",
-                "r06_register_blocking", "r07_wide_loads", "r08_vendor_loads", "r09_prefetch",
-                "r10_any_size")
-
-
-def _load_registry() -> dict[int, Rung]:
-    import importlib
-    rungs = [importlib.import_module(f"{__name__}.{name}").RUNG for name in RUNG_MODULES]
-    return {r.number: r for r in rungs}
-
-
-REGISTRY: dict[int, Rung] = _load_registry()
-
-#: kernels beside the ladder that gemm() runs and the tuner tunes, by number and name
-LIBRARY_NAMES = {"direct": 11}
-_LIBRARY: dict[int, Rung] = {}
-
-
-def _library() -> dict[int, Rung]:
-    """The library kernels, loaded on first use (their modules build on the rungs' records)."""
-    if not _LIBRARY:
-        import importlib
-        _LIBRARY[11] = importlib.import_module("clgemm.direct").DIRECT
-    return _LIBRARY
+def _known() -> str:
+    library = ", ".join(f"{n} or '{r.slug}' (the {r.title.split(':')[0]})"
+                        for n, r in sorted(LIBRARY.items()))
+    return f"the ladder is rungs {min(REGISTRY)}-{max(REGISTRY)}; beside it {library}"
 
 
 def get_rung(number: int) -> Rung:
-    """A rung of the ladder (1-10), or a library kernel (11: the direct kernel)."""
+    """A rung of the ladder (1-10) or a library kernel (11 direct, 12 tiled, 13 tiled-any)."""
     try:
-        return REGISTRY[number]
-    except KeyError:
-        pass
-    try:
-        return _library()[number]
-    except KeyError:
-        raise UsageError(f"there is no rung {number} (rungs are "
-                         f"{min(REGISTRY)}-{max(REGISTRY)}, and 11 or 'direct' is the direct "
-                         f"kernel)") from None
+        return ALL_RUNGS[number]
+    except (KeyError, TypeError):
+        raise UsageError(f"there is no rung {number} ({_known()})") from None
 
 
 def parse_rungs(spec: str) -> list[int]:
-    """'1-5', '1,3,7-10', 'all' (the ladder) or 'direct' among them -> sorted numbers; anything
-    else is a UsageError."""
-    if spec.strip().lower() == "all":
-        return sorted(REGISTRY)
+    """'1-5', '1,3,7-10', 'all' (the ladder), 'direct', 'tiled' or 'tiled-any' among them ->
+    sorted numbers; anything else is a UsageError."""
     numbers: set[int] = set()
     for part in spec.split(","):
         part = part.strip()
-        if part.lower() == "all":
+        name = part.lower()
+        if name == "all":
             numbers.update(REGISTRY)
             continue
-        if part.lower() in LIBRARY_NAMES:
-            numbers.add(LIBRARY_NAMES[part.lower()])
+        if name in LIBRARY_NAMES:
+            numbers.add(LIBRARY_NAMES[name])
             continue
         try:
             if "-" in part:
@@ -287,7 +87,8 @@ def parse_rungs(spec: str) -> list[int]:
             else:
                 numbers.add(int(part))
         except ValueError:
-            raise UsageError(f"--rungs: cannot read '{spec}' (write e.g. 1-5 or 1,3,6-10)") from None
+            raise UsageError(f"--rungs: cannot read '{spec}' (write e.g. 1-5, 1,3,6-10 or "
+                             f"9,{','.join(LIBRARY_NAMES)}; {_known()})") from None
     for n in sorted(numbers):
         get_rung(n)
     return sorted(numbers)

@@ -1,6 +1,6 @@
 """Rung 1: one work-item per element of C, everything from global memory."""
 
-from . import Param, Rung
+from .base import Param, Rung
 
 RUNG = Rung(
     number=1, slug="naive", title="naive",

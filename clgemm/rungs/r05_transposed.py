@@ -1,6 +1,6 @@
 """Rung 5: B transposed by a helper kernel, rectangular TSM x TSN x TSK tiles, padded B tile."""
 
-from . import TRANSPOSE_B, Constraint, Param, Rung, divisible
+from .base import TRANSPOSE_B, Constraint, Param, Rung, divisible
 
 
 def _derive(p):

@@ -1,13 +1,13 @@
 """Rung 6: a WPTM x WPTN block of C per work-item, its A and B values held in registers.
 
-The tile parameters, derived macros and constraints defined here are shared by rungs 7-10, which
-keep this geometry and change only how the tiles are fed; importing them keeps the five rungs
-from drifting apart on what, say, RTSM means.
+The tile parameters, derived macros and constraints defined here are shared by rungs 7-10 and the
+library kernels, which keep this geometry and change only how the tiles are fed; importing them
+keeps those kernels from drifting apart on what, say, RTSM means.
 """
 
 from __future__ import annotations
 
-from . import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
+from .base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
 
 TILE_PARAMS = (
     Param("TSM", (16, 32, 64, 128), 128, "tile rows (along M)"),

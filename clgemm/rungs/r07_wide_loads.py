@@ -1,11 +1,12 @@
 """Rung 7: rung 6 with WIDTH-wide vector loads from global memory into the local tiles.
 
-The vector constraints and derived macros here are reused by rungs 8-10, which keep the loads.
+The vector constraints and derived macros here are reused by rungs 8-10 and the tiled kernels, which
+keep the loads.
 """
 
 from __future__ import annotations
 
-from . import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
+from .base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
 from .r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS, derive_blocking,
                                     local_size, output_tile, splits_evenly, threads, tile_bytes)
 

@@ -8,7 +8,7 @@ nor cl_intel_subgroups is present, before any build is tried.
 
 from __future__ import annotations
 
-from . import TRANSPOSE_B, Constraint, Param, Params, Rung
+from .base import TRANSPOSE_B, Constraint, Param, Params, Rung
 from .r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS, local_size,
                                     output_tile, tile_bytes)
 from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide

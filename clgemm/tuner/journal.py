@@ -28,7 +28,10 @@ from ..errors import ClgemmError, UsageError
 from ..locks import try_exclusive
 
 FORMAT = "clgemm-tune-journal"
-VERSION = 1
+#: 2: the kernels that were rungs 9 and 10 became the library kernels 12 and 13 (the ladder's 9
+#: and 10 are new kernels); a journal of version 1 is read with its rung numbers renumbered
+VERSION = 2
+RENUMBERED: dict[int, dict[int, int]] = {1: {9: 12, 10: 13}}
 
 #: header fields a resumed run must match, in the order they are checked (the first mismatch is
 #: the one named: a different driver also changes the device key, and "driver" says more)
@@ -77,7 +80,34 @@ def read_journal(path: Path) -> tuple[dict, list[dict], int]:
         good += len(raw) + 1
     if header is None:
         raise UsageError(f"{path}: empty or not a clgemm tuning journal")
+    header, records = renumber(header, records)
     return header, records, good
+
+
+def renumber(header: dict, records: list[dict]) -> tuple[dict, list[dict]]:
+    """A journal of an earlier VERSION with its rung numbers as they read today: in the header's
+    `rungs` and its per-rung tables, and in every record's `rung`."""
+    version = header.get("version", 1)
+    if not isinstance(version, int) or version >= VERSION:
+        return header, records
+
+    def num(r: Any) -> Any:
+        if not isinstance(r, int) or isinstance(r, bool):
+            return r
+        for v in range(version, VERSION):
+            r = RENUMBERED.get(v, {}).get(r, r)
+        return r
+
+    def key(k: str) -> str:
+        return str(num(int(k))) if isinstance(k, str) and k.isdigit() else k
+
+    header = dict(header)
+    if isinstance(header.get("rungs"), list):
+        header["rungs"] = [num(r) for r in header["rungs"]]
+    for name in ("params", "kernels", "strategies"):
+        if isinstance(header.get(name), dict):
+            header[name] = {key(k): v for k, v in header[name].items()}
+    return header, [{**r, "rung": num(r["rung"])} if "rung" in r else r for r in records]
 
 
 def check_journal(path: Path, header: Mapping[str, Any],

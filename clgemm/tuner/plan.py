@@ -3,9 +3,9 @@
 A tuning nobody runs helps nobody, and an exhaustive search of the top rungs (hundreds of
 thousands of configurations) is a run nobody waits for. So without --budget or --time the tuner
 follows a plan: each rung of the ladder at the ladder's size gets a little time (the course's
-table should be tuned, but its lower rungs have small spaces), and the time that matters goes to
-the rungs gemm() runs (9 and 10) at the shapes it is called with, and to the direct kernel at a
-small shape (the crossover between the two is read from what is stored). Every search starts
+table should be tuned, but its rungs have small spaces or are not what gemm() runs), and the time
+that matters goes to the kernels gemm() runs (the tiled kernels 12 and 13) at the shapes it is
+called with, and to the direct kernel at a small shape (the crossover between the two is read from what is stored). Every search starts
 from the best configurations the lookup chain knows for this device, its family and its type
 (`seeds`), so the minutes go to improving on them rather than to finding them again; after
 those, the configurations of a sample of the space that the performance model bounds highest
@@ -18,12 +18,14 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from tabulate import tabulate
+
 from .. import lookup
-from ..direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
+from ..rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
 from ..hardware import hardware_for_device
 from ..model import bound
-from ..rungs import Rung, get_rung
-from ..runner import Problem
+from ..rungs import LIBRARY, REGISTRY, Rung, get_rung
+from ..problem import Problem
 from .budget import DEFAULT_MINUTES
 
 Shape = tuple[int, int, int]
@@ -40,14 +42,15 @@ def _square(s: int) -> Shape:
     return (s, s, s)
 
 
-#: per device type: the ladder's size, seconds per lower rung, and the steps gemm() needs
+#: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
+#: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel)
 _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 12.0, "steps": (
-        (9, _square(4096), 75.0), (10, _square(4096), 60.0), (9, _square(1024), 50.0),
-        (10, _square(1024), 40.0), (9, (4096, 4096, 128), 40.0), (11, _square(768), 40.0))},
+        (12, _square(4096), 75.0), (13, _square(4096), 60.0), (12, _square(1024), 50.0),
+        (13, _square(1024), 40.0), (12, (4096, 4096, 128), 40.0), (11, _square(768), 40.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
-        (9, _square(512), 45.0), (10, _square(512), 40.0), (9, _square(1024), 120.0),
-        (10, _square(1024), 90.0), (9, _square(2048), 150.0), (11, _square(256), 60.0))},
+        (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
+        (13, _square(1024), 90.0), (12, _square(2048), 150.0), (11, _square(256), 60.0))},
 }
 
 #: seconds of process start, compiles of the first batch and confirmation per step, by type
@@ -57,17 +60,18 @@ STEP_OVERHEAD = {"GPU": 8.0, "CPU": 12.0}
 def default_plan(device: Any) -> list[Step]:
     """The plain tune's steps for this device type, in the order they run."""
     plan = _PLANS["CPU" if device.is_cpu else "GPU"]
-    steps = [Step(r, _square(plan["ladder"]), plan["lower"]) for r in range(1, 9)]
+    steps = [Step(r, _square(plan["ladder"]), plan["lower"]) for r in sorted(REGISTRY)]
     steps += [Step(r, shape, s) for r, shape, s in plan["steps"]]
     return steps
 
 
 def bounded_steps(device: Any, rungs: Sequence[int], shapes: Sequence[Shape]) -> list[Step]:
     """Chosen rungs and shapes without --budget or --time: each gets the plan's time for that
-    rung (the top rungs' for the direct kernel and rungs 9 and 10, the lower rungs' else)."""
+    rung (the library kernels' longest for the direct and tiled kernels, the ladder's else)."""
     plan = _PLANS["CPU" if device.is_cpu else "GPU"]
     top = max(s for _, _, s in plan["steps"])
-    return [Step(r, shape, top if r >= 9 else plan["lower"]) for shape in shapes for r in rungs]
+    return [Step(r, shape, top if r in LIBRARY else plan["lower"]) for shape in shapes
+            for r in rungs]
 
 
 def estimated_minutes(device: Any, steps: Sequence[Step]) -> float:
@@ -76,8 +80,6 @@ def estimated_minutes(device: Any, steps: Sequence[Step]) -> float:
 
 
 def plan_table(device: Any, steps: Sequence[Step]) -> str:
-    from tabulate import tabulate
-
     rows = [[s.rung, get_rung(s.rung).title, "x".join(map(str, s.shape)), f"{s.seconds:g}"]
             for s in steps]
     limit = DEFAULT_MINUTES.get(device.type, DEFAULT_MINUTES["GPU"])
@@ -132,6 +134,7 @@ def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
     return [space.params(c) for _, c in scored[:count]]
 
 
-GO_FURTHER = ("to go further: 'clgemm tune --rungs 9,10 --size S --time SECONDS' searches longer "
-              "at the sizes you use; '--only NAME=V1,V2' narrows a search where experience "
-              "points; '--exhaustive' measures a whole space (its time is printed first)")
+GO_FURTHER = ("to go further: 'clgemm tune --rungs tiled,tiled-any --size S --time SECONDS' "
+              "searches longer at the sizes you use; '--only NAME=V1,V2' narrows a search where "
+              "experience points; '--exhaustive' measures a whole space (its time is printed "
+              "first)")

@@ -1,22 +1,23 @@
-"""The direct GEMM kernel (kernels/direct.cl): the whole BLAS SGEMM in one launch.
+"""Library kernel 11, "direct" (kernels/direct.cl): the whole BLAS SGEMM in one launch.
 
 C := alpha * op(A) * op(B) + beta * C for column-major matrices read in place (element offsets,
 leading dimensions, either operand transposed) and any M, N >= 1, K >= 0, with no helper kernels.
 It is described with the ladder's `Rung` record so that the tuner's machinery (candidates,
 named constraints, device limits, geometry) applies to it, but it is not a rung of the ladder:
-its arguments differ from the rungs' (M, N, K, A, B, C), so it is not in `REGISTRY`.
+its arguments differ from the rungs' (M, N, K, A, B, C), so it is not in `REGISTRY` but in
+`LIBRARY`, beside the tiled kernels.
 
 The transpositions are macros too (TRANS_A, TRANS_B), but they are fixed by the call, not tuned:
 `direct_macros` adds them to a parameter set. The kernel derives its work-group shape and load
-counts itself and refuses inconsistent parameters with #error; the constraints below say the same
-things by name, before any compile.
+counts itself (as every kernel file does) and refuses inconsistent parameters with #error; the
+constraints below say the same things by name, before any compile.
 """
 
 from __future__ import annotations
 
-from .rungs import Constraint, Param, Params, Rung
-from .rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
-                                          local_size, output_tile)
+from .base import Constraint, Param, Params, Rung
+from .r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
+                                    derive_blocking, local_size, output_tile)
 
 DIRECT_PARAMS = (
     Param("TSM", (16, 32, 64, 128), 64, "tile rows (along M)"),
@@ -46,9 +47,8 @@ DIRECT = Rung(
     adds="the whole SGEMM in one kernel: alpha, beta, offsets, leading dimensions, transposes",
     file="direct.cl", kernel="gemm_direct",
     params=DIRECT_PARAMS,
-    # The kernel computes RTSM, RTSN, LPTA and LPTB itself; passing them as -D too would
-    # redefine them.
-    derive=lambda p: {},
+    # Rung 6's work-group shape and scalar load counts, which the kernel derives itself too.
+    derive=derive_blocking,
     # Rung 6's geometry: WPTM | TSM, WPTN | TSN, and each tile split evenly over the work-items.
     constraints=BLOCKING_CONSTRAINTS + SCALAR_LOAD_CONSTRAINTS + (GPU_REGISTERS,),
     local_size=local_size,

@@ -1,0 +1,224 @@
+"""The record every kernel of `kernels/` is described by: `Rung` with its `Param`s, `Constraint`s
+and `Helper`s, and the few constraints and helpers that many rungs share.
+
+Each record says everything the runner and the tuner need without reading the kernel: the macros
+and their candidate values, the macros derived from them (computed here for the launch geometry
+and the constraints; every kernel file derives the same ones itself, so only the parameters are
+passed to the compiler), the named constraints, the launch geometry and the helper steps. The
+records live in one module per kernel (`r01_naive.py`, ..., `direct.py`, `tiled.py`), which all
+import this module and nothing from the package's `__init__`, so that importing them in any
+order makes no cycle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ..errors import ConstraintError, UsageError
+from ..limits import DeviceLimits
+from ..values import is_int
+
+Params = Mapping[str, int]
+
+#: Order in which constraint stages are applied (the tuner's pruning funnel uses the same order).
+STAGES = ("divisibility", "device", "heuristic")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tunable macro: its candidate values for the tuner and its default for the ladder."""
+
+    name: str
+    candidates: tuple[int, ...]
+    default: int
+    meaning: str
+    #: smallest allowed value (0 for paddings and on/off switches)
+    minimum: int = 1
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A named predicate over a parameter set (and, for device constraints, the device)."""
+
+    name: str
+    stage: str
+    holds: Callable[[Params, DeviceLimits], bool]
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A preparatory kernel a rung needs, with its own tile macros (timed apart from the rung)."""
+
+    name: str
+    file: str
+    kernel: str
+    macros: Mapping[str, int]
+    local_size: tuple[int, int]
+    #: the operand it rewrites for the rung ("A" or "B")
+    operand: str = "B"
+
+
+TRANSPOSE_B = Helper(name="transpose B", file="helpers.cl", kernel="transpose",
+                     macros={"TRX": 16, "TRY": 16}, local_size=(16, 16))
+
+
+def _range_constraint(rung: "Rung") -> Constraint:
+    def in_range(p: Params, d: DeviceLimits) -> bool:
+        return all(p[q.name] >= q.minimum for q in rung.params)
+
+    return Constraint("parameters within their minimum values", "divisibility", in_range)
+
+
+def _device_constraints(rung: "Rung") -> tuple[Constraint, ...]:
+    def wg_size(p: Params, d: DeviceLimits) -> bool:
+        return math.prod(rung.local_size(p)) <= d.max_work_group_size
+
+    def item_sizes(p: Params, d: DeviceLimits) -> bool:
+        return all(s <= m for s, m in zip(rung.local_size(p), d.max_work_item_sizes))
+
+    def local_mem(p: Params, d: DeviceLimits) -> bool:
+        return rung.local_mem_bytes(p) <= d.local_mem_bytes
+
+    return (
+        Constraint("work-group size <= device maximum", "device", wg_size),
+        Constraint("work-group sides <= device maximum work-item sizes", "device", item_sizes),
+        Constraint("local memory <= device local memory", "device", local_mem),
+    )
+
+
+@dataclass(frozen=True)
+class Rung:
+    number: int
+    slug: str
+    title: str
+    adds: str
+    file: str
+    kernel: str
+    params: tuple[Param, ...]
+    #: derived macros from the parameters (only called once divisibility holds)
+    derive: Callable[[Params], dict]
+    #: divisibility and rung-specific device/heuristic constraints
+    constraints: tuple[Constraint, ...]
+    #: work-group shape (dimension 0 runs along M)
+    local_size: Callable[[Params], tuple[int, int]]
+    #: rows and columns of C that one work-group computes
+    output_tile: Callable[[Params], tuple[int, int]]
+    #: K must be a multiple of this (1 for rungs that handle any K)
+    k_step: Callable[[Params], int]
+    local_mem_bytes: Callable[[Params], int]
+    transposed_b: bool = False
+    any_size: bool = False
+    helpers: tuple[Helper, ...] = ()
+    #: helpers that only some configurations need, after `helpers` (e.g. packing into panels)
+    extra_helpers: Callable[[Params], tuple[Helper, ...]] | None = None
+    teaches: str = ""
+    extra: Mapping[str, object] = field(default_factory=dict)
+    #: the kernel's arguments for C := A B on tight column-major buffers, where they are not the
+    #: rungs' (M, N, K, A, B, C): the direct kernel's BLAS-style list
+    launch_args: Callable[[int, int, int, object, object, object], list] | None = None
+
+    def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
+        """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
+        return self.launch_args(m, n, k, a, b, c) if self.launch_args else [m, n, k, a, b, c]
+
+    # -- parameters ---------------------------------------------------------------------------
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def defaults(self) -> dict[str, int]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
+        """Defaults with overrides applied; unknown names and non-positive values are refused."""
+        params = self.defaults()
+        for name, value in (overrides or {}).items():
+            if name not in params:
+                raise UsageError(f"rung {self.number} has no parameter {name} "
+                                 f"(it has {', '.join(self.param_names()) or 'none'})")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise UsageError(f"rung {self.number}: parameter {name} must be a "
+                                 f"non-negative integer, got {value!r}")
+            params[name] = value
+        return params
+
+    def complete(self, params: object) -> dict[str, int] | None:
+        """A stored parameter set (a tuning entry, a journal record) as this rung reads it now,
+        or None if it no longer applies. A parameter added to a rung defaults to the kernel it
+        had before, so a set without it is completed with that default; a set naming a parameter
+        the rung no longer has was measured on a different kernel and does not apply. Values
+        must be integers as stored: 32.9, True or "32" are not read as some integer, because
+        a set that says something else was not written by clgemm and is not to be trusted."""
+        names = self.param_names()
+        if not isinstance(params, Mapping) or not set(params) <= set(names):
+            return None
+        if not all(is_int(v) for v in params.values()):
+            return None
+        return {n: int(params[n]) if n in params else self.defaults()[n] for n in names}
+
+    def helpers_for(self, params: Params) -> tuple[Helper, ...]:
+        """Every helper step this configuration needs, in the order they run."""
+        return self.helpers + (self.extra_helpers(params) if self.extra_helpers else ())
+
+    def macros(self, params: Params) -> dict[str, int]:
+        """The -D macros of a configuration: its parameters alone. Each kernel file derives the
+        rest itself (RTSM, LPTA, ...), the same way `derive` does here, so a file also builds
+        with no options at all and the two can be compared (tests/test_rungs_files.py)."""
+        return dict(params)
+
+    def all_macros(self, params: Params) -> dict[str, int]:
+        """The parameters and what derives from them: every macro the kernel sees."""
+        return {**params, **self.derive(params)}
+
+    # -- constraints --------------------------------------------------------------------------
+    def all_constraints(self) -> tuple[Constraint, ...]:
+        """Every constraint, in funnel order (stable within a stage)."""
+        every = (_range_constraint(self),) + self.constraints + _device_constraints(self)
+        return tuple(sorted(every, key=lambda c: STAGES.index(c.stage)))
+
+    def first_violation(self, params: Params, limits: DeviceLimits | None,
+                        stages: tuple[str, ...] = ("divisibility", "device")) -> Constraint | None:
+        """The first constraint the configuration breaks, in funnel order, or None."""
+        for c in self.all_constraints():
+            if c.stage not in stages:
+                continue
+            if c.stage == "device" and limits is None:
+                continue
+            if not c.holds(params, limits):
+                return c
+        return None
+
+    def validate(self, params: Params, limits: DeviceLimits | None = None) -> None:
+        bad = self.first_violation(params, limits)
+        if bad is not None:
+            raise ConstraintError(self.number, bad.name, params)
+
+    # -- sizes and geometry -------------------------------------------------------------------
+    def size_multiples(self, params: Params) -> tuple[int, int, int]:
+        if self.any_size:
+            return (1, 1, 1)
+        tm, tn = self.output_tile(params)
+        return (tm, tn, self.k_step(params))
+
+    def size_problem(self, params: Params, m: int, n: int, k: int) -> str | None:
+        """Why this rung cannot do an M x N x K product with these parameters, or None."""
+        for dim, value, mult in zip("MNK", (m, n, k), self.size_multiples(params)):
+            if value % mult:
+                return f"{dim}={value} is not a multiple of {mult}"
+        return None
+
+    def geometry(self, params: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Global and local sizes of the launch for an M x N output."""
+        local = self.local_size(params)
+        tm, tn = self.output_tile(params)
+        groups = (-(-m // tm), -(-n // tn))
+        return (groups[0] * local[0], groups[1] * local[1]), local
+
+    def params_text(self, params: Params) -> str:
+        return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def divisible(name: str, a: str, b: str) -> Constraint:
+    """Constraint '<a> % <b> == 0' named by the user-facing `name`."""
+    return Constraint(name, "divisibility", lambda p, d: p[b] > 0 and p[a] % p[b] == 0)

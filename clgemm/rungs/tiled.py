@@ -1,0 +1,101 @@
+"""Library kernel 12, "tiled" (kernels/tiled.cl): the ladder's rungs 6-9 with everything that makes
+them fast on real devices, for gemm() and the tuner rather than for the course.
+
+Beyond rung 9 it has register vectors (VWM, VWN: the values of A and the sums as vectors of VWM
+rows, those of B as vectors of VWN columns), both local tiles k-major so that those vectors are
+single local reads, switches that read either operand straight from global memory instead of
+through local memory (CACHE_A, CACHE_B), and two forms for CPUs: A and BT packed into panels
+contiguous over k by helper steps (PANELS), and a barrier per tile that keeps a CPU runtime's
+work-items together through K (LOCKSTEP). It has no padding and no sub-group shuffle. Its sizes
+must be multiples of its tiles; `tiled_any.py` is the same kernel for any size.
+"""
+
+from __future__ import annotations
+
+from .base import TRANSPOSE_B, Constraint, Helper, Param, Params, Rung, divisible
+from .r06_register_blocking import BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size, output_tile
+from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
+
+VECTOR_PARAMS = (
+    Param("VWM", (1, 2, 4, 8, 16), 1, "floats per register vector along M (A values, sums)"),
+    Param("VWN", (1, 2, 4, 8), 1, "floats per register vector along N (B values)"),
+    Param("CACHE_A", (0, 1), 1, "1: A tiles through local memory; 0: A read from global",
+          minimum=0),
+    Param("CACHE_B", (0, 1), 1, "1: B tiles through local memory; 0: B read from global",
+          minimum=0),
+)
+
+VECTOR_CONSTRAINTS = (
+    Constraint("VWM is 1, 2, 4, 8 or 16", "divisibility", lambda p, d: p["VWM"] in (1, 2, 4, 8, 16)),
+    Constraint("VWN is 1, 2, 4 or 8", "divisibility", lambda p, d: p["VWN"] in (1, 2, 4, 8)),
+    divisible("WPTM % VWM == 0", "WPTM", "VWM"),
+    divisible("WPTN % VWN == 0", "WPTN", "VWN"),
+    Constraint("CACHE_A and CACHE_B are 0 or 1", "divisibility",
+               lambda p, d: p["CACHE_A"] in (0, 1) and p["CACHE_B"] in (0, 1)),
+    # A GPU's global memory is far from its arithmetic: reading the operands from it in the
+    # inner loop re-reads each value once per work-group row or column instead of once per tile.
+    Constraint("CACHE_A = CACHE_B = 1 on GPUs", "heuristic",
+               lambda p, d: d.device_type != "GPU" or (p["CACHE_A"] and p["CACHE_B"])),
+)
+
+
+PANELS_PARAM = Param("PANELS", (0, 1), 0, "1: A and BT read from panels packed before the "
+                     "kernel (with CACHE_A = CACHE_B = 0)", minimum=0)
+
+LOCKSTEP_PARAM = Param("LOCKSTEP", (0, 1), 0, "1: a barrier after every tile, so a CPU runs "
+                       "the work-items of a group through K together (with CACHE_A = CACHE_B = 0)",
+                       minimum=0)
+
+PANEL_CONSTRAINTS = (
+    Constraint("PANELS is 0 or 1", "divisibility", lambda p, d: p["PANELS"] in (0, 1)),
+    Constraint("PANELS=0 or CACHE_A = CACHE_B = 0 (panels are read straight from global)",
+               "divisibility",
+               lambda p, d: not p["PANELS"] or (p["CACHE_A"] == 0 and p["CACHE_B"] == 0)),
+    Constraint("LOCKSTEP is 0 or 1", "divisibility", lambda p, d: p["LOCKSTEP"] in (0, 1)),
+    Constraint("LOCKSTEP=0 or CACHE_A = CACHE_B = 0 (with local memory the barrier is there)",
+               "divisibility",
+               lambda p, d: not p["LOCKSTEP"] or (p["CACHE_A"] == 0 and p["CACHE_B"] == 0)),
+)
+
+
+def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
+    """Packing of A (rows of TSM) and of BT (rows of TSN) into panels contiguous over k; they
+    run after the transpose of B, on its output."""
+    return (Helper(name="A into panels", file="helpers.cl", kernel="pack_panels",
+                   macros={"PANEL": panel_a}, local_size=(16, 16), operand="A"),
+            Helper(name="BT into panels", file="helpers.cl", kernel="pack_panels",
+                   macros={"PANEL": panel_b}, local_size=(16, 16), operand="B"))
+
+
+def helpers_with_panels(p: Params) -> tuple[Helper, ...]:
+    return panel_helpers(p["TSM"], p["TSN"]) if p["PANELS"] else ()
+
+
+def derive_vectors(p: Params) -> dict[str, int]:
+    return {**derive_wide(p), "VPTM": p["WPTM"] // p["VWM"], "VPTN": p["WPTN"] // p["VWN"]}
+
+
+def double_tile_bytes(p: Params) -> int:
+    """Two A tiles and two B tiles, of those operands that go through local memory."""
+    per_buffer = p["TSK"] * (p["TSM"] * p["CACHE_A"] + p["TSN"] * p["CACHE_B"])
+    return 2 * 4 * per_buffer
+
+
+TILED = Rung(
+    number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
+    adds="register vectors, local memory optional, CPU panels",
+    file="tiled.cl", kernel="gemm_tiled",
+    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM),
+    derive=derive_vectors,
+    constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
+    + PANEL_CONSTRAINTS,
+    local_size=local_size,
+    output_tile=output_tile,
+    k_step=lambda p: p["TSK"],
+    local_mem_bytes=double_tile_bytes,
+    transposed_b=True,
+    helpers=(TRANSPOSE_B,),
+    extra_helpers=helpers_with_panels,
+    teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
+            "leaving local memory and its barriers out, or packing panels, can beat staging",
+)

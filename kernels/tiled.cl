@@ -1,0 +1,244 @@
+// Library kernel 12, "tiled": what gemm() and the tuner run where the sizes suit its tiles. It
+// is the ladder's rung 9 (WIDTH-wide loads through LOAD_GLOBAL from RESTRICT inputs, two local
+// buffers per operand, the next tiles fetched into registers during the compute, one barrier per
+// tile: the argument for one barrier is in kernels/09_prefetch.cl) with the register block and
+// the tiles reworked for speed rather than for teaching. Rung 8's padding and opt-in sub-group
+// shuffle are not here.
+//
+// Both tiles are stored k-major ([k][m] and [k][n]), so that a run of consecutive rows of A or
+// columns of B is contiguous in local memory and can be read as one vector. Four tunable
+// switches widen the inner loop (at 1, 1, 1, 1 it is the scalar register block of rungs 6-9):
+//   VWM    A values and accumulators are vectors of VWM consecutive rows. Work-item tidm owns the
+//          vector slots tidm, tidm + RTSM, tidm + 2*RTSM, ... of the tile, so neighbouring
+//          work-items read neighbouring vectors: WPTM/VWM wide local reads instead of WPTM.
+//   VWN    B values are read as vectors of VWN consecutive columns, slots tidn, tidn + RTSN, ...
+//   CACHE_A, CACHE_B  1: the operand is staged through local memory as above. 0: the inner loop
+//          reads it straight from global memory. On a CPU, local memory is ordinary cached
+//          memory and every barrier splits the work-group's loop over work-items in two, so
+//          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
+//   PANELS 1 (with CACHE_A = CACHE_B = 0): A and BT come packed into panels (see A_VEC below).
+//   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
+//          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
+//          run every work-item through one tile before any starts the next, so the tile's
+//          values that they share are still in cache when the next work-item reads them.
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH: as in rung 7
+//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7;  VPTM = WPTM/VWM, VPTN = WPTN/VWN
+
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 128      // tile rows (along M)
+#endif
+#ifndef TSN
+  #define TSN 128      // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 16       // tile depth (along K)
+#endif
+#ifndef WPTM
+  #define WPTM 8       // outputs per work-item along M
+#endif
+#ifndef WPTN
+  #define WPTN 8       // outputs per work-item along N
+#endif
+#ifndef WIDTH
+  #define WIDTH 4      // floats per vector load from global memory
+#endif
+#ifndef VWM
+  #define VWM 1        // floats per register vector along M (A values, sums)
+#endif
+#ifndef VWN
+  #define VWN 1        // floats per register vector along N (B values)
+#endif
+#ifndef CACHE_A
+  #define CACHE_A 1    // 1: A tiles through local memory; 0: A read from global
+#endif
+#ifndef CACHE_B
+  #define CACHE_B 1    // 1: B tiles through local memory; 0: B read from global
+#endif
+#ifndef PANELS
+  #define PANELS 0     // 1: A and BT read from panels packed before the kernel
+#endif
+#ifndef LOCKSTEP
+  #define LOCKSTEP 0   // 1: a barrier per tile even without local memory (CPUs)
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)                          // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                          // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (WIDTH * RTSM * RTSN))   // vector loads of A per work-item per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (WIDTH * RTSM * RTSN))   // vector loads of B per work-item per tile
+#endif
+#ifndef VTSM
+  #define VTSM (TSM / WIDTH)                         // vectors per column of the A tile
+#endif
+#ifndef VTSN
+  #define VTSN (TSN / WIDTH)                         // vectors per row of the B tile
+#endif
+#ifndef VPTM
+  #define VPTM (WPTM / VWM)                          // register vectors per work-item along M
+#endif
+#ifndef VPTN
+  #define VPTN (WPTN / VWN)                          // register vectors per work-item along N
+#endif
+
+// Global -> registers: the vectors of the A (B) tile that starts at depth k0.
+#define FETCH_A(k0)                                                                  \
+    for (int l = 0; l < LPTA; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        Anext[l] = LOAD_GLOBAL(A, ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM); \
+    }
+#define FETCH_B(k0)                                                                  \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        Bnext[l] = LOAD_GLOBAL(BT, ((k0) + e / VTSN) * Nv + offn / WIDTH + e % VTSN); \
+    }
+
+// Registers -> local buffer `buf`: component i of a vector goes to the next row (column).
+#define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
+#define B_SLOT(i) Btile[buf][ek][WIDTH * ev + (i)]
+#define STORE_A(buf_index)                                                           \
+    {                                                                                \
+        const int buf = (buf_index);                                                 \
+        for (int l = 0; l < LPTA; l++) {                                             \
+            const int e = tid + l * RTSM * RTSN;                                     \
+            const int ev = e % VTSM, ek = e / VTSM;                                  \
+            SPREAD(Anext[l], A_SLOT)                                                 \
+        }                                                                            \
+    }
+#define STORE_B(buf_index)                                                           \
+    {                                                                                \
+        const int buf = (buf_index);                                                 \
+        for (int l = 0; l < LPTB; l++) {                                             \
+            const int e = tid + l * RTSM * RTSN;                                     \
+            const int ev = e % VTSN, ek = e / VTSN;                                  \
+            SPREAD(Bnext[l], B_SLOT)                                                 \
+        }                                                                            \
+    }
+
+// The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
+// With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
+// (TSN rows of BT) that one work-group reads lie contiguously over k, so each work-item walks a
+// stream instead of touching a new column, often a new page, at every step.
+#if CACHE_A
+  #define A_VEC(k, v) LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)])
+#elif PANELS
+  #define A_VEC(k, v) VLOADM(Af + ((offm / TSM) * K + k0 + (k)) * TSM + VWM * (v))
+#else
+  #define A_VEC(k, v) VLOADM(Af + (k0 + (k)) * M + offm + VWM * (v))
+#endif
+#if CACHE_B
+  #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)])
+#elif PANELS
+  #define B_VEC(k, v) VLOADN(BTf + ((offn / TSN) * K + k0 + (k)) * TSN + VWN * (v))
+#else
+  #define B_VEC(k, v) VLOADN(BTf + (k0 + (k)) * N + offn + VWN * (v))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+void gemm_tiled(const int M, const int N, const int K,
+                   const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
+                   __global float* C) {
+    const int tidm = get_local_id(0);
+    const int tidn = get_local_id(1);
+    const int offm = TSM * get_group_id(0);
+    const int offn = TSN * get_group_id(1);
+#if CACHE_A || CACHE_B
+    const int tid = tidn * RTSM + tidm;
+#endif
+    // Column lengths in vectors for the tile loads; the inputs seen as floats for direct reads.
+#if CACHE_A
+    const int Mv = M / WIDTH;
+#else
+    const __global float* RESTRICT Af = (const __global float*)A;
+#endif
+#if CACHE_B
+    const int Nv = N / WIDTH;
+#else
+    const __global float* RESTRICT BTf = (const __global float*)BT;
+#endif
+
+#if CACHE_A
+    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
+    floatX Anext[LPTA];
+#endif
+#if CACHE_B
+    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
+    floatX Bnext[LPTB];
+#endif
+    floatM a[VPTM];
+    float b[WPTN];
+    floatM acc[VPTM][WPTN];
+    for (int vm = 0; vm < VPTM; vm++)
+        for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
+
+    // Prologue: the first pair of tiles, with nothing yet to overlap them with.
+#if CACHE_A
+    FETCH_A(0)
+    STORE_A(0)
+#endif
+#if CACHE_B
+    FETCH_B(0)
+    STORE_B(0)
+#endif
+#if CACHE_A || CACHE_B
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+
+    const int tiles = K / TSK;
+    for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+#if CACHE_A || CACHE_B
+        const int cur = t % 2;
+        const bool more = t + 1 < tiles;
+#endif
+#if CACHE_A
+        if (more) {
+            FETCH_A(k0 + TSK)                   // in flight during the loop below
+        }
+#endif
+#if CACHE_B
+        if (more) {
+            FETCH_B(k0 + TSK)
+        }
+#endif
+
+        for (int k = 0; k < TSK; k++) {
+            for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
+            for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
+        }
+
+#if CACHE_A
+        if (more) {
+            STORE_A(1 - cur)
+        }
+#endif
+#if CACHE_B
+        if (more) {
+            STORE_B(1 - cur)
+        }
+#endif
+#if CACHE_A || CACHE_B || LOCKSTEP
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    }
+
+    // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
+    // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.
+    for (int vn = 0; vn < VPTN; vn++) {
+        for (int i = 0; i < VWN; i++) {
+            const int n = offn + VWN * (tidn + vn * RTSN) + i;
+            for (int vm = 0; vm < VPTM; vm++) {
+                const int m = offm + VWM * (tidm + vm * RTSM);
+                VSTOREM(acc[vm][VWN * vn + i], C + n * M + m);
+            }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+// Library kernel 13, "tiled-any": the tiled kernel (kernels/tiled.cl) for any M, N, K >= 1,
+// without its CPU forms (PANELS, LOCKSTEP). It is what gemm() falls back to when nothing stored
+// fits a shape. Tiles that hang over the edge of A or BT are filled with zeros (which add nothing
+// to the sums), and only the outputs inside C are stored. The last tile along K may be partial,
+// so the loop runs ceil(K / TSK) times. No padded copies of A or B are made: the helper step
+// before this kernel is only the transpose of B, which handles any size itself.
+//
+// Vector loads need aligned, whole vectors. When M is a multiple of WIDTH, a WIDTH-aligned
+// vector of a column of A is either wholly inside the matrix or wholly outside, so the vector
+// load stays, guarded per vector. When it is not, the columns of A start at addresses that are
+// not multiples of WIDTH floats and vectors may straddle the edge, so A is read one float at a
+// time, each float checked. The same holds for BT with N. The choice is made once per launch
+// and is the same for every work-item (rung 10 teaches the same edges on rung 9's kernel).
+// Reads that bypass local memory (CACHE_A or CACHE_B = 0) are checked the same way: a vector
+// wholly inside the column is read at once, one that reaches past its end float by float, zeros
+// beyond. The stores of C are vectors where all VWM rows are inside C and single checked floats
+// at the bottom edge.
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B: as in the tiled kernel
+//   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB, VPTM, VPTN: derived as in the tiled kernel
+
+// ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
+#ifndef TSM
+  #define TSM 128     // tile rows (along M)
+#endif
+#ifndef TSN
+  #define TSN 128     // tile columns (along N)
+#endif
+#ifndef TSK
+  #define TSK 16      // tile depth (along K)
+#endif
+#ifndef WPTM
+  #define WPTM 8      // outputs per work-item along M
+#endif
+#ifndef WPTN
+  #define WPTN 8      // outputs per work-item along N
+#endif
+#ifndef WIDTH
+  #define WIDTH 4     // floats per vector load from global memory
+#endif
+#ifndef VWM
+  #define VWM 1       // floats per register vector along M (A values, sums)
+#endif
+#ifndef VWN
+  #define VWN 1       // floats per register vector along N (B values)
+#endif
+#ifndef CACHE_A
+  #define CACHE_A 1   // 1: A tiles through local memory; 0: A read from global
+#endif
+#ifndef CACHE_B
+  #define CACHE_B 1   // 1: B tiles through local memory; 0: B read from global
+#endif
+// ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
+#ifndef RTSM
+  #define RTSM (TSM / WPTM)                          // work-items per group along M
+#endif
+#ifndef RTSN
+  #define RTSN (TSN / WPTN)                          // work-items per group along N
+#endif
+#ifndef LPTA
+  #define LPTA (TSK * TSM / (WIDTH * RTSM * RTSN))   // vector loads of A per work-item per tile
+#endif
+#ifndef LPTB
+  #define LPTB (TSK * TSN / (WIDTH * RTSM * RTSN))   // vector loads of B per work-item per tile
+#endif
+#ifndef VTSM
+  #define VTSM (TSM / WIDTH)                         // vectors per column of the A tile
+#endif
+#ifndef VTSN
+  #define VTSN (TSN / WIDTH)                         // vectors per row of the B tile
+#endif
+#ifndef VPTM
+  #define VPTM (WPTM / VWM)                          // register vectors per work-item along M
+#endif
+#ifndef VPTN
+  #define VPTN (WPTN / VWN)                          // register vectors per work-item along N
+#endif
+
+// Staging registers hold each vector as WIDTH separate floats, since the scalar path fills them
+// one at a time.
+#define ANEXT_SLOT(i) Anext[l][i]
+#define BNEXT_SLOT(i) Bnext[l][i]
+
+// Global -> registers, zero outside the matrix: the vectors of the A (B) tile starting at depth
+// k0. Rows m0 .. m0+WIDTH-1 of column k of A (m0 a multiple of WIDTH), likewise for BT along N.
+#define FETCH_A(k0)                                                                  \
+    for (int l = 0; l < LPTA; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int k = (k0) + e / VTSM, m0 = offm + WIDTH * (e % VTSM);               \
+        if (a_vectors) {                                                             \
+            if (k < K && m0 < M) {                                                   \
+                const floatX v = LOAD_GLOBAL(A, k * (M / WIDTH) + m0 / WIDTH);       \
+                SPREAD(v, ANEXT_SLOT)                                                \
+            } else {                                                                 \
+                for (int i = 0; i < WIDTH; i++) Anext[l][i] = 0.0f;                  \
+            }                                                                        \
+        } else {                                                                     \
+            for (int i = 0; i < WIDTH; i++)                                          \
+                Anext[l][i] = (k < K && m0 + i < M) ? LOAD_GLOBAL(Af, k * M + m0 + i) : 0.0f; \
+        }                                                                            \
+    }
+#define FETCH_B(k0)                                                                  \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int k = (k0) + e / VTSN, n0 = offn + WIDTH * (e % VTSN);               \
+        if (b_vectors) {                                                             \
+            if (k < K && n0 < N) {                                                   \
+                const floatX v = LOAD_GLOBAL(BT, k * (N / WIDTH) + n0 / WIDTH);      \
+                SPREAD(v, BNEXT_SLOT)                                                \
+            } else {                                                                 \
+                for (int i = 0; i < WIDTH; i++) Bnext[l][i] = 0.0f;                  \
+            }                                                                        \
+        } else {                                                                     \
+            for (int i = 0; i < WIDTH; i++)                                          \
+                Bnext[l][i] = (k < K && n0 + i < N) ? LOAD_GLOBAL(BTf, k * N + n0 + i) : 0.0f; \
+        }                                                                            \
+    }
+
+// Registers -> local buffer `buf`.
+#define STORE_A(buf)                                                                 \
+    for (int l = 0; l < LPTA; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int ev = e % VTSM, ek = e / VTSM;                                      \
+        for (int i = 0; i < WIDTH; i++) Atile[(buf)][ek][WIDTH * ev + i] = Anext[l][i]; \
+    }
+#define STORE_B(buf)                                                                 \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int ev = e % VTSN, ek = e / VTSN;                                      \
+        for (int i = 0; i < WIDTH; i++) Btile[(buf)][ek][WIDTH * ev + i] = Bnext[l][i]; \
+    }
+
+// Straight from global memory, checked: the V_ consecutive floats from row r0 of column k of `src`
+// (columns of length `len`) into `dst`, zeros below the end of the column. Column k always exists:
+// the loop over k stops at K when an operand is read this way (KSTEPS below).
+#define CHECKED_READ(dst, V_, VLOAD_, src, len, k, r0)                                \
+    if ((r0) + V_ <= (len)) {                                                        \
+        dst = VLOAD_((src) + (k) * (len) + (r0));                                    \
+    } else {                                                                         \
+        float part[V_];                                                              \
+        for (int i = 0; i < V_; i++)                                                 \
+            part[i] = (r0) + i < (len) ? (src)[(k) * (len) + (r0) + i] : 0.0f;       \
+        dst = VLOAD_(part);                                                          \
+    }
+
+// Steps of k in the tile starting at k0. With both operands in local memory the tiles are
+// zero-filled past K, so every tile runs TSK steps (a constant the compiler can unroll); a read
+// straight from global memory has no zeros to rely on, so the last tile stops at K.
+#if CACHE_A && CACHE_B
+  #define KSTEPS TSK
+#else
+  #define KSTEPS min(TSK, K - k0)
+#endif
+
+#if CACHE_A
+  #define READ_A(dst, k, v) dst = LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)]);
+#else
+  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, k0 + (k), offm + VWM * (v))
+#endif
+#if CACHE_B
+  #define READ_B(dst, k, v) dst = LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)]);
+#else
+  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, k0 + (k), offn + VWN * (v))
+#endif
+
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+void gemm_tiled_any(const int M, const int N, const int K,
+                   const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
+                   __global float* C) {
+    const int tidm = get_local_id(0);
+    const int tidn = get_local_id(1);
+    const int offm = TSM * get_group_id(0);
+    const int offn = TSN * get_group_id(1);
+#if CACHE_A || CACHE_B
+    const int tid = tidn * RTSM + tidm;
+#endif
+    // The same inputs seen as floats, for the one-float-at-a-time path and the direct reads.
+    const __global float* RESTRICT Af = (const __global float*)A;
+    const __global float* RESTRICT BTf = (const __global float*)BT;
+#if CACHE_A
+    const bool a_vectors = M % WIDTH == 0;
+#endif
+#if CACHE_B
+    const bool b_vectors = N % WIDTH == 0;
+#endif
+
+#if CACHE_A
+    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
+    float Anext[LPTA][WIDTH];
+#endif
+#if CACHE_B
+    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
+    float Bnext[LPTB][WIDTH];
+#endif
+    floatM a[VPTM];
+    floatN bv;
+    float b[WPTN];
+    floatM acc[VPTM][WPTN];
+    for (int vm = 0; vm < VPTM; vm++)
+        for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
+
+#if CACHE_A
+    FETCH_A(0)
+    STORE_A(0)
+#endif
+#if CACHE_B
+    FETCH_B(0)
+    STORE_B(0)
+#endif
+#if CACHE_A || CACHE_B
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+
+    // One barrier per tile suffices for the reason given in kernels/09_prefetch.cl.
+    const int tiles = (K + TSK - 1) / TSK;
+    for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+#if CACHE_A || CACHE_B
+        const int cur = t % 2;
+        const bool more = t + 1 < tiles;
+#endif
+#if CACHE_A
+        if (more) {
+            FETCH_A(k0 + TSK)
+        }
+#endif
+#if CACHE_B
+        if (more) {
+            FETCH_B(k0 + TSK)
+        }
+#endif
+
+        for (int k = 0; k < KSTEPS; k++) {
+            for (int vn = 0; vn < VPTN; vn++) {
+                READ_B(bv, k, tidn + vn * RTSN)
+                VSTOREN(bv, b + VWN * vn);
+            }
+            for (int vm = 0; vm < VPTM; vm++) {
+                READ_A(a[vm], k, tidm + vm * RTSM)
+            }
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
+        }
+
+#if CACHE_A
+        if (more) {
+            STORE_A(1 - cur)
+        }
+#endif
+#if CACHE_B
+        if (more) {
+            STORE_B(1 - cur)
+        }
+#endif
+#if CACHE_A || CACHE_B
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    }
+
+    for (int vn = 0; vn < VPTN; vn++) {
+        for (int i = 0; i < VWN; i++) {
+            const int n = offn + VWN * (tidn + vn * RTSN) + i;
+            if (n >= N) continue;
+            for (int vm = 0; vm < VPTM; vm++) {
+                const int m = offm + VWM * (tidm + vm * RTSM);
+                if (m + VWM <= M) {
+                    VSTOREM(acc[vm][VWN * vn + i], C + n * M + m);
+                } else {
+                    float part[VWM];
+                    VSTOREM(acc[vm][VWN * vn + i], part);
+                    for (int r = 0; r < VWM && m + r < M; r++) C[n * M + m + r] = part[r];
+                }
+            }
+        }
+    }
+}

@@ -23,7 +23,8 @@ from clgemm.measured import device_records, measurements
 from clgemm.paths import RESULTS
 from clgemm.report import ladder_table
 from clgemm.rungs import get_rung
-from clgemm.runner import Problem, RunResult
+from clgemm.problem import Problem
+from clgemm.runner import RunResult
 
 #: a made-up GPU with round figures: peak 2 x 64 x 10 x 1 GHz = 1280 GFLOP/s, 2 FMA
 #: instructions per clock per CU, local memory 128 GB/s per CU (1280 GB/s in all)
@@ -156,21 +157,21 @@ def test_register_estimate_past_the_limit_is_noted():
     assert any("spills" in note for note in b.notes)
 
 
-# -- parameters rungs 9 and 10 may gain ------------------------------------------------------------
+# -- parameters only the tiled kernels (12, 13) have: the ladder reads them at their defaults ---
 def test_missing_vector_and_cache_parameters_mean_their_defaults():
-    params = get_rung(9).defaults()
-    plain = bound(9, params, 1024)
-    explicit = bound(9, {**params, "VWM": 1, "VWN": 1, "CACHE_A": 1, "CACHE_B": 1}, 1024)
+    params = get_rung(12).defaults()
+    plain = bound(12, params, 1024)
+    explicit = bound(12, {**params, "VWM": 1, "VWN": 1, "CACHE_A": 1, "CACHE_B": 1}, 1024)
     assert plain.gflops == explicit.gflops and plain.terms == explicit.terms
 
 
 def test_vector_reads_cut_the_loads_and_cache_off_moves_them_to_global():
-    params = {**get_rung(9).defaults(), "WPTM": 8, "WPTN": 8}
-    base = bound(9, params, 1024)
-    vec = bound(9, {**params, "VWM": 4, "VWN": 2}, 1024)
+    params = {**get_rung(12).defaults(), "WPTM": 8, "WPTN": 8}
+    base = bound(12, params, 1024)
+    vec = bound(12, {**params, "VWM": 4, "VWN": 2}, 1024)
     assert base.step.loads == 16 and vec.step.loads == 8 / 4 + 8 / 2
     assert vec.term(model.MIX).share > base.term(model.MIX).share
-    direct = bound(9, {**params, "CACHE_A": 0}, 1024)
+    direct = bound(12, {**params, "CACHE_A": 0}, 1024)
     assert [r.space for r in direct.step.reads] == ["global", "local"]
     assert direct.term(model.LOCAL).gflops > base.term(model.LOCAL).gflops
     assert direct.occupancy.registers < base.occupancy.registers  # no A prefetch registers
@@ -270,7 +271,7 @@ def test_model_command_on_a_recorded_device_as_json(capsys):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["model", "--rung", "12"], "no rung 12"),
+    (["model", "--rung", "14"], "no rung 14"),
     (["model", "--rung", "7", "-p", "TSM=100"], "TSM"),
     (["model", "--rung", "6", "--size", "100", "--defaults"], "cannot do"),
     (["model", "--peak-gflops", "-5"], "--peak-gflops"),

@@ -1,0 +1,95 @@
+"""`clgemm bench`: the best rung per shape against the libraries, or with --call what a user's
+call costs; the measuring is in `clgemm.bench` and `clgemm.callbench`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .. import api, callbench
+from ..bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
+from ..backends import select_device
+from ..devices import DeviceInfo
+from ..hardware import Overrides, hardware_for_device
+from ..paths import write_output
+from ..rungs import parse_rungs
+from ..problem import parse_sizes
+from .options import (bound_options, command_line, csv_file_option, device_options,
+                      json_file_option, timing_options)
+
+
+def _progress(msg: str) -> None:
+    click.echo(f"  {msg}", err=True)
+
+
+def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
+                 clblast_file: str | None, json_file: str | None) -> None:
+    """`bench --call`: callbench's engine, its table, its JSON."""
+    clblast = callbench.read_clblast_params(clblast_file) if clblast_file else None
+    mode = arrays or ("numpy" if dev.is_cpu else "device")
+    shapes = ([(p.m, p.n, p.k) for p in parse_sizes(sizes)] if sizes else
+              list(callbench.CPU_SHAPES if dev.is_cpu else callbench.GPU_SHAPES))
+    backend = api.backend_for(dev)
+    click.echo(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
+               f"{len(shapes)} shapes, {mode} arrays", err=True)
+    rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
+                               progress=_progress)
+    data = callbench.to_json(backend, rows, command_line(), mode, clblast)
+    click.echo(callbench.table(data))
+    if json_file:
+        write_output(json_file, json.dumps(data, indent=2, allow_nan=False) + "\n")
+        click.echo(f"wrote {json_file}", err=True)
+
+
+@click.command()
+@device_options
+@click.option("--sizes", default=None,
+              help="comma list of S (square) or MxNxK, e.g. 1024,1000,4096x4096x128 (default: "
+                   "a set for the device type)")
+@click.option("--rungs", "-r", default=None,
+              help="rungs to measure, e.g. 6-10,tiled (default: 6-8, tiled, tiled-any plus "
+                   "gemm's own pick)")
+@timing_options(repeats_help=f"timed runs per contender (default: adaptive, about {TARGET_S:g} s "
+                             f"of timed work each, {MIN_REPEATS} to {MAX_REPEATS['CPU']} on a "
+                             f"CPU, {MIN_REPEATS} to {MAX_REPEATS['GPU']} on a GPU)",
+                warmup_help="untimed rounds before timing")
+@json_file_option()
+@csv_file_option("also write one CSV row per shape to this file")
+@click.option("--call", "call_mode", is_flag=True,
+              help="time what a user calls: gemm() end to end beside cuBLAS's and CLBlast's "
+                   "own calls, with the chosen kernel's time and the overhead")
+@click.option("--arrays", type=click.Choice(["device", "numpy"]), default=None,
+              help="with --call: device arrays in and out (default on GPUs) or NumPy arrays "
+                   "(default on CPUs)")
+@click.option("--clblast-params", "clblast_file", type=click.Path(dir_okay=False), default=None,
+              help="with --call: a JSON file of CLBlast Xgemm parameters tuned for the device "
+                   "(its tuner's result), measured as 'CLBlast (tuned)'")
+@bound_options
+def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str | None,
+          repeats: int | None, warmup: int | None, json_file: str | None,
+          csv_file: str | None, call_mode: bool, arrays: str | None, clblast_file: str | None,
+          overrides: Overrides) -> None:
+    """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side; with
+    --call, gemm() end to end against the libraries' own calls."""
+    if call_mode:
+        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file,
+                     json_file)
+        return
+
+    problems = parse_sizes(sizes) if sizes is not None else None
+    numbers = parse_rungs(rungs) if rungs is not None else None
+    dev = select_device(device, backend=backend)
+    hardware = hardware_for_device(dev, overrides)
+    problems = problems or default_sizes(dev)
+    click.echo(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
+               f"{len(problems)} shapes", err=True)
+    run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
+                    command=command_line(), progress=_progress, hardware=hardware)
+    click.echo(run.table())
+    if json_file:
+        write_output(json_file, json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
+        click.echo(f"wrote {json_file}", err=True)
+    if csv_file:
+        write_output(csv_file, run.csv_text())
+        click.echo(f"wrote {csv_file}", err=True)

@@ -1,0 +1,194 @@
+"""Options that several commands take, each declared here once, so the same flag has the same
+name, help and checks wherever it appears; and the small parsers behind them.
+
+A value that can be refused without a device is refused while the command line is parsed, by
+the option's own callback, with the one-line `UsageError` message every command used to print
+itself: a mistake in the options then never costs a device discovery or a kernel build.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shlex
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+
+from ..errors import UsageError
+from ..hardware import Overrides
+from ..paths import check_writable
+from ..rungs import get_rung
+from ..problem import Problem
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEVICE_HELP = "device index (see 'clgemm devices') or a case-insensitive part of its name"
+BACKEND_HELP = "only this backend's devices (an NVIDIA GPU is listed by both)"
+BACKENDS = ("opencl", "cuda")
+
+
+def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Apply options so that they are listed in `--help` in the order given."""
+    def apply(command: F) -> F:
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+    return apply
+
+
+def command_line() -> str:
+    """The command as the user typed it, for the provenance of what a command writes."""
+    return "clgemm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+# -- the device ---------------------------------------------------------------------------------
+#: every command that opens a device takes exactly these two options
+device_options = _stack(
+    click.option("--device", "-d", default=None, help=DEVICE_HELP),
+    click.option("--backend", "-b", type=click.Choice(list(BACKENDS)), default=None,
+                 help=BACKEND_HELP),
+)
+
+
+# -- numbers that must be positive ----------------------------------------------------------------
+def check_positive(name: str, value: float | None, allow_zero: bool = False) -> None:
+    """NaN compares false with everything, so it is refused by name rather than let through
+    as "not negative"; an infinite limit is no limit, which these options cannot mean."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise UsageError(f"{name} {value:g}: must be a finite number")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise UsageError(f"{name} {value:g}: must be {'>= 0' if allow_zero else 'positive'}")
+
+
+def positive(allow_zero: bool = False) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A click callback refusing a count, a time or a timeout that cannot mean anything."""
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        check_positive(param.opts[0], value, allow_zero)
+        return value
+    return callback
+
+
+def timing_options(repeats_help: str, warmup_help: str) -> Callable[[F], F]:
+    """--repeats and --warmup. What is repeated differs by command (launches, rounds,
+    evaluations), so the help does; what counts as a valid number does not."""
+    return _stack(
+        click.option("--repeats", type=int, default=None, callback=positive(),
+                     help=repeats_help),
+        click.option("--warmup", type=int, default=None, callback=positive(allow_zero=True),
+                     help=warmup_help),
+    )
+
+
+# -- files written at the end --------------------------------------------------------------------
+def _writable(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        check_writable(param.opts[0], value)
+    return value
+
+
+def output_file(flag: str, dest: str, help: str) -> Callable[[F], F]:
+    """An option naming a file written once the work is done; a file that could not be written
+    is refused before the work starts."""
+    return click.option(flag, dest, type=click.Path(dir_okay=False), default=None,
+                        callback=_writable, help=help)
+
+
+def json_file_option(help: str = "also write the results as JSON to this file") -> Callable[[F], F]:
+    """--json FILE: the table's results in full, for the report and for other programs."""
+    return output_file("--json", "json_file", help)
+
+
+def csv_file_option(help: str) -> Callable[[F], F]:
+    """--csv FILE: the same results one row per item, for a spreadsheet or a plot."""
+    return output_file("--csv", "csv_file", help)
+
+
+def json_flag(help: str) -> Callable[[F], F]:
+    """--json as a flag, for commands that print JSON instead of their table."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+# -- the problem size ------------------------------------------------------------------------------
+size_options = _stack(
+    click.option("--size", "-s", type=int, default=None, help="square size M=N=K"),
+    click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K"),
+)
+
+
+def problem_from_options(size: int | None, mnk: tuple[int, int, int] | None,
+                         default: int) -> Problem:
+    """--size or --mnk, or the device's default square size when neither is given."""
+    if size is not None and mnk:
+        raise UsageError("give either --size or --mnk, not both")
+    if mnk:
+        return Problem(*mnk)
+    return Problem(default, default, default) if size is None else Problem(size, size, size)
+
+
+# -- kernel parameters -----------------------------------------------------------------------------
+def param_option(help: str = "[RUNG:]NAME=VALUE, repeatable") -> Callable[[F], F]:
+    """--param/-p, repeatable; parse what it collects with `parse_param_options`."""
+    return click.option("--param", "-p", "param_opts", multiple=True, help=help)
+
+
+def parse_param_options(options: tuple[str, ...] | list[str],
+                        rungs: list[int]) -> dict[int, dict[str, int]]:
+    """Per-rung overrides. Without a 'RUNG:' prefix a setting applies to every selected rung
+    that has that macro; a setting no selected rung can take is an error."""
+    out: dict[int, dict[str, int]] = {}
+    for opt in options:
+        text = opt.strip()
+        target, _, assign = text.rpartition(":")
+        name, eq, value = assign.partition("=")
+        name = name.strip().upper()
+        if not eq or not name:
+            raise UsageError(f"--param '{opt}': write NAME=VALUE or RUNG:NAME=VALUE")
+        try:
+            number = int(value)
+        except ValueError:
+            raise UsageError(f"--param '{opt}': value '{value}' is not an integer") from None
+        if target:
+            try:
+                wanted = [int(target)]
+            except ValueError:
+                raise UsageError(f"--param '{opt}': rung '{target}' is not a number") from None
+            if wanted[0] not in rungs:
+                raise UsageError(f"--param '{opt}': rung {wanted[0]} is not among the selected rungs")
+            if name not in get_rung(wanted[0]).param_names():
+                raise UsageError(f"--param '{opt}': rung {wanted[0]} has no parameter {name} "
+                                 f"(it has {', '.join(get_rung(wanted[0]).param_names())})")
+        else:
+            wanted = [r for r in rungs if name in get_rung(r).param_names()]
+            if not wanted:
+                raise UsageError(f"--param '{opt}': no selected rung has a parameter {name}")
+        for r in wanted:
+            out.setdefault(r, {})[name] = number
+    return out
+
+
+# -- the performance bound's hardware figures -------------------------------------------------------
+_BOUND_FIGURES = ("peak_gflops", "local_gbps", "mem_gbps")
+
+
+def bound_options(command: F) -> F:
+    """--peak-gflops, --local-gbps and --mem-gbps, for a device the table does not know (or
+    knows wrongly). The command receives them together as one `overrides` argument, the form
+    `hardware_for_device` takes; whether each is positive is checked there."""
+    @functools.wraps(command)
+    def with_overrides(*args: Any, **kwargs: Any) -> Any:
+        kwargs["overrides"] = Overrides(**{name: kwargs.pop(name) for name in _BOUND_FIGURES})
+        return command(*args, **kwargs)
+
+    return _stack(
+        click.option("--peak-gflops", type=float, default=None,
+                     help="performance bound: the device's FP32 peak in GFLOP/s, instead of "
+                          "lanes x compute units x clock x 2 from the table"),
+        click.option("--local-gbps", type=float, default=None,
+                     help="performance bound: local-memory bandwidth per compute unit, GB/s"),
+        click.option("--mem-gbps", type=float, default=None,
+                     help="performance bound: DRAM bandwidth of the device, GB/s"),
+    )(with_overrides)  # type: ignore[arg-type]

@@ -1,0 +1,174 @@
+"""`clgemm tune`: the tuner's command. Parses, checks, prints; the run is `clgemm.tuner.session`.
+
+Everything that can be refused is refused before the first kernel is built (unknown strategy,
+bad budget, a journal that exists without --resume or belongs to another device, a foreign
+database), so a mistake costs a second, not the first hour of a tuning run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from ..database import load, results_dir
+from ..backends import select_device
+from ..errors import UsageError
+from ..ladder import default_repeats, default_size
+from ..paths import check_writable
+from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
+from ..problem import parse_sizes
+from ..tuner.plan import GO_FURTHER, Step, bounded_steps, default_plan, plan_table
+from ..tuner.replay import compare
+from ..tuner.session import parse_only, prepare_shape, run_shape, summary_table, units
+from ..tuner.strategies import make_strategy
+from ..tuner.tune import TuneOptions
+from .options import (command_line, device_options, positive, problem_from_options,
+                      size_options, timing_options)
+
+#: rough seconds per configuration, for the estimate --exhaustive prints first
+SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}
+
+
+def _say(text: str) -> None:
+    click.echo(text)
+
+
+def _note(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@click.command()
+@device_options
+@click.option("--rungs", "-r", default=None,
+              help="e.g. 1-5, 1,3,6-10 or tiled,tiled-any,direct (default: the plan's, see "
+                   "below)")
+@size_options
+@click.option("--shapes", default=None,
+              help="several shapes in one run: comma list of S or MxNxK, e.g. 1024,4096x4096x128")
+@click.option("--exhaustive", is_flag=True,
+              help="measure every configuration the funnel keeps (the estimated time is printed "
+                   "first)")
+@click.option("--strategy", default="auto", show_default=True,
+              help="exhaustive, random, annealing, genetic; auto: exhaustive when the budget "
+                   "covers the space, else annealing")
+@click.option("--budget", type=int, default=None, callback=positive(),
+              help="at most this many evaluations per rung")
+@click.option("--time", "time_s", type=float, default=None, callback=positive(),
+              help="at most this many seconds per rung (without --budget, --time or "
+                   "--exhaustive: a plan of at most 10 minutes on a GPU, 15 on a CPU)")
+@click.option("--resume", is_flag=True, help="continue the journal, skipping what it holds")
+@click.option("--no-heuristics", is_flag=True, help="measure everything the device can run")
+@click.option("--journal", "journal_file", type=click.Path(dir_okay=False), default=None,
+              help="one journal for all rungs of one shape (default: <results>/journals/"
+                   "<device>/rung<N>-<M>x<N>x<K>.jsonl per rung and shape)")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the strategies")
+@click.option("--jobs", "-j", type=int, default=None, callback=positive(allow_zero=True),
+              help="pre-building processes (default: one per core; 0: build only when measuring)")
+@timing_options(repeats_help="timed launches per evaluation",
+                warmup_help="untimed launches before timing")
+@click.option("--confirm", type=int, default=3, show_default=True,
+              callback=positive(allow_zero=True),
+              help="re-measure this many of the best with more repeats before storing one")
+@click.option("--launch-timeout", type=float, default=30.0, show_default=True,
+              callback=positive(),
+              help="seconds one launch may take (JIT at first launch included) before the "
+                   "configuration is recorded as timeout")
+@click.option("--build-timeout", type=float, default=300.0, show_default=True,
+              callback=positive(), help="seconds one build may take")
+@click.option("--database", "database_file", type=click.Path(dir_okay=False), default=None,
+              help="tuning database file (default: <results>/<device-key>.json, <results> being "
+                   "$CLGEMM_RESULTS or the per-user data folder)")
+@click.option("--only", "only_specs", multiple=True, metavar="NAME=V1,V2,...",
+              help="search only these values of a parameter (repeatable), e.g. --only VWM=1,4")
+@click.option("--dry-run", is_flag=True, help="print the pruning funnels and stop")
+@click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
+              default=None, metavar="JOURNAL",
+              help="replay every strategy against an exhaustive journal and print the table")
+def tune(device: str | None, backend: str | None, rungs: str | None, size: int | None,
+         mnk: tuple[int, int, int] | None, shapes: str | None, exhaustive: bool,
+         strategy: str, budget: int | None, time_s: float | None, resume: bool,
+         no_heuristics: bool, journal_file: str | None, seed: int, jobs: int | None,
+         repeats: int | None, warmup: int | None, confirm: int, launch_timeout: float,
+         build_timeout: float, database_file: str | None, only_specs: tuple[str, ...],
+         dry_run: bool, replay_file: str | None) -> None:
+    """Search each rung's parameters on one device; store the best verified configuration.
+
+    Without --budget, --time or --exhaustive the run is bounded: the whole ladder and the shapes
+    gemm() runs, at most 10 minutes on a GPU and 15 on a CPU, each search starting from the best
+    configurations known for the device, its family and its type. Results go to the per-user
+    data folder ($CLGEMM_RESULTS or --database choose another place)."""
+    if replay_file:
+        if not Path(replay_file).is_file():
+            raise UsageError(f"--compare-strategies: no such file {replay_file}")
+        click.echo(compare(Path(replay_file)))
+        return
+
+    if sum(x is not None for x in (budget, time_s)) + bool(exhaustive) > 1:
+        raise UsageError("give one of --budget, --time and --exhaustive, not several")
+    if strategy.strip().lower() != "auto":
+        make_strategy(strategy)  # an unknown name is refused now, not after the first rung
+    if shapes is not None and (size is not None or mnk):
+        raise UsageError("give either --shapes or --size/--mnk, not both")
+
+    dev = select_device(device, backend=backend)
+    numbers = parse_rungs(rungs) if rungs is not None else None
+    if shapes is not None:
+        problems = parse_sizes(shapes, "--shapes")
+    elif size is not None or mnk:
+        problems = [problem_from_options(size, mnk, default_size(dev))]
+    else:
+        problems = None
+    bounded = budget is None and time_s is None and not exhaustive
+    default_shape = problem_from_options(None, None, default_size(dev))
+    if bounded and numbers is None and problems is None:
+        steps = default_plan(dev)
+    elif bounded:
+        steps = bounded_steps(dev, numbers or list(GEMM_RUNGS),
+                              [p.as_tuple() for p in problems or [default_shape]])
+    else:
+        steps = [Step(n, p.as_tuple(), time_s or 0.0) for p in problems or [default_shape]
+                 for n in (numbers or GEMM_RUNGS)]
+    by_shape = units(steps)
+    if journal_file and len(by_shape) > 1:
+        raise UsageError("--journal holds one shape: give one shape with it")
+    only = parse_only(only_specs, [get_rung(n) for n in sorted({s.rung for s in steps})])
+    dw, dr = default_repeats(dev)
+    warmup = dw if warmup is None else warmup
+    repeats = dr if repeats is None else repeats
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
+                          time_s=time_s, seed=seed, heuristics=not no_heuristics,
+                          confirm=confirm)
+    command = command_line()
+    results = results_dir()
+
+    click.echo(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
+               f"{dev.driver_version})")
+    if bounded:
+        click.echo("plan (no --budget, --time or --exhaustive given):")
+        click.echo(plan_table(dev, steps))
+    prepared = [prepare_shape(dev, problem, shape_steps, options, only, bounded, journal_file,
+                              results, repeats, warmup, command, resume, say=_say, note=_note)
+                for problem, shape_steps in by_shape]
+    if exhaustive:
+        total = sum(shape.configurations for shape in prepared)
+        per = SECONDS_PER_CONFIG["CPU" if dev.is_cpu else "GPU"]
+        click.echo(f"\n--exhaustive: {total} configurations, about {total * per / 60:.0f} "
+                   f"minutes at ~{per:g} s each")
+    if dry_run:
+        return
+    db = load(dev, Path(database_file) if database_file else None)
+    check_writable("--database" if database_file else "tuning database", db.path)
+
+    outcomes = []
+    for shape in prepared:
+        outcomes += run_shape(dev, shape, options, bounded, db, resume, command, repeats,
+                              warmup, jobs, launch_timeout, build_timeout, note=_note)
+    if outcomes:
+        click.echo("")
+        click.echo(summary_table(outcomes))
+        click.echo(f"\ndatabase: {db.path}")
+        if bounded:
+            click.echo(GO_FURTHER)

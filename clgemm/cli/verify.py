@@ -1,0 +1,62 @@
+"""`clgemm verify`: the conformance sweep's command; the sweep itself is `clgemm.verify`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..backends import select_device
+from ..errors import ClgemmError
+from ..paths import write_output
+from ..rungs import parse_rungs
+from ..verify import failures_json, load_cases, replay, run_verify, summary_table
+from .options import command_line, device_options, output_file
+
+#: failures listed one per line on the terminal; the --failures file holds them all
+SHOWN_FAILURES = 20
+
+
+def _progress(msg: str) -> None:
+    click.echo(f"  {msg}", err=True)
+
+
+@click.command()
+@device_options
+@click.option("--rungs", "-r", default="all,direct,tiled,tiled-any", show_default=True,
+              help="e.g. 1-5, 1,3,6-10, or direct, tiled, tiled-any (the library kernels)")
+@click.option("--quick", is_flag=True, help="a covering subset of the sweep (seconds)")
+@output_file("--failures", "failures_file",
+             help="write failing cases to this JSON file (replay with --replay)")
+@click.option("--replay", "replay_file", type=click.Path(dir_okay=False), default=None,
+              help="run the cases of a --failures file again instead of the sweep")
+def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
+           failures_file: str | None, replay_file: str | None) -> None:
+    """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
+    transposes, layouts, alpha and beta, against a float64 reference."""
+    dev = select_device(device, backend=backend)
+    if replay_file:
+        cases = load_cases(replay_file)
+        recorded = json.loads(Path(replay_file).read_text()).get("device")
+        if recorded and recorded != dev.key:
+            click.echo(f"note: the cases were recorded on {recorded}; replaying them on "
+                       f"{dev.key}", err=True)
+        report = replay(dev, cases, _progress)
+    else:
+        numbers = parse_rungs(rungs)
+        click.echo(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
+                   f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep", err=True)
+        report = run_verify(dev, numbers, quick, _progress)
+    click.echo(summary_table(report))
+    for r in report.failures[:SHOWN_FAILURES]:
+        click.echo(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}",
+                   err=True)
+    if len(report.failures) > SHOWN_FAILURES:
+        click.echo(f"... and {len(report.failures) - SHOWN_FAILURES} more", err=True)
+    if failures_file:
+        write_output(failures_file,
+                     json.dumps(failures_json(report, command_line()), indent=1) + "\n")
+        click.echo(f"wrote {len(report.failures)} failing case(s) to {failures_file}", err=True)
+    if report.failures:
+        raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")

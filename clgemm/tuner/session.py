@@ -1,0 +1,195 @@
+"""A tuning run as `clgemm tune` plans it: the plan's steps grouped by shape, each shape's
+spaces, funnels and journals prepared (and everything that can be refused refused) before any
+shape is measured, then each shape measured in one worker process.
+
+Preparing all shapes first means a mistake (a journal of another device, a space too big for
+memory) costs a second, not the first hour of a run. What is printed goes through the `say`
+(the report) and `note` (progress and warnings) callables the caller passes, so the run does
+not care where its words end up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from tabulate import tabulate
+
+from ..database import Database
+from ..devices import DeviceInfo
+from ..errors import UsageError
+from ..paths import check_writable
+from ..rungs import Rung, get_rung
+from ..problem import Problem
+from ..runner import check_workspace
+from .evaluate import Evaluator
+from .journal import Journal, check_journal, default_journal_path
+from .plan import Step, bound_seeds, seeds
+from .space import SearchSpace, build_space, funnel_table
+from .tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
+
+Say = Callable[[str], None]
+
+
+def units(steps: Sequence[Step]) -> list[tuple[Problem, list[Step]]]:
+    """The steps grouped by shape, in order: one measuring process per shape."""
+    order: list[tuple[int, int, int]] = []
+    for s in steps:
+        if s.shape not in order:
+            order.append(s.shape)
+    return [(Problem(*shape), [s for s in steps if s.shape == shape]) for shape in order]
+
+
+@dataclass
+class PreparedShape:
+    """One shape ready to measure: its steps, each rung's pruned space, and the journals (each
+    with the rungs it records and its header)."""
+
+    problem: Problem
+    steps: list[Step]
+    spaces: dict[int, SearchSpace]
+    journals: list[tuple[Path, list[Rung]]]
+    headers: dict[Path, dict[str, Any]]
+
+    @property
+    def configurations(self) -> int:
+        return sum(len(space) for space in self.spaces.values())
+
+
+def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options: TuneOptions,
+                  only: dict[str, tuple[int, ...]], bounded: bool, journal_file: str | None,
+                  results: Path, repeats: int, warmup: int, command: str, resume: bool,
+                  say: Say, note: Say) -> PreparedShape:
+    """Spaces, funnels, memory and journal checks of one shape, before anything is measured;
+    the funnels go to `say`, journal warnings to `note`."""
+    rungs = [get_rung(s.rung) for s in steps]
+    spaces, resolved = {}, {}
+    for step, rung in zip(steps, rungs):
+        step_options = replace(options, time_s=step.seconds) if bounded else options
+        space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
+                            only=only)
+        spaces[rung.number] = space
+        how = resolved[rung.number] = resolve_strategy(options.strategy, step_options,
+                                                       len(space))
+        say("")
+        say(funnel_table(space, f"rung {rung.number} ({rung.title}) at "
+                                f"{problem.m}x{problem.n}x{problem.k}: pruning funnel, "
+                                f"then {how}"))
+    # The measuring worker's workspace holds every helper's scratch any candidate needs.
+    check_workspace(dev, problem, [(r, p) for r in rungs for p in
+                                   [r.defaults(), *map(spaces[r.number].params,
+                                                       spaces[r.number].configs)]],
+                    vendor_c=False)
+    if journal_file:
+        journals = [(Path(journal_file), rungs)]
+    else:
+        journals = [(default_journal_path(results, dev.key, r.number, problem.as_list()), [r])
+                    for r in rungs]
+    headers = {}
+    for path, group in journals:
+        check_writable("--journal" if journal_file else "journal", path)
+        headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
+                                       {r.number: resolved[r.number] for r in group})
+        _check_journal(path, headers[path], resume, note)
+    return PreparedShape(problem, steps, spaces, journals, headers)
+
+
+def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bounded: bool,
+              db: Database, resume: bool, command: str, repeats: int, warmup: int, jobs: int,
+              launch_timeout: float, build_timeout: float, note: Say) -> list[RungOutcome]:
+    """Measure one shape's rungs in one measuring process; store each rung's winner in `db`
+    as soon as it is known, so an interrupted run keeps what it finished."""
+    problem = shape.problem
+    seconds = {s.rung: s.seconds for s in shape.steps}
+    outcomes = []
+    with Evaluator(dev, problem, repeats=repeats, warmup=warmup, jobs=jobs,
+                   launch_timeout=launch_timeout, build_timeout=build_timeout,
+                   seed=0) as evaluator:
+        for path, group in shape.journals:
+            with Journal.open(path, shape.headers[path], resume, command=command) as journal:
+                for rung in group:
+                    space = shape.spaces[rung.number]
+                    if not len(space):
+                        note(f"rung {rung.number}: nothing left to measure after the "
+                             f"funnel; skipped")
+                        continue
+                    note(f"rung {rung.number} at {problem.m}x{problem.n}x{problem.k}: "
+                         f"journal {journal.path}")
+                    start = seeds(dev, rung, problem.as_tuple())
+                    if bounded:
+                        start += bound_seeds(dev, rung, space, problem.as_tuple(),
+                                             seed=options.seed)
+                    opts = replace(options, seeds=tuple(start),
+                                   time_s=seconds[rung.number] if bounded else options.time_s)
+                    out = tune_rung(rung, space, journal, evaluator, opts, device=dev,
+                                    problem=problem, command=command, db=db)
+                    outcomes.append(out)
+                    if out.entry is not None:
+                        db.save()
+                    note(summary_line(out))
+    return outcomes
+
+
+def parse_only(specs: Iterable[str], rungs: Iterable[Rung]) -> dict[str, tuple[int, ...]]:
+    """'--only VWM=1,4' -> {'VWM': (1, 4)}; a name none of the rungs has is a mistake."""
+    known = {name for r in rungs for name in r.param_names()}
+    only: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        name = name.strip()
+        try:
+            parsed = tuple(int(v) for v in values.split(",")) if sep else ()
+        except ValueError:
+            parsed = ()
+        if not name or not parsed or any(v < 0 for v in parsed):
+            raise UsageError(f"--only {spec}: write NAME=V1,V2,... with non-negative integers")
+        if name not in known:
+            raise UsageError(f"--only {spec}: none of the chosen rungs has a parameter {name} "
+                             f"(they have {', '.join(sorted(known)) or 'none'})")
+        only[name] = parsed
+    return only
+
+
+def _check_journal(path: Path, header: dict, resume: bool, note: Say) -> None:
+    """Refuse now what Journal.open would refuse later, and warn about edited kernels."""
+    existing = check_journal(path, header, resume)
+    if existing is None:
+        if resume:
+            note(f"note: {path} does not exist yet; starting it")
+        return
+    old = existing[0]
+    for number, digest in (old.get("kernels") or {}).items():
+        if header["kernels"].get(number) not in (None, digest):
+            note(f"warning: rung {number}'s kernel changed since {path} was started; "
+                 f"its earlier results are reused as they are")
+
+
+def summary_line(out: RungOutcome) -> str:
+    """One rung's outcome in a line, printed as each rung finishes."""
+    best = out.entry
+    text = (f"rung {out.rung}: {out.measured} measured ({out.measured_now} now, "
+            f"{out.failures} failed), stopped: {out.stop or 'done'}")
+    if best is not None:
+        lo, hi = best.spread_ms or (best.ms, best.ms)
+        params = " ".join(f"{k}={v}" for k, v in best.params.items())
+        text += (f"; best {best.gflops:.2f} GFLOP/s {params}"
+                 f" (median of {best.repeats}: {best.ms:.3f} ms, spread {lo:.3f}-{hi:.3f} ms)")
+    return text
+
+
+def summary_table(outcomes: Sequence[RungOutcome]) -> str:
+    """Every rung's outcome of the run, against its defaults, printed at the end."""
+    rows = []
+    for o in outcomes:
+        e = o.entry
+        d = o.default
+        up = f"{e.gflops / d['gflops']:.2f}" if e is not None and d and d.get("gflops") else ""
+        fails = ", ".join(f"{k} {v}" for k, v in sorted(o.statuses.items()) if k != "ok")
+        rows.append([o.rung, o.title, o.space_size, o.strategy, o.measured, fails or "0",
+                     " ".join(f"{k}={v}" for k, v in e.params.items()) if e else "-",
+                     f"{e.gflops:.2f}" if e else "", f"{d['gflops']:.2f}" if d else "",
+                     up, "yes" if o.stored else "no"])
+    return tabulate(rows, headers=["rung", "name", "space", "strategy", "measured", "failed",
+                                   "best parameters", "GFLOP/s", "default GFLOP/s", "x default",
+                                   "stored"], disable_numparse=True)

@@ -25,20 +25,22 @@ against A (B x), Freivalds' check: a wrong element shows in its row), plus every
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import os
 import platform
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from tabulate import tabulate
 
 from . import __version__, api, check
-from .direct import DIRECT
+from .backends import KINDS, Backend, VendorBlas, vendor_blas, versions
 from .errors import UsageError
-from .references import clblast_override, clblast_row_major, load_clblast
 from .rungs import get_rung
 
 #: the shapes the call bench runs on a GPU by default
@@ -125,38 +127,25 @@ def checked_error(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 0) ->
 
 
 class Side:
-    """How one kind of array is made, synchronised and read back, per backend and mode."""
+    """How one kind of array is made, synchronised and read back: NumPy arrays, or the
+    backend's own array library through its adapter."""
 
-    def __init__(self, backend: Any, mode: str):
+    def __init__(self, backend: Backend, mode: str):
         self.backend, self.mode = backend, mode
-        if mode == "device" and backend.name == "cuda":
-            from .backends.cuda import cupy
-            self.cupy = cupy
+        self.kind = KINDS[backend.name]
 
     def put(self, host: np.ndarray) -> Any:
-        if self.mode == "numpy":
-            return host
-        if self.backend.name == "cuda":
-            with self.backend.activate():
-                return self.cupy.asarray(host)
-        import pyopencl.array as cla
-        return cla.to_device(self.backend.queue, host)
+        return host if self.mode == "numpy" else self.kind.upload(self.backend, host)
 
     def nan(self, shape: tuple[int, int]) -> Any:
         return self.put(np.full(shape, np.nan, np.float32))
 
     def get(self, x: Any) -> np.ndarray:
-        if self.mode == "numpy":
-            return x
-        return self.cupy.asnumpy(x) if self.backend.name == "cuda" else x.get()
+        return x if self.mode == "numpy" else self.kind.download(x)
 
     def sync(self) -> None:
-        if self.mode == "numpy":
-            return
-        if self.backend.name == "cuda":
-            self.cupy.cuda.get_current_stream().synchronize()
-        else:
-            self.backend.queue.finish()
+        if self.mode != "numpy":
+            self.backend.synchronize()
 
 
 def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
@@ -207,7 +196,7 @@ def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
             row.status, row.note = "wrong", f"relative error {err:.2e}"
             return row
         row.call_ms = per_call_ms(call, side.sync)
-        record = DIRECT if choice.rung == DIRECT.number else get_rung(choice.rung)
+        record = get_rung(choice.rung)
         row.kernel_ms, row.launches_ms, row.launches = _kernel_times(backend, side, call,
                                                                      record.kernel)
     except Exception as exc:  # a failure of ours at this shape is this row's finding
@@ -240,57 +229,30 @@ class Vendor:
         raise NotImplementedError
 
 
-class CuBLAS(Vendor):
-    """CuPy's matmul on C-ordered arrays: cuBLAS SGEMM, FP32 (CuPy uses TF32 only when
-    CUPY_TF32=1, which the bench refuses), output from CuPy's pool as ours is."""
+class Library(Vendor):
+    """The backend's vendor SGEMM called on the bench's device arrays as that array library's
+    users call it (cuBLAS through CuPy's matmul; CLBlast row-major on pyopencl's buffers), a new
+    pooled C per call as gemm() makes."""
 
-    name = "cuBLAS"
-
-    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
-        if poison:
-            out = side.nan((a.shape[0], b.shape[1]))
-            side.cupy.matmul(a, b, out=out)
-            return out
-        return side.cupy.matmul(a, b)
-
-
-class CLBlast(Vendor):
-    """CLBlastSgemm, row-major, on the pyopencl arrays' buffers, a new pooled C per call."""
-
-    def __init__(self, lib: Any, backend: Any, label: str):
-        self.lib, self.backend, self.name = lib, backend, label
+    def __init__(self, vendor: VendorBlas, backend: Backend, label: str):
+        self.vendor, self.backend, self.name = vendor, backend, label
 
     def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
-        import pyopencl.array as cla
-
-        m, k = a.shape
-        n = b.shape[1]
-        queue = self.backend.queue
-        out = (side.nan((m, n)) if poison
-               else cla.empty(queue, (m, n), np.float32, allocator=self.backend.pool(queue)))
-        clblast_row_major(self.lib, queue, m, n, k, a.base_data, b.base_data, out.base_data)
-        return out
+        out = side.nan((a.shape[0], b.shape[1])) if poison else None
+        return self.vendor.matmul(self.backend, a, b, out)
 
 
-class CLBlastHost(Vendor):
-    """CLBlastSgemm as a NumPy user reaches it: the operands copied to the device, the call,
-    the result copied back (as gemm() does with NumPy arrays)."""
+class LibraryHost(Vendor):
+    """The vendor SGEMM as a NumPy user reaches it: the operands copied to the device, the
+    call, the result copied back (as gemm() does with NumPy arrays)."""
 
-    name = "CLBlast"
-
-    def __init__(self, lib: Any, backend: Any):
-        self.lib, self.backend = lib, backend
+    def __init__(self, vendor: VendorBlas, backend: Backend, label: str):
+        self.vendor, self.backend, self.name = vendor, backend, label
+        self.kind = KINDS[backend.name]
 
     def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
-        import pyopencl.array as cla
-
-        queue = self.backend.queue
-        m, k = a.shape
-        n = b.shape[1]
-        da, db = cla.to_device(queue, a), cla.to_device(queue, b)
-        out = cla.empty(queue, (m, n), np.float32, allocator=self.backend.pool(queue))
-        clblast_row_major(self.lib, queue, m, n, k, da.base_data, db.base_data, out.base_data)
-        return out.get()
+        da, db = self.kind.upload(self.backend, a), self.kind.upload(self.backend, b)
+        return self.kind.download(self.vendor.matmul(self.backend, da, db))
 
 
 class NumPyHost(Vendor):
@@ -308,34 +270,29 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
     say = progress or (lambda msg: None)
     if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
         raise UsageError("CUPY_TF32 is set: cuBLAS would use TF32 tensor cores; unset it")
-    vendors: list[Vendor] = []
-    lib = None
-    if mode == "numpy":
-        vendors.append(NumPyHost())
-        if backend.name == "opencl":
-            lib, why = load_clblast()
-            if lib is not None:
-                vendors.append(CLBlastHost(lib, backend))
-            lib = None  # CLBlast's tuned parameters are for device arrays
-    if backend.name == "cuda" and mode == "device":
-        vendors.append(CuBLAS())
-    if backend.name == "opencl" and mode == "device":
-        lib, why = load_clblast()
-        if lib is not None:
-            vendors.append(CLBlast(lib, backend, "CLBlast"))
-        else:
-            say(f"CLBlast: {why}")
+    vendor = vendor_blas(backend.name)
+    if clblast_params and vendor.key != "clblast":
+        raise UsageError(f"CLBlast's parameters apply to the OpenCL backend, not {backend.name}")
+    why = vendor.missing()
+    vendors: list[Vendor] = [NumPyHost()] if mode == "numpy" else []
+    if why:
+        say(f"{vendor.label}: {why}")
+    elif mode == "numpy":
+        vendors.append(LibraryHost(vendor, backend, vendor.label))
+    else:
+        vendors.append(Library(vendor, backend, vendor.label))
     rows = []
     for shape in shapes:
         say(f"{'x'.join(map(str, shape))}")
         rows.append(bench_call(backend, shape, mode, vendors))
-    if lib is not None and clblast_params:
-        clblast_override(lib, backend.device.handle, "Xgemm", clblast_params)
-        tuned = CLBlast(lib, backend, "CLBlast (tuned)")
+    # The tuned library's parameters are for device arrays, and stay for the whole process.
+    if clblast_params and mode == "device" and not why:
+        vendor.override(backend, clblast_params)
+        tuned = Library(vendor, backend, f"{vendor.label} (tuned)")
         for row in rows:
             if row.status != "ok":
                 continue
-            say(f"{'x'.join(map(str, row.shape))}: CLBlast tuned")
+            say(f"{'x'.join(map(str, row.shape))}: {tuned.name}")
             side = Side(backend, mode)
             rng = np.random.default_rng(0)
             m, n, k = row.shape
@@ -351,15 +308,8 @@ def provenance(backend: Any, command: str, mode: str) -> dict:
     out = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
            "command": command, "clgemm": __version__, "python": platform.python_version(),
            "numpy": np.__version__, "device": dev.name, "backend": dev.backend,
-           "driver": dev.driver_version, "mode": mode, "host": platform.node() or "?"}
-    try:
-        import pyopencl
-        out["pyopencl"] = pyopencl.VERSION_TEXT
-    except Exception:
-        pass
-    if dev.backend == "cuda":
-        from .backends.cuda import cupy
-        out["cupy"] = cupy.__version__
+           "driver": dev.driver_version, "mode": mode, "host": platform.node() or "?",
+           **versions()}
     return out
 
 
@@ -369,8 +319,6 @@ FORMAT = "clgemm-call-bench"
 def read_clblast_params(path: str) -> tuple[dict[str, int], dict]:
     """A tuning of CLBlast's Xgemm for the device: {"params": {NAME: int}, "provenance": {...}};
     checked, since the names and values go to the library."""
-    import json
-    import re
 
     try:
         data = json.loads(open(path).read())
@@ -403,8 +351,6 @@ def _fmt(x: float | None, spec: str = ",.0f") -> str:
 def table(data: dict) -> str:
     """One line per shape: gemm()'s call, its kernel alone, the overhead, each library's call,
     and gemm() as a multiple of each library."""
-    from tabulate import tabulate
-
     names = sorted({n for r in data["rows"] for n in r["references"]})
     head = ["shape", "gemm() GFLOP/s", "kernel GFLOP/s", "overhead ms", "kernel"]
     head += [f"{n} GFLOP/s" for n in names] + [f"/ {n}" for n in names]

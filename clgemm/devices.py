@@ -1,8 +1,6 @@
-"""Device discovery across backends, stable numbering, and selection by index or name.
-
-Numbering: OpenCL platforms sorted by name, devices in each platform's own order, then other
-backends' devices. Sorting by name keeps the numbers the same whichever ICD loader enumerates the
-platforms (loaders differ in order).
+"""What clgemm knows of a device (`DeviceInfo`), whichever backend found it, and how a user's
+"--device 0" or "H100" picks one from a list. Finding the devices is the backends' job
+(`clgemm.backends.list_devices`); this module stays below them, so every layer can name a device.
 """
 
 from __future__ import annotations
@@ -79,16 +77,6 @@ class DeviceInfo:
         return d
 
 
-def list_devices() -> list[DeviceInfo]:
-    """Every device of every available backend, numbered from 0."""
-    from .backends import discover_all
-
-    found = discover_all()
-    for i, dev in enumerate(found):
-        dev.index = i
-    return found
-
-
 #: what to install when a backend finds no device
 _MISSING = {
     "opencl": "install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd)",
@@ -96,8 +84,8 @@ _MISSING = {
 }
 
 
-def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = None,
-                  backend: str | None = None) -> DeviceInfo:
+def pick_device(devices: list[DeviceInfo], spec: str | int | None,
+                backend: str | None = None) -> DeviceInfo:
     """By index, by case-insensitive name substring, or (None) the first CPU device, else the
     first device. Anything that matches nothing, or more than one device, is a UsageError.
 
@@ -105,7 +93,6 @@ def select_device(spec: str | int | None, devices: list[DeviceInfo] | None = Non
     that 'clgemm devices' prints, so the same number always means the same device; one that
     belongs to another backend is refused rather than silently replaced. A name such as "H100"
     that both NVIDIA's OpenCL and CUDA list is made unambiguous by the backend."""
-    devices = list_devices() if devices is None else devices
     if not devices and backend is None:
         raise UsageError(f"no OpenCL device found: {_MISSING['opencl']}")
     pool = devices

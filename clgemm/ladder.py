@@ -11,13 +11,14 @@ from typing import Mapping
 import numpy as np
 
 from . import __version__
-from .backends import open_backend
+from .backends import open_backend, versions
 from .devices import DeviceInfo
 from .hardware import Hardware, hardware_for_device
 from .model import Bound, bound_for
 from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
-from .runner import Problem, RunResult, Workspace, check_workspace, run_rung
+from .problem import Problem
+from .runner import RunResult, Workspace, check_workspace, run_rung
 
 
 def default_size(device: DeviceInfo) -> int:
@@ -98,26 +99,15 @@ class LadderRun:
 
 def provenance(command: str) -> dict:
     """Who made a result: date, command and every library version that can change a number."""
-    import pyopencl
-
-    info = {
+    return {
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
         "clgemm": __version__,
         "python": sys.version.split()[0],
         "numpy": np.__version__,
-        "pyopencl": pyopencl.VERSION_TEXT,
+        **versions(),
         "host": _platform.node(),
     }
-    if "cupy" in sys.modules:  # only when the CUDA backend was used: importing it is slow
-        cupy = sys.modules["cupy"]
-        info["cupy"] = cupy.__version__
-        try:
-            info["cuda_driver"] = cupy.cuda.runtime.driverGetVersion()
-            info["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
-        except Exception:  # no device: versions unknown, not an error
-            pass
-    return info
 
 
 def run_ladder(device: DeviceInfo, rungs: list[int], problem: Problem,

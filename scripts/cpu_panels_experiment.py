@@ -22,7 +22,7 @@ import platform
 import numpy as np
 import pyopencl as cl
 
-from clgemm.devices import select_device
+from clgemm.backends import select_device
 
 SOURCE = """
 // One work-item: rows m0..m0+15 and columns n0..n0+15 of C, with A(m, k) and BT(n, k) read

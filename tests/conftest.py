@@ -17,9 +17,12 @@ import pytest
 # subprocesses included.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="clgemm-tests-data-")
 
+from clgemm import api
 from clgemm.backends import open_backend
-from clgemm.devices import list_devices, select_device
-from clgemm.runner import Problem, Workspace
+from clgemm.backends import list_devices
+from clgemm.devices import pick_device
+from clgemm.problem import Problem
+from clgemm.runner import Workspace
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +30,7 @@ def device():
     devices = list_devices()
     if not devices:
         pytest.skip("no OpenCL device")
-    return select_device(os.environ.get("CLGEMM_TEST_DEVICE"), devices,
+    return pick_device(devices, os.environ.get("CLGEMM_TEST_DEVICE"),
                          backend=os.environ.get("CLGEMM_TEST_BACKEND", "opencl"))
 
 
@@ -49,3 +52,22 @@ def workspace_for(backend):
         return cache[(m, n, k)]
 
     return get
+
+
+def _every_device_param() -> list:
+    """One pytest param per listed device, OpenCL and CUDA alike, the CUDA ones marked `cuda`
+    (as pyopencl's context factory runs one test body on every platform)."""
+    params = []
+    for d in list_devices():
+        marks = [pytest.mark.cuda] if d.backend == "cuda" else []
+        params.append(pytest.param(d, id=f"{d.backend}:{d.index}", marks=marks))
+    return params or [pytest.param(None, id="no-device")]
+
+
+@pytest.fixture(params=_every_device_param())
+def every_backend(request):
+    """The library's shared backend on each device present, in turn."""
+    if request.param is None:
+        pytest.skip("no device")
+    api.clear_caches()
+    return api.backend_for(request.param)

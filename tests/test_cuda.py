@@ -11,10 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm.devices import DeviceInfo, list_devices, select_device
+from clgemm.backends import list_devices
+from clgemm.devices import DeviceInfo, pick_device
 from clgemm.errors import BuildError, LaunchError, UsageError
 from clgemm.rungs import REGISTRY, get_rung
-from clgemm.runner import Problem, Workspace, run_rung
+from clgemm.problem import Problem
+from clgemm.runner import Workspace, run_rung
 
 
 # -- CPU: selection by backend, discovery without CuPy, the ICD note ----------------------------
@@ -30,23 +32,23 @@ FAKES = [_fake(0, "opencl", "pthread-cpu", "CPU"), _fake(1, "opencl", "NVIDIA H1
 
 
 def test_select_device_by_backend():
-    assert select_device(None, FAKES).index == 0
-    assert select_device(None, FAKES, backend="cuda").index == 2
-    assert select_device("H100", FAKES, backend="cuda").index == 2
-    assert select_device("H100", FAKES, backend="opencl").index == 1
-    assert select_device("2", FAKES, backend="cuda").index == 2
+    assert pick_device(FAKES, None).index == 0
+    assert pick_device(FAKES, None, backend="cuda").index == 2
+    assert pick_device(FAKES, "H100", backend="cuda").index == 2
+    assert pick_device(FAKES, "H100", backend="opencl").index == 1
+    assert pick_device(FAKES, "2", backend="cuda").index == 2
     with pytest.raises(UsageError, match="matches several devices.*or a backend"):
-        select_device("H100", FAKES)
+        pick_device(FAKES, "H100")
     with pytest.raises(UsageError, match="H100 80GB HBM3 on the opencl backend, not cuda"):
-        select_device("1", FAKES, backend="cuda")
+        pick_device(FAKES, "1", backend="cuda")
     with pytest.raises(UsageError, match="no cuda device found.*CuPy"):
-        select_device(None, FAKES[:2], backend="cuda")
+        pick_device(FAKES[:2], None, backend="cuda")
     with pytest.raises(UsageError, match="no such device"):
-        select_device("9", FAKES, backend="cuda")
+        pick_device(FAKES, "9", backend="cuda")
 
 
 def test_cuda_discovers_nothing_without_cupy(monkeypatch):
-    from clgemm.backends import cuda
+    from clgemm.backends.cuda import backend as cuda
 
     monkeypatch.setattr(cuda, "cupy", None)
     assert cuda.discover() == []
@@ -55,7 +57,7 @@ def test_cuda_discovers_nothing_without_cupy(monkeypatch):
 def test_cuda_discover_reads_properties(monkeypatch):
     """Against a stand-in for CuPy's runtime module: properties CUDA 13 no longer has (clockRate,
     major) come from the device attributes instead."""
-    from clgemm.backends import cuda
+    from clgemm.backends.cuda import backend as cuda
 
     props = {"name": b"NVIDIA H100 80GB HBM3", "multiProcessorCount": 132,
              "totalGlobalMem": 80 * 2**30, "sharedMemPerBlock": 48 * 1024,
@@ -82,7 +84,7 @@ def test_cuda_backend_build_and_launch_calls(monkeypatch):
     a 3D grid of work-groups, and 32-bit ints and floats."""
     import numpy as np
 
-    from clgemm.backends import cuda
+    from clgemm.backends.cuda import backend as cuda
 
     calls = {}
 
@@ -116,7 +118,7 @@ def test_cuda_backend_build_and_launch_calls(monkeypatch):
 
 
 def test_nvidia_icd_note(monkeypatch, tmp_path):
-    from clgemm.backends import opencl
+    from clgemm.backends.opencl import backend as opencl
 
     (tmp_path / opencl.NVIDIA_OPENCL_LIB).write_bytes(b"")
     monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
@@ -157,10 +159,10 @@ def cuda_workspace(cuda_backend):
 
 # 512 is a multiple of every rung's default tiles.
 TILED = 512
-CASES = [(n, {}) for n in sorted(REGISTRY)] + [
+CASES = [(n, {}) for n in sorted(REGISTRY) + [12, 13]] + [
     (4, {"WIDTH": 8}), (4, {"WIDTH": 2}), (7, {"WIDTH": 8}), (7, {"WIDTH": 1}),
     (8, {"USE_SHUFFLE": 1, "WPTM": 4}),  # the warp as the sub-group
-    (9, {"WIDTH": 2}),
+    (9, {"USE_SHUFFLE": 1, "WPTM": 4}), (9, {"WIDTH": 2}), (12, {"WIDTH": 2}),
 ]
 
 
@@ -214,7 +216,7 @@ def test_cublas_reference(cuda_backend, cuda_workspace):
     from clgemm import references as refs
 
     for size in [(256, 256, 256), (67, 45, 33)]:
-        row = refs.cublas_reference(cuda_backend, cuda_workspace(*size), warmup=1, repeats=3)
+        row = refs.vendor_reference(cuda_backend, cuda_workspace(*size), warmup=1, repeats=3)
         assert row["status"] == "ok", row
         assert "TF32 off" in row["name"]
         assert row["rel_error"] < 1e-5 and row["gflops"] > 0

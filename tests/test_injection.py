@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import pytest
 
 from clgemm import api
-from clgemm.backends import cuda
+from clgemm.backends.cuda import backend as cuda
 from clgemm.backends.base import define_options
 from clgemm.database import database_path, load, tuned_params
 from clgemm.errors import UsageError
 from clgemm.limits import DeviceLimits
 from clgemm.rungs import get_rung
-from clgemm.runner import Problem
+from clgemm.problem import Problem
 from clgemm.tuner.journal import Journal
 from clgemm.tuner.space import build_space
 from clgemm.tuner.tune import TuneOptions, tune_rung

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from clgemm import references as refs
+from clgemm.backends.opencl import clblast
 from clgemm.ladder import run_ladder
 from clgemm.report import ladder_table
-from clgemm.runner import Problem, Workspace
+from clgemm.problem import Problem
+from clgemm.runner import Workspace
 
-CLBLAST, WHY_NOT = refs.load_clblast()
+CLBLAST, WHY_NOT = clblast.load_clblast()
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def opencl_backend(backend):
 @pytest.mark.parametrize("size", [(64, 64, 64), (37, 50, 23), (128, 32, 96)])
 def test_clblast_matches_float64(opencl_backend, size):
     ws = Workspace(opencl_backend, Problem(*size), seed=sum(size))
-    row = refs.clblast_reference(opencl_backend, ws, warmup=1, repeats=2)
+    row = refs.vendor_reference(opencl_backend, ws, warmup=1, repeats=2)
     assert row["status"] == "ok", row
     assert row["rel_error"] < 1e-5
     assert row["ms"] > 0 and row["gflops"] > 0
@@ -33,10 +35,10 @@ def test_clblast_matches_float64(opencl_backend, size):
 
 
 def test_missing_clblast_is_a_note(opencl_backend, monkeypatch):
-    monkeypatch.setattr(refs, "_clblast", None)
-    monkeypatch.setattr(refs, "_CLBLAST_NAMES", ("libclgemm-no-such-blas.so",))
+    monkeypatch.setattr(clblast, "_loaded", None)
+    monkeypatch.setattr(clblast, "_NAMES", ("libclgemm-no-such-blas.so",))
     monkeypatch.setenv("CLGEMM_CLBLAST_LIB", "")
-    monkeypatch.setattr(refs.ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(clblast.ctypes.util, "find_library", lambda name: None)
     ws = Workspace(opencl_backend, Problem(32, 32, 32))
     rows = refs.collect_references(opencl_backend, ws, warmup=0, repeats=1)
     assert [r["name"].split()[0] for r in rows] == ["NumPy", "CLBlast"]

@@ -1,33 +1,19 @@
-"""Backends: each turns kernel source into something launchable on its devices.
-
-`base.Backend` is the whole interface the runner uses. A backend module whose runtime library is
+"""Backends: each turns kernel source into something launchable on its devices, and each lives
+in one package with everything of its own (backend, array adapter, vendor BLAS): `opencl/`,
+`cuda/`. `base` is the interface the rest of clgemm uses; `registry` lists the devices of every
+backend and keeps one backend per device for the library. A backend whose runtime library is
 missing simply finds no devices.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from .base import Backend, DeviceArrays, Mat, Operand, VendorBlas, host_operand
+from .registry import (BACKEND_NAMES, KINDS, PACKAGES, array_kind, backend_in_context,
+                       buffer_kind, clear, cuda_device_info, device_info, list_devices,
+                       open_backend, select_device, shared_backend, split_backend, vendor_blas,
+                       versions)
 
-if TYPE_CHECKING:
-    from ..devices import DeviceInfo
-    from .base import Backend
-
-#: backend modules, in numbering order
-BACKEND_MODULES = ("opencl", "cuda")
-
-
-def _module(name: str):
-    import importlib
-    return importlib.import_module(f"{__name__}.{name}")
-
-
-def discover_all() -> list["DeviceInfo"]:
-    found: list = []
-    for name in BACKEND_MODULES:
-        found.extend(_module(name).discover())
-    return found
-
-
-def open_backend(device: "DeviceInfo") -> "Backend":
-    """A ready backend (context, queue or stream) for the device."""
-    return _module(device.backend).open_backend(device)
+__all__ = ["BACKEND_NAMES", "KINDS", "PACKAGES", "Backend", "DeviceArrays", "Mat", "Operand",
+           "VendorBlas", "array_kind", "backend_in_context", "buffer_kind", "clear",
+           "cuda_device_info", "device_info", "host_operand", "list_devices", "open_backend",
+           "select_device", "shared_backend", "split_backend", "vendor_blas", "versions"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from contextlib import nullcontext
-from typing import Any, ContextManager, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import numpy as np
 
@@ -141,3 +143,182 @@ class Backend(ABC):
 
     def release(self) -> None:
         """Free what the backend holds (optional)."""
+
+    def synchronize(self) -> None:
+        """Wait for all work queued on the backend's own queue (OpenCL) or on the current
+        stream (CUDA): what a caller does before reading a result or stopping a clock."""
+
+    def trim(self) -> None:
+        """Give cached device memory back to the device (between a bench's shapes, so one
+        shape's pooled buffers do not crowd out the next's); a backend without a cache has
+        nothing to give."""
+
+    @property
+    def lock(self) -> threading.Lock:
+        """Serialises the library path's launches on this backend: kernel objects are shared
+        between threads, and setting their arguments then launching is not atomic."""
+        return self.__dict__.setdefault("_lock", threading.Lock())
+
+
+# -- arrays ------------------------------------------------------------------------------------
+Named = Sequence[tuple[str, Any]]
+
+
+@dataclass
+class Mat:
+    """A column-major matrix in a device buffer: element (i, j) of the stored matrix is
+    buf[offset + i + j*ld]; op(X) is the stored matrix, transposed when `trans`."""
+
+    buf: Any
+    offset: int
+    ld: int
+    trans: bool
+
+
+@dataclass
+class Operand:
+    """How one array reaches the device: a buffer (existing or still to upload) seen as a
+    column-major stored matrix, `c_order` meaning the stored matrix is the array transposed."""
+
+    name: str
+    array: Any
+    c_order: bool
+    ld: int
+    offset: int = 0
+    buf: Any = None
+
+    def mat(self, trans: bool) -> Mat:
+        return Mat(self.buf, self.offset, self.ld, trans != self.c_order)
+
+
+def host_operand(name: str, x: np.ndarray, prefer_c: bool) -> Operand:
+    """Contiguous arrays are used as they lie (C order read as the transpose); strided views are
+    copied later, after the memory check, into the order that spares the device a transpose."""
+    r, c = x.shape
+    if x.flags.f_contiguous:
+        return Operand(name, x, False, max(1, r))
+    if x.flags.c_contiguous:
+        return Operand(name, x, True, max(1, c))
+    return Operand(name, x, prefer_c, max(1, c) if prefer_c else max(1, r))
+
+
+def strided_operand(name: str, x: Any, buf: Any, offset: int, label: str) -> Operand:
+    """A device array read in place: any view whose rows or columns are contiguous is a matrix
+    with a leading dimension, which the pack kernels read directly. Strides are in bytes."""
+    r, c = x.shape
+    if r * c == 0:
+        return Operand(name, x, False, max(1, r), offset, buf)
+    s0, s1 = x.strides
+    if (r == 1 or s0 == 4) and (c == 1 or (s1 % 4 == 0 and s1 // 4 >= r)):
+        return Operand(name, x, False, max(1, r) if c == 1 else s1 // 4, offset, buf)
+    if (c == 1 or s1 == 4) and (r == 1 or (s0 % 4 == 0 and s0 // 4 >= c)):
+        return Operand(name, x, True, max(1, c) if r == 1 else s0 // 4, offset, buf)
+    raise UsageError(f"{name} is a {label} view with strides {tuple(x.strides)} bytes that gemm "
+                     f"cannot read in place: one of the strides must be 4 (contiguous rows or "
+                     f"columns) and the other a positive multiple of 4 spanning the matrix; make "
+                     f"a contiguous copy first")
+
+
+class DeviceArrays(ABC):
+    """The arrays (and buffers) of one backend's array library."""
+
+    #: the backend the arrays live on
+    backend: str
+    #: the library's name, as messages say it ("a CuPy array")
+    label: str
+    #: the array type, as messages say it
+    array_type: str
+
+    @abstractmethod
+    def is_array(self, x: Any) -> bool:
+        """Whether `x` is one of this library's arrays."""
+
+    @abstractmethod
+    def in_place(self, name: str, x: Any) -> Operand:
+        """The 2-D array `x` as an operand read where it lies; a view it cannot read is refused."""
+
+    @abstractmethod
+    def buffer_of(self, x: Any) -> tuple[Any, int]:
+        """The buffer and element offset of a contiguous array this module made (a new C)."""
+
+    @abstractmethod
+    def backend_for(self, named: Named, info: DeviceInfo | None,
+                    backend: Backend | None) -> Backend:
+        """The backend that can use all of these arrays where they are, checked against the
+        device or backend the caller asked for, if any."""
+
+    @abstractmethod
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        """Where the call's launches go so that they follow the work the caller queued on the
+        arrays without waiting for it: the arrays' own queue (OpenCL) or the current stream
+        (CUDA, None). Only work on some other queue is waited for."""
+
+    @abstractmethod
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+        """A new C-ordered float32 array beside the operands (under `backend.activate()`)."""
+
+    # -- raw buffers (gemm_buffers) --
+    @abstractmethod
+    def is_buffer(self, x: Any) -> bool:
+        """Whether `x` is a buffer `gemm_buffers` takes on this backend."""
+
+    def check_buffer(self, name: str, x: Any) -> None:
+        """Refuse a buffer of this kind that `gemm_buffers` cannot address (default: none)."""
+
+    @abstractmethod
+    def floats(self, x: Any) -> int:
+        """How many float32 values the buffer holds."""
+
+    @abstractmethod
+    def buffers_backend(self, named: Named, queue: Any, backend: Backend | None) -> Backend:
+        """The backend for these buffers, from the buffers, the queue or the backend passed."""
+
+    @abstractmethod
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        """Where gemm_buffers' launches go: the caller's queue, else the backend's own."""
+
+    # -- test data (clgemm verify) --
+    @abstractmethod
+    def upload(self, backend: Backend, host: np.ndarray) -> Any:
+        """A device copy of a host array, in the same memory order."""
+
+    @abstractmethod
+    def download(self, x: Any) -> np.ndarray:
+        """A host copy of a device array."""
+
+
+# -- vendor BLAS -------------------------------------------------------------------------------
+#: one timed launch: runs it (to completion) and returns its time in milliseconds
+TimedCall = Callable[[], float]
+
+
+class VendorBlas(ABC):
+    """The vendor SGEMM of one backend, as the measuring code compares against it: found or not,
+    and one timed column-major C := A B on the backend's own buffers."""
+
+    #: short key in results ("clblast", "cublas")
+    key: str
+    #: the name tables print
+    name: str
+    #: the short name results and call benches use ("CLBlast", "cuBLAS")
+    label: str
+
+    @abstractmethod
+    def missing(self) -> str | None:
+        """Why the library cannot be used here, or None when it can."""
+
+    @abstractmethod
+    def timed_sgemm(self, backend: "Backend", m: int, n: int, k: int, a: Any, b: Any,
+                    c: Any) -> TimedCall:
+        """A timed call of C := A B on tight column-major buffers of the backend. The returned
+        function has a `timing` dict whose "label" says how it was timed (it may change to
+        "host wall time" where the device cannot time the call)."""
+
+    @abstractmethod
+    def matmul(self, backend: "Backend", a: Any, b: Any, out: Any = None) -> Any:
+        """A @ B on C-ordered arrays of the backend's array library, called as a user of that
+        library calls it (queued, not waited for); into `out` when given, else a new array."""
+
+    def override(self, backend: "Backend", params: Mapping[str, int]) -> None:
+        """Make the library use these tuned parameters from now on in this process."""
+        raise UsageError(f"{self.name} takes no tuned parameters from clgemm")

@@ -14,10 +14,10 @@ from typing import Any, ContextManager, Mapping, Sequence
 
 import numpy as np
 
-from ..devices import DeviceInfo
-from ..errors import BuildError, LaunchError
-from ..paths import KERNELS
-from .base import Backend, define_options
+from ...devices import DeviceInfo
+from ...errors import BuildError, LaunchError
+from ...paths import KERNELS
+from ..base import Backend, define_options
 
 try:  # CuPy is optional: a missing or broken installation means no CUDA devices
     import cupy
@@ -253,6 +253,15 @@ class CUDABackend(Backend):
         """From CuPy's memory pool, which keeps freed blocks per stream."""
         return cupy.empty(max(1, count), dtype=cupy.float32)
 
+    def synchronize(self) -> None:
+        cupy.cuda.get_current_stream().synchronize()
+
+    def trim(self) -> None:
+        try:
+            cupy.get_default_memory_pool().free_all_blocks()
+        except Exception:  # pragma: no cover - nothing to free is fine
+            pass
+
     def activate(self) -> ContextManager:
         return device_scope(self.device.handle)
 
@@ -267,3 +276,16 @@ class CUDABackend(Backend):
 
 def open_backend(device: DeviceInfo) -> CUDABackend:
     return CUDABackend(device)
+
+
+def versions() -> dict[str, object]:
+    """The library versions that can change a CUDA result, for provenance."""
+    if cupy is None:
+        return {}
+    out: dict[str, object] = {"cupy": cupy.__version__}
+    try:
+        out["cuda_driver"] = cupy.cuda.runtime.driverGetVersion()
+        out["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+    except Exception:  # no device: versions unknown, not an error
+        pass
+    return out

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ctypes.util
 import hashlib
+import os
 import re
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..devices import DeviceInfo
-from ..errors import BuildError, LaunchError
-from .base import Backend, define_options
+from ...devices import DeviceInfo
+from ...errors import BuildError, LaunchError
+from ..base import Backend, define_options
 
 try:
     import pyopencl as cl
@@ -89,22 +91,15 @@ class OpenCLBackend(Backend):
         self._last_args: dict[int, list] = {}
 
     @classmethod
-    def from_queue(cls, queue: Any) -> "OpenCLBackend":
-        """A backend inside the context of a caller's queue (a pyopencl array's, say), so the
-        caller's buffers can be used as they are. It gets its own profiling queue on the same
-        device, because `launch` times by events and the caller's queue need not profile; the
-        caller finishes its own queue before handing buffers over."""
-        from ..devices import list_devices
-        from ..errors import UsageError
-
-        info = next((d for d in list_devices() if d.handle == queue.device), None)
-        if info is None:
-            raise UsageError(f"the queue's device '{queue.device.name}' is not among the devices "
-                             f"clgemm lists (see 'clgemm devices')")
+    def in_context(cls, context: Any, device: DeviceInfo) -> "OpenCLBackend":
+        """A backend inside a caller's context (a pyopencl array's, say), so the caller's
+        buffers can be used as they are. It gets its own profiling queue on the device, because
+        `launch` times by events and the caller's queue need not profile; the caller finishes
+        its own queue before handing buffers over."""
         self = cls.__new__(cls)
-        self.device = info
-        self.context = queue.context
-        self.queue = cl.CommandQueue(self.context, queue.device,
+        self.device = device
+        self.context = context
+        self.queue = cl.CommandQueue(context, device.handle,
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels = {}
         self._pools = {}
@@ -223,6 +218,9 @@ class OpenCLBackend(Backend):
     def scratch(self, count: int, queue: Any = None) -> Any:
         return self.pool(queue).allocate(max(4, 4 * count))
 
+    def synchronize(self) -> None:
+        self.queue.finish()
+
     def release(self) -> None:
         self._kernels.clear()
         self._pools.clear()
@@ -253,6 +251,11 @@ def open_backend(device: DeviceInfo) -> OpenCLBackend:
     return OpenCLBackend(device)
 
 
+def versions() -> dict[str, str]:
+    """The library versions that can change an OpenCL result, for provenance."""
+    return {"pyopencl": cl.VERSION_TEXT} if cl is not None else {}
+
+
 # -- NVIDIA's OpenCL without an ICD registration -------------------------------------------------
 NVIDIA_OPENCL_LIB = "libnvidia-opencl.so.1"
 _NVIDIA_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
@@ -264,9 +267,6 @@ def find_nvidia_opencl() -> str | None:
     """Where NVIDIA's OpenCL driver library is, if anywhere: LD_LIBRARY_PATH, the usual library
     folders (container runtimes mount the driver into some of them without running ldconfig),
     then the linker cache."""
-    import ctypes.util
-    import os
-
     dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
     for d in [*dirs, *_NVIDIA_LIB_DIRS]:
         path = os.path.join(d, NVIDIA_OPENCL_LIB)

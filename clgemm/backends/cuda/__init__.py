@@ -1,0 +1,24 @@
+"""The CUDA backend, all of it: the backend (the .cl sources through NVRTC and CuPy), its array
+adapter (CuPy arrays) and its vendor BLAS (cuBLAS). CuPy is optional: without it this backend
+lists no devices."""
+
+from __future__ import annotations
+
+from ...devices import DeviceInfo
+from .arrays import CuPyArrays
+from .backend import (CUDABackend, cupy, device_scope, discover, open_backend, translate,
+                      versions)
+from .cublas import CuBLAS
+
+NAME = "cuda"
+VENDOR = CuBLAS()
+
+__all__ = ["NAME", "VENDOR", "CUDABackend", "CuBLAS", "CuPyArrays", "cupy", "device_scope",
+           "discover", "open_backend", "open_shared", "versions", "translate"]
+
+
+def open_shared(device: DeviceInfo) -> CUDABackend:
+    """A backend for the process-wide registry. Opening one makes its device current; the
+    caller's current device is restored after, as a library call should leave it."""
+    with device_scope(device.handle):
+        return open_backend(device)

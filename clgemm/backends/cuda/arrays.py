@@ -1,0 +1,129 @@
+"""CuPy arrays as gemm's operands: read where they lie, on their own device and stream."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...devices import DeviceInfo
+from ...errors import ArgumentTypeError, UsageError
+from ..base import Backend, DeviceArrays, Named, Operand, strided_operand
+from .backend import cupy
+
+#: a listed device -> the backend shared by every call on it
+Shared = Callable[[DeviceInfo], Backend]
+#: a CUDA ordinal -> the listed device
+ByOrdinal = Callable[[int], DeviceInfo]
+
+
+class CuPyArrays(DeviceArrays):
+    """CuPy arrays. A kernel argument that is a CuPy array passes its data pointer, so an
+    operand's buffer is a flat alias starting at the array's first element (offset 0)."""
+
+    backend = "cuda"
+    label = "CuPy"
+    array_type = "cupy.ndarray"
+
+    def __init__(self, shared: Shared, by_ordinal: ByOrdinal):
+        #: the process-wide backend of a listed device
+        self.shared = shared
+        #: the listed device of a CUDA ordinal
+        self.by_ordinal = by_ordinal
+
+    def is_array(self, x: Any) -> bool:
+        return cupy is not None and isinstance(x, cupy.ndarray)
+
+    def _alias(self, x: Any, count: int) -> Any:
+        """A flat float32 array of `count` values starting at x's first element (no copy)."""
+        return cupy.ndarray((count,), dtype=cupy.float32, memptr=x.data)
+
+    def in_place(self, name: str, x: Any) -> Operand:
+        if x.size and x.data.ptr % 4:
+            raise UsageError(f"{name} starts at device address {x.data.ptr:#x}, not on a float "
+                             f"boundary")
+        op = strided_operand(name, x, None, 0, "CuPy")
+        if x.size:
+            r, c = x.shape
+            s0, s1 = x.strides
+            # The last element's distance from the first; the strides that matter are positive.
+            span = (r - 1) * (s0 // 4) + (c - 1) * (s1 // 4) + 1
+            op.buf = self._alias(x, span)
+        return op
+
+    def buffer_of(self, x: Any) -> tuple[Any, int]:
+        return self._alias(x, max(1, x.size)), 0
+
+    @staticmethod
+    def _ordinal(named: Named) -> int:
+        first_name, first = named[0]
+        for name, x in named[1:]:
+            if x.device.id != first.device.id:
+                raise UsageError(f"{first_name} is on CUDA device {first.device.id} and {name} on "
+                                 f"CUDA device {x.device.id}: put them on one device (or pass "
+                                 f"NumPy arrays)")
+        return int(first.device.id)
+
+    def backend_for(self, named: Named, info: DeviceInfo | None,
+                    backend: Backend | None) -> Backend:
+        ordinal = self._ordinal(named)
+        first = named[0][0]
+        if backend is not None:
+            if backend.device.handle != ordinal:
+                raise UsageError(f"{first} is on CUDA device {ordinal}, but the backend passed "
+                                 f"runs on CUDA device {backend.device.handle} "
+                                 f"('{backend.device.name}'); omit backend to use the arrays' "
+                                 f"device")
+            return backend
+        if info is not None:
+            if info.handle != ordinal:
+                raise UsageError(f"{first} is on CUDA device {ordinal}, not on the device asked "
+                                 f"for ('{info.name}', CUDA device {info.handle}); omit device "
+                                 f"to use the arrays' device")
+            return self.shared(info)
+        return self.shared(self.by_ordinal(ordinal))
+
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        # As CuPy's own operations: ordered on the current stream, no synchronisation.
+        return None
+
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+        return cupy.empty(shape, dtype=cupy.float32)
+
+    def is_buffer(self, x: Any) -> bool:
+        return self.is_array(x)
+
+    def check_buffer(self, name: str, x: Any) -> None:
+        if x.dtype != np.float32:
+            raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm_buffers takes float32 "
+                                    f"buffers only")
+        if x.ndim != 1:
+            raise UsageError(f"{name} must be a flat (1-D) CuPy array, got shape "
+                             f"{tuple(x.shape)}; pass {name}.ravel() (for matrices use "
+                             f"clgemm.gemm)")
+        if x.size > 1 and x.strides[0] != 4:
+            raise UsageError(f"{name} is a strided CuPy view (stride {x.strides[0]} bytes); "
+                             f"gemm_buffers needs contiguous buffers")
+        if x.size and x.data.ptr % 4:
+            raise UsageError(f"{name} starts at device address {x.data.ptr:#x}, not on a float "
+                             f"boundary")
+
+    def floats(self, x: Any) -> int:
+        return int(x.size)
+
+    def buffers_backend(self, named: Named, queue: Any, backend: Backend | None) -> Backend:
+        if queue is not None:
+            raise UsageError("queue is an OpenCL command queue; CuPy buffers run on the current "
+                             "CUDA stream of their device (leave queue out)")
+        return self.backend_for(named, None, backend)
+
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        return None
+
+    def upload(self, backend: Backend, host: np.ndarray) -> Any:
+        order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+        with backend.activate():
+            return cupy.array(host, order=order)
+
+    def download(self, x: Any) -> np.ndarray:
+        return cupy.asnumpy(x)

@@ -1,0 +1,124 @@
+"""pyopencl arrays and buffers as gemm's operands: read where they lie, on their own context."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...devices import DeviceInfo
+from ...errors import UsageError
+from ..base import Backend, DeviceArrays, Named, Operand, strided_operand
+
+try:
+    import pyopencl as cl
+    import pyopencl.array as cla
+except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
+    cl = cla = None
+
+#: (context, device) -> the backend shared by every call on that context
+InContext = Callable[[Any, Any], Backend]
+
+
+class PyOpenCLArrays(DeviceArrays):
+    backend = "opencl"
+    label = "pyopencl"
+    array_type = "pyopencl.array.Array"
+
+    def __init__(self, in_context: InContext):
+        #: the process-wide backend of a context and one of its devices
+        self.in_context = in_context
+
+    def is_array(self, x: Any) -> bool:
+        return cla is not None and isinstance(x, cla.Array)
+
+    def in_place(self, name: str, x: Any) -> Operand:
+        if x.offset % 4:
+            raise UsageError(f"{name} starts at byte offset {x.offset}, not a whole number of "
+                             f"floats")
+        return strided_operand(name, x, x.base_data, x.offset // 4, "pyopencl")
+
+    def buffer_of(self, x: Any) -> tuple[Any, int]:
+        return x.base_data, x.offset // 4
+
+    def _context_of(self, named: Named) -> tuple[Any, Any]:
+        """The one context (and device) the arrays share; a mismatch is refused."""
+        first_name, first = named[0]
+        for name, x in named[1:]:
+            if x.context != first.context:
+                raise UsageError(f"{first_name} and {name} live in different OpenCL contexts; "
+                                 f"put them in one context (or pass NumPy arrays)")
+        for _, x in named:
+            if x.queue is not None:
+                return first.context, x.queue.device
+        devices = first.context.devices
+        if len(devices) != 1:
+            raise UsageError(f"{first_name} has no queue and its context has {len(devices)} "
+                             f"devices: give the arrays a queue")
+        return first.context, devices[0]
+
+    def backend_for(self, named: Named, info: DeviceInfo | None,
+                    backend: Backend | None) -> Backend:
+        context, dev = self._context_of(named)
+        if backend is not None:
+            if backend.context != context:
+                raise UsageError(f"{named[0][0]} lives in another OpenCL context than the "
+                                 f"backend passed; use the arrays' context (or omit backend)")
+            return backend
+        if info is not None:
+            if info.handle not in context.devices:
+                raise UsageError(f"{named[0][0]} lives in an OpenCL context of device "
+                                 f"'{dev.name.strip()}', not of the device asked for "
+                                 f"('{info.name}')")
+            dev = info.handle
+        return self.in_context(context, dev)
+
+    def queue_for(self, backend: Backend, named: Named) -> Any:
+        queues: list[Any] = []
+        for _, x in named:
+            if x.queue is not None and not any(x.queue == q for q in queues):
+                queues.append(x.queue)
+        mine = [q for q in queues if q.device == backend.device.handle]
+        chosen = mine[0] if mine else backend.queue
+        for q in queues:
+            if q != chosen:
+                q.finish()
+        return chosen
+
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+        queue = self.queue_for(backend, named)
+        return cla.empty(queue, shape, np.float32, allocator=backend.pool(queue))
+
+    def is_buffer(self, x: Any) -> bool:
+        return cl is not None and isinstance(x, cl.Buffer)
+
+    def floats(self, x: Any) -> int:
+        return x.size // 4
+
+    def buffers_backend(self, named: Named, queue: Any, backend: Backend | None) -> Backend:
+        if backend is None:
+            if queue is not None:
+                backend = self.in_context(queue.context, queue.device)
+            else:
+                devices = named[0][1].context.devices
+                if len(devices) != 1:
+                    raise UsageError(f"the buffers' context has {len(devices)} devices: pass the "
+                                     f"queue to run on")
+                backend = self.in_context(named[0][1].context, devices[0])
+        elif queue is not None and queue.context != backend.context:
+            raise UsageError("queue and backend belong to different OpenCL contexts")
+        for name, buf in named:
+            if buf.context != backend.context:
+                raise UsageError(f"buffer {name} belongs to another OpenCL context than the "
+                                 f"{'queue' if queue is not None else 'backend'} it was given "
+                                 f"with")
+        return backend
+
+    def buffers_queue(self, backend: Backend, queue: Any) -> Any:
+        return queue if queue is not None else backend.queue
+
+    def upload(self, backend: Backend, host: np.ndarray) -> Any:
+        return cla.to_device(backend.queue, host)
+
+    def download(self, x: Any) -> np.ndarray:
+        return x.get()

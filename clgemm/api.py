@@ -26,22 +26,26 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import gemm_backends, lookup
-from .arrays import KINDS, DeviceArrays, Mat as _Mat, Operand as _Operand, array_kind, \
-    buffer_kind, host_operand
-from .backends.base import Backend
+from . import lookup
+from .backends import registry
+from .backends import (KINDS, Backend, DeviceArrays, Mat as _Mat, Operand as _Operand,
+                       array_kind, buffer_kind, host_operand)
 from .devices import DeviceInfo
-from .direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
+from .rungs.direct import (CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT, direct_geometry,
+                           direct_macros)
 from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from .launch import helper_geometry, prepare
+from .config import Config, from_found, user_config
 from .memory import INT_MAX, check_memory
-from .rungs import REGISTRY, Rung, get_rung
+from .rungs import GEMM_RUNGS, Rung, get_rung
 
-#: the rung all sizes fall back to when no tuned configuration fits
-ANY_SIZE_RUNG = 10
+#: the kernel all sizes fall back to when no tuned configuration fits: the tiled kernel for any
+#: size (library kernel 13)
+ANY_SIZE_RUNG = 13
 HELPERS_FILE = "blas_helpers.cl"
 
 _LOCK = threading.RLock()
-_CHOICES: dict[tuple, "KernelChoice"] = {}
+_CHOICES: dict[tuple, "Config"] = {}
 #: stored configurations that failed to build or launch here: never chosen again this process
 _FAILED: set[tuple] = set()
 #: calls on device arrays whose checks passed, by `_call_key`: backend, adapter, sizes, scalars
@@ -60,8 +64,8 @@ def backend_for(device: DeviceInfo | str | int | None = None,
     CPU device; with `backend` ("opencl" or "cuda"), among that backend's devices only, None
     then meaning its first). Reusing one backend per device is what makes every kernel build
     once per process: builds are cached per backend."""
-    _, name = gemm_backends.split_backend(backend)
-    return gemm_backends.backend_for(gemm_backends.device_info(device, name))
+    _, name = registry.split_backend(backend)
+    return registry.shared_backend(registry.device_info(device, name))
 
 
 def clear_caches(backends: bool = False) -> None:
@@ -73,55 +77,39 @@ def clear_caches(backends: bool = False) -> None:
         _CALLS.clear()
         _PLANS.clear()
         lookup.forget()
-        gemm_backends.clear(backends)
+        registry.clear(backends)
 
 
 # -- kernel choice -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KernelChoice:
-    """A rung, its full parameter set, and where the parameters came from."""
-
-    rung: int
-    params: Mapping[str, int] = field(hash=False)
-    #: where the parameters came from: the lookup chain's label ("tuned", "family: NVIDIA
-    #: H200", "default: CPU", ...), "default" (the rung's own) or "user"
-    source: str = "default"
-
-    def describe(self) -> str:
-        text = " ".join(f"{k}={v}" for k, v in self.params.items())
-        name = "direct kernel" if self.rung == DIRECT.number else f"rung {self.rung}"
-        return f"{name} ({self.source}{': ' + text if text else ''})"
-
-
 def _tuned_choice(device: DeviceInfo, m: int, n: int,
-                  k: int) -> tuple[KernelChoice, lookup.Found] | None:
+                  k: int) -> tuple[Config, lookup.Found] | None:
     """The lookup chain's choice over every rung (`lookup.best_over_rungs`), leaving out
     configurations that already failed here in this process."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return _failed_key(device, rung.number, params) not in _FAILED
 
     found = lookup.best_over_rungs(device, (m, n, k), accept=accept)
-    return None if found is None else (KernelChoice(found.rung, found.params, found.label), found)
+    return None if found is None else (from_found(found), found)
 
 
 def _direct_choice(device: DeviceInfo, m: int, n: int,
-                   k: int) -> tuple[KernelChoice, lookup.Found | None] | None:
+                   k: int) -> tuple[Config, lookup.Found | None] | None:
     """The direct kernel's configuration: stored (by the chain), else its defaults for the
     device type; None where neither fits the device."""
     found = lookup.best(device, DIRECT, (m, n, k))
     if found is not None and _failed_key(device, DIRECT.number, found.params) not in _FAILED:
-        return KernelChoice(DIRECT.number, found.params, found.label), found
+        return from_found(found), found
     params = DIRECT.resolve(DIRECT_CPU_DEFAULTS if device.is_cpu else None)
     if (DIRECT.first_violation(params, device.limits()) is not None
             or _failed_key(device, DIRECT.number, params) in _FAILED):
         return None
-    return KernelChoice(DIRECT.number, params, "default"), None
+    return Config(DIRECT.number, params, "default"), None
 
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
 #: direct kernel: packing, padding and a second launch cost more than they save on small
 #: products (the part CLBlast's XGEMM_MIN_INDIRECT_SIZE plays). On PoCL at 1024^3 the tuned
-#: rung 9 ran twice as fast as the direct kernel's CPU defaults (53 against 27 GFLOP/s).
+#: tiled kernel (12) ran twice as fast as the direct kernel's CPU defaults (53 against 27 GFLOP/s).
 DIRECT_BELOW = {"GPU": 768**3, "CPU": 512**3}
 
 
@@ -142,20 +130,21 @@ def _failed_key(device: DeviceInfo, rung: int, params: Mapping[str, int]) -> tup
     return (device.key, rung, tuple(sorted(params.items())))
 
 
-def _default_choice(device: DeviceInfo) -> KernelChoice:
-    """Rung 10 at its defaults; where it is missing or does not fit the device, the highest rung
-    whose defaults fit (the caller pads sizes to its tiles)."""
+def _default_choice(device: DeviceInfo) -> Config:
+    """The tiled kernel for any size at its defaults; where it does not fit the device, the
+    highest of the other kernels gemm() packs for whose defaults fit (the caller pads sizes to
+    its tiles)."""
     limits = device.limits()
-    order = ([ANY_SIZE_RUNG] if ANY_SIZE_RUNG in REGISTRY else []) + sorted(REGISTRY, reverse=True)
+    order = [ANY_SIZE_RUNG] + sorted((n for n in GEMM_RUNGS if n != ANY_SIZE_RUNG), reverse=True)
     for number in order:
-        rung = REGISTRY[number]
+        rung = get_rung(number)
         params = rung.defaults()
         if rung.first_violation(params, limits) is None:
-            return KernelChoice(number, params, "default")
+            return Config(number, params, "default")
     raise UsageError(f"no rung's default configuration fits device '{device.name}'")
 
 
-def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice:
+def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> Config:
     """The direct kernel or a rung, by the measured crossover (`_prefer_direct`); for a rung,
     the lookup chain's configuration, else the default; remembered per device and shape."""
     key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k)
@@ -172,13 +161,6 @@ def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> KernelChoice:
         return _CHOICES[key]
 
 
-def _user_choice(device: DeviceInfo, rung: int, params: Mapping[str, int] | None) -> KernelChoice:
-    r = get_rung(rung)
-    resolved = r.resolve(params)
-    r.validate(resolved, device.limits())
-    return KernelChoice(rung, resolved, "user")
-
-
 # -- plans: what runs and what it allocates, decided before anything is allocated -------------
 @dataclass
 class _Plan:
@@ -187,7 +169,7 @@ class _Plan:
     k: int
     alpha: np.float32
     beta: np.float32
-    choice: KernelChoice | None = None
+    choice: Config | None = None
     mp: int = 0
     np_: int = 0
     kp: int = 0
@@ -226,7 +208,7 @@ def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
 
 
 def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
-          a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: KernelChoice | None) -> _Plan:
+          a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: Config | None) -> _Plan:
     """What runs and what it allocates; remembered per call signature (a plan depends only on
     the sizes, scalars, layouts and the kernel choice, never on the buffers)."""
     key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k, float(alpha), float(beta),
@@ -242,7 +224,7 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
 
 
 def _new_plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
-              a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: KernelChoice | None) -> _Plan:
+              a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: Config | None) -> _Plan:
     plan = _Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan
@@ -307,9 +289,7 @@ def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
             rows, cols = (plan.np_, plan.kp) if rung.transposed_b else (plan.kp, plan.np_)
             out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
         for helper, rows in _panel_steps(plan):
-            tx, ty = helper.local_size
-            out.append((helper.name, (_round_up(rows, tx), _round_up(plan.kp, ty)),
-                        helper.local_size))
+            out.append((helper.name, *helper_geometry(helper, rows, plan.kp)))
         out.append((f"rung {rung.number}", *rung.geometry(plan.choice.params, plan.mp, plan.np_)))
     if not plan.direct_c:
         out.append(("epilogue", *_tiles_geometry(backend, plan.m, plan.n)))
@@ -350,7 +330,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
         return
     m, n, k = plan.m, plan.n, plan.k
     p_buf, ldp = None, m
-    with gemm_backends.launch_lock(backend):
+    with backend.lock:
         if plan.direct:
             knl = backend.program(DIRECT.file, direct_macros(plan.choice.params, a.trans,
                                                              b.trans), DIRECT.kernel)
@@ -363,7 +343,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
             rung: Rung = get_rung(plan.choice.rung)
             # Built before anything is queued, so a configuration that fails to build here
             # leaves nothing half done and the next choice can run instead.
-            knl = backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
+            backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
             a_buf = (_pack(backend, queue, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
                      else a.buf)
             if rung.transposed_b:
@@ -372,20 +352,13 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
             else:
                 b_buf = (_pack(backend, queue, b, k, n, plan.kp, plan.np_, b.trans)
                          if plan.pack_b else b.buf)
-            for helper, rows in _panel_steps(plan):
-                # packing into panels, on the operands as the rung would otherwise read them
-                out = backend.scratch(rows * plan.kp, queue)
-                tx, ty = helper.local_size
-                backend.enqueue(backend.program(helper.file, helper.macros, helper.kernel),
-                                (_round_up(rows, tx), _round_up(plan.kp, ty)), helper.local_size,
-                                [rows, plan.kp, a_buf if helper.operand == "A" else b_buf, out],
-                                queue)
-                a_buf, b_buf = (out, b_buf) if helper.operand == "A" else (a_buf, out)
             p_buf = c.buf if plan.direct_c else backend.scratch(plan.mp * plan.np_, queue)
             ldp = plan.mp
-            gsize, lsize = rung.geometry(plan.choice.params, plan.mp, plan.np_)
-            backend.enqueue(knl, gsize, lsize, [plan.mp, plan.np_, plan.kp, a_buf, b_buf, p_buf],
-                            queue)
+            # gemm's own packing did the transpose of B; what remains is packing into panels
+            prepared = prepare(backend, rung, plan.choice.params, plan.mp, plan.np_, plan.kp,
+                               a_buf, b_buf, p_buf, [h for h, _ in _panel_steps(plan)],
+                               lambda name, count: backend.scratch(count, queue))
+            prepared.enqueue(backend, queue)
             if plan.direct_c:
                 return
         knl = _helper(backend, "epilogue")
@@ -418,7 +391,7 @@ def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
     _execute(backend, plan, a, b, c, queue)
 
 
-def _drop_choice(device: DeviceInfo, choice: KernelChoice, exc: Exception) -> None:
+def _drop_choice(device: DeviceInfo, choice: Config, exc: Exception) -> None:
     warnings.warn(f"clgemm: {choice.describe()} failed on {device.name} ({exc}); using the next "
                   f"choice instead", RuntimeWarning, stacklevel=4)
     with _LOCK:
@@ -508,7 +481,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     operations do. `rung` and `params` force a kernel instead of the tuned or default choice
     (sizes it cannot take are padded).
     """
-    backend_obj, backend_name = gemm_backends.split_backend(backend)
+    backend_obj, backend_name = registry.split_backend(backend)
     m, n, k = _size("m", m), _size("n", n), _size("k", k)
     alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
     trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
@@ -564,7 +537,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         m, n = n, m
         ma, mb = mb, ma
 
-    kernel = None if rung is None else _user_choice(backend.device, rung, params)
+    kernel = None if rung is None else user_config(backend.device, rung, params)
 
     def replan() -> _Plan:
         return _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
@@ -604,7 +577,7 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
                   backend: Any) -> Backend:
     """The backend of the call: the device arrays' own (checked against `device` and `backend`
     where given), else the one asked for, else the first CPU device's."""
-    backend_obj, backend_name = gemm_backends.split_backend(backend)
+    backend_obj, backend_name = registry.split_backend(backend)
     if kind is not None:
         _check_backend_kind(kind, on_device, backend_name)
         if isinstance(device, DeviceInfo) and device.backend != kind.backend:
@@ -613,7 +586,7 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
                              f"{device.backend} backend")
     info = None
     if device is not None:
-        info = gemm_backends.device_info(device, backend_name or (kind and kind.backend))
+        info = registry.device_info(device, backend_name or (kind and kind.backend))
         if backend_obj is not None and (info.backend != backend_obj.name
                                         or info.handle != backend_obj.device.handle):
             raise UsageError(f"device '{info.name}' is not the backend's device "
@@ -621,7 +594,7 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
     if kind is None:
         if backend_obj is not None:
             return backend_obj
-        return gemm_backends.backend_for(info or gemm_backends.device_info(None, backend_name))
+        return registry.shared_backend(info or registry.device_info(None, backend_name))
     return kind.backend_for(on_device, info, backend_obj)
 
 

@@ -21,7 +21,6 @@ the commands can say so, never used.
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .database import FORMAT, Database, read_any, read_roots, shape_distance
 from .family import family_of, type_of_name
-from .rungs import REGISTRY, Rung, get_rung
+from .rungs import GEMM_RUNGS, Rung, get_rung
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
@@ -214,14 +213,16 @@ def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
 def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,
                     accept: Callable[[Rung, Mapping[str, int]], bool] | None = None,
                     roots: Iterable[Path] | None = None) -> Found | None:
-    """gemm()'s choice: each rung's configuration by the chain (`best`), then across rungs the
-    highest expected speed at this shape (`expected_gflops`). The device's own
-    tuning, another driver's and its family's are measurements of the same chip and compete as
-    equals (an H100 whose own rung 9 entries are stale runs the H200's faster rung 9 rather than
-    its own rung 8); the type's defaults count only where none of those has anything."""
+    """gemm()'s choice among the kernels it packs for (`GEMM_RUNGS`: the ladder and the tiled
+    kernels; the direct kernel has a path of its own): each one's configuration by the chain
+    (`best`), then across them the highest expected speed at this shape (`expected_gflops`). The
+    device's own tuning, another driver's and its family's are measurements of the same chip and
+    compete as equals (an H100 whose own tiled-kernel entries are stale runs the H200's faster
+    tiled kernel rather than its own rung 8); the type's defaults count only where none of those
+    has anything."""
     pool: list[tuple[Rung, Found]] = []
-    for number in sorted(rungs if rungs is not None else REGISTRY):
-        rung = REGISTRY[number]
+    for number in sorted(rungs if rungs is not None else GEMM_RUNGS):
+        rung = get_rung(number)
         found = [f for f in candidates(device, rung, shape, roots)
                  if accept is None or accept(rung, f.params)]
         if found:
@@ -245,17 +246,6 @@ def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) 
         count += sum(1 for e in db.entries if e.rung == rung.number
                      and isinstance(e.params, dict) and rung.complete(e.params) is None)
     return count
-
-
-def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
-                 roots: Iterable[Path] | None = None) -> dict[int, Found]:
-    """Per rung, the stored configuration the ladder, bench and model use at this shape."""
-    out = {}
-    for number in rungs:
-        found = best(device, get_rung(number), shape, roots)
-        if found is not None:
-            out[number] = found
-    return out
 
 
 def forget() -> None:

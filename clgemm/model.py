@@ -37,10 +37,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from tabulate import tabulate
+
 from .hardware import Hardware
 from .inner_loops import Step, step_for
 from .rungs import Rung
-from .runner import Problem
+from .problem import Problem
 
 PEAK = "peak"
 LANES = "lanes"
@@ -304,8 +306,6 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
 
 def explain(b: Bound) -> list[str]:
     """The bound as lines for a terminal: the step, each term with its reason, the result."""
-    from tabulate import tabulate
-
     rows = [[t.name, f"{t.share:.1%}" if math.isfinite(t.share) else "-", _num(t.gflops),
              t.detail] for t in b.terms]
     m, n, k = b.shape

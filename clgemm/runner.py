@@ -8,44 +8,20 @@ timed the same way and reported apart.
 
 from __future__ import annotations
 
-import re
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import check, sources
+from . import check
 from .backends.base import Backend
-from .errors import BuildError, ClgemmError, LaunchError, UsageError
+from .errors import BuildError, ClgemmError, LaunchError
+from .problem import Problem
 from .memory import check_host_memory, check_indexing, check_memory, checking_bytes
-from .rungs import Helper, Rung
-
-
-@dataclass(frozen=True)
-class Problem:
-    m: int
-    n: int
-    k: int
-
-    def __post_init__(self):
-        for name, v in zip("MNK", (self.m, self.n, self.k)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise UsageError(f"size {name}={v!r} must be a positive integer")
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.m * self.n * self.k
-
-    def as_list(self) -> list[int]:
-        return [self.m, self.n, self.k]
-
-    def as_tuple(self) -> tuple[int, int, int]:
-        return (self.m, self.n, self.k)
-
-    def gflops(self, ms: float | None) -> float | None:
-        return None if not ms else self.flops / (ms * 1e-3) / 1e9
+from .launch import helper_rows, prepare, scratch_name
+from .rungs import Rung
 
 
 @dataclass
@@ -72,32 +48,6 @@ class RunResult:
         return d
 
 
-_SIZE_ITEM = re.compile(r"^\s*(\d+)\s*(?:[xX]\s*(\d+)\s*[xX]\s*(\d+)\s*)?$")
-
-
-def parse_sizes(text: str, option: str = "--sizes") -> list[Problem]:
-    """'256,1000,4096x4096x128' -> problems; each item S (square) or MxNxK, all positive."""
-    problems: list[Problem] = []
-    for item in text.split(","):
-        match = _SIZE_ITEM.match(item)
-        if not match:
-            raise UsageError(f"{option}: '{item.strip()}' is not S or MxNxK (e.g. 1024 or "
-                             f"4096x4096x128)")
-        dims = [int(g) for g in match.groups() if g is not None]
-        m, n, k = dims * 3 if len(dims) == 1 else dims
-        if min(m, n, k) < 1:
-            raise UsageError(f"{option}: '{item.strip()}' has a size below 1")
-        p = Problem(m, n, k)
-        if p not in problems:
-            problems.append(p)
-    return problems
-
-
-def kernel_source(backend: Backend, filename: str) -> str:
-    """The text a backend compiles: its header, the shared definitions, then the kernel file."""
-    return sources.kernel_source(backend.header(), filename)
-
-
 class Workspace:
     """Random inputs, their float64 reference and device buffers for one problem; shared by
     every rung measured on it, so inputs are uploaded once."""
@@ -122,8 +72,8 @@ class Workspace:
             self._ref = check.reference(self.a, self.b)
         return self._ref
 
-    def scratch(self, name: str, count: int):
-        """A named device buffer reused across rungs (the transposed B, padded copies, ...)."""
+    def scratch(self, name: str, count: int) -> Any:
+        """A named device buffer reused across rungs (the transposed B, panels, ...)."""
         key = f"{name}:{count}"
         if key not in self._scratch:
             self._scratch[key] = self.backend.alloc(count)
@@ -135,15 +85,6 @@ class Workspace:
         return flat.reshape((p.m, p.n), order="F")
 
 
-def helper_scratch(helper: Helper, problem: Problem) -> tuple[str, int]:
-    """The scratch buffer (name, floats) a helper step writes into; named by what it holds, so
-    rungs whose helpers produce the same thing share one."""
-    if helper.kernel == "transpose":
-        return "BT", problem.k * problem.n
-    rows = problem.m if helper.operand == "A" else problem.n
-    return f"{helper.operand} panels of {helper.macros['PANEL']}", rows * problem.k
-
-
 def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[str, int]]],
                       vendor_c: bool = True) -> list[tuple[str, int]]:
     """Every device buffer (name, floats) a Workspace comes to hold while these configurations
@@ -153,8 +94,8 @@ def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[st
     buffers = {"A": p.m * p.k, "B": p.k * p.n, "C": p.m * p.n}
     for rung, params in configs:
         for helper in rung.helpers_for(params):
-            name, count = helper_scratch(helper, p)
-            buffers[name] = count
+            rows, cols = helper_rows(helper, p.m, p.n, p.k)
+            buffers[scratch_name(helper)] = rows * cols
     if vendor_c:
         buffers["vendor BLAS's C"] = p.m * p.n
     return list(buffers.items())
@@ -171,59 +112,6 @@ def check_workspace(device: Any, problem: Problem,
     check_memory(device, buffers, what=what)
     check_host_memory(f"checking {what} against its float64 reference",
                       checking_bytes(problem.m, problem.n, problem.k))
-
-
-# -- helper steps -------------------------------------------------------------------------------
-# Each helper runner prepares the buffers a rung reads and returns a launch closure; the rung then
-# takes the (A, B) buffers it returns.
-HelperLaunch = Callable[[], float]
-
-
-def _transpose_b(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
-    p = ws.problem
-    knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
-    bt = ws.scratch(*helper_scratch(helper, p))
-    tx, ty = helper.local_size
-    gsize = (-(-p.k // tx) * tx, -(-p.n // ty) * ty)
-
-    def launch() -> float:
-        return backend.launch(knl, gsize, helper.local_size, [p.k, p.n, b_buf, bt])
-
-    return launch, (a_buf, bt)
-
-
-def panel_launch(backend: Backend, helper: Helper, rows: int, k: int, src: Any,
-                 out: Any) -> Callable[[], float]:
-    """The launch of a `pack_panels` helper: `rows` x `k` column-major `src` into panels in
-    `out` (gemm() packs its own operands with it too)."""
-    knl = backend.build(kernel_source(backend, helper.file), helper.macros, helper.kernel)
-    tx, ty = helper.local_size
-    gsize = (-(-rows // tx) * tx, -(-k // ty) * ty)
-    return lambda: backend.launch(knl, gsize, helper.local_size, [rows, k, src, out])
-
-
-def _pack_panels(backend: Backend, ws: Workspace, helper: Helper, a_buf, b_buf):
-    """A (M x K) or BT (N x K) into panels of PANEL rows; runs after the transpose of B."""
-    p = ws.problem
-    rows, src = (p.m, a_buf) if helper.operand == "A" else (p.n, b_buf)
-    out = ws.scratch(*helper_scratch(helper, p))
-    launch = panel_launch(backend, helper, rows, p.k, src, out)
-    return launch, ((out, b_buf) if helper.operand == "A" else (a_buf, out))
-
-
-def run_helpers(backend: Backend, ws: Workspace,
-                helpers: Sequence[Helper]) -> tuple[list[HelperLaunch], Any, Any]:
-    """Prepare every helper step in order, each reading what the one before left: the launch
-    closures and the (A, B) buffers the rung then reads."""
-    a_buf, b_buf = ws.buf_a, ws.buf_b
-    launches = []
-    for helper in helpers:
-        launch, (a_buf, b_buf) = HELPER_RUNNERS[helper.kernel](backend, ws, helper, a_buf, b_buf)
-        launches.append(launch)
-    return launches, a_buf, b_buf
-
-
-HELPER_RUNNERS = {"transpose": _transpose_b, "pack_panels": _pack_panels}
 
 
 def median_time(launch: Callable[[], float], warmup: int, repeats: int) -> list[float]:
@@ -248,23 +136,16 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
         return result
 
     try:
-        helper_launches, a_buf, b_buf = run_helpers(backend, ws, rung.helpers_for(params))
-        knl = backend.build(kernel_source(backend, rung.file), rung.macros(params), rung.kernel)
+        prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b, ws.buf_c,
+                           rung.helpers_for(params), ws.scratch)
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result
 
-    gsize, lsize = rung.geometry(params, p.m, p.n)
-    args = rung.args(p.m, p.n, p.k, a_buf, b_buf, ws.buf_c)
-
-    def launch() -> float:
-        return backend.launch(knl, gsize, lsize, args)
-
     try:
-        for h in helper_launches:
-            h()
+        prepared.time_helpers(backend)
         backend.fill(ws.buf_c, float("nan"), p.m * p.n)
-        launch()
+        prepared.time_main(backend)
         out = ws.result()
         err = check.relative_error(out, ws.ref)
         result.rel_error = err
@@ -274,10 +155,10 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
             result.message = (f"{holes} of {out.size} elements unwritten or NaN" if holes
                               else f"relative error {err:.2e} > {tolerance:.0e}")
             return result
-        if helper_launches:
-            helper_times = median_time(lambda: sum(h() for h in helper_launches), 0, repeats)
+        if prepared.helpers:
+            helper_times = median_time(lambda: prepared.time_helpers(backend), 0, repeats)
             result.helper_ms = statistics.median(helper_times)
-        result.times_ms = median_time(launch, warmup, repeats)
+        result.times_ms = median_time(lambda: prepared.time_main(backend), warmup, repeats)
     except LaunchError as exc:
         result.status, result.message = "launch-failed", str(exc)
         return result

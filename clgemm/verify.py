@@ -26,17 +26,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import click
 import numpy as np
 from tabulate import tabulate
 
-from . import api, check, lookup
-from .arrays import KINDS
-from .devices import DeviceInfo, select_device
+from . import api, check
+from .backends import KINDS
+from .config import stored_configs
+from .devices import DeviceInfo
 from .errors import ClgemmError, UsageError
 from .memory import check_host_memory, checking_bytes
-from .paths import check_writable, write_output
-from .rungs import get_rung, parse_rungs
+from .rungs import get_rung
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
 SIZES = (1, 7, 64, 129)
@@ -333,22 +332,11 @@ def _gemm_sizes(quick: bool) -> list[tuple[int, int, int]]:
 
 
 def _configs(device: DeviceInfo, rungs: list[int], quick: bool) -> list[tuple[int, dict, str]]:
-    """(rung, params, source): each rung's defaults, and every distinct tuned configuration the
-    database holds for the sweep's sizes."""
-    out = []
-    for number in rungs:
-        rung = get_rung(number)
-        defaults = rung.defaults()
-        out.append((number, defaults, "default"))
-        seen = [defaults]
-        # Every configuration the lookup chain would run at the sweep's sizes, whatever level
-        # it comes from (this device, its family, its type).
-        for shape in [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]:
-            found = lookup.best(device, rung, shape, fit=False)
-            if found is not None and found.params not in seen:
-                seen.append(found.params)
-                out.append((number, found.params, found.label))
-    return out
+    """(rung, params, source): each rung's defaults, and every distinct configuration the
+    lookup chain would run at the sweep's sizes, whatever level it comes from."""
+    shapes = [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]
+    return [(c.rung, dict(c.params), c.source) for number in rungs
+            for c in stored_configs(device, number, shapes)]
 
 
 def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
@@ -530,52 +518,3 @@ def _case_from_json(where: str, item: Any) -> Case:
     m, n, k = case.m, case.n, case.k
     check_host_memory(f"{where} ({m}x{n}x{k})", checking_bytes(m, n, k))
     return case
-
-
-@click.command()
-@click.option("--device", "-d", default=None,
-              help="device index (see 'clgemm devices') or a case-insensitive part of its name")
-@click.option("--backend", "-b", type=click.Choice(["opencl", "cuda"]), default=None,
-              help="only this backend's devices (an NVIDIA GPU is listed by both)")
-@click.option("--rungs", "-r", default="all,direct", show_default=True,
-              help="e.g. 1-5, 1,3,6-10 or direct (the direct kernel)")
-@click.option("--quick", is_flag=True, help="a covering subset of the sweep (seconds)")
-@click.option("--failures", "failures_file", type=click.Path(dir_okay=False), default=None,
-              help="write failing cases to this JSON file (replay with --replay)")
-@click.option("--replay", "replay_file", type=click.Path(dir_okay=False), default=None,
-              help="run the cases of a --failures file again instead of the sweep")
-def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
-           failures_file: str | None, replay_file: str | None) -> None:
-    """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
-    transposes, layouts, alpha and beta, against a float64 reference."""
-    import shlex
-    import sys
-
-    if failures_file:
-        check_writable("--failures", failures_file)
-    dev = select_device(device, backend=backend)
-    progress = (lambda msg: click.echo(f"  {msg}", err=True))
-    if replay_file:
-        cases = load_cases(replay_file)
-        recorded = json.loads(Path(replay_file).read_text()).get("device")
-        if recorded and recorded != dev.key:
-            click.echo(f"note: the cases were recorded on {recorded}; replaying them on "
-                       f"{dev.key}", err=True)
-        report = replay(dev, cases, progress)
-    else:
-        numbers = parse_rungs(rungs)
-        click.echo(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
-                   f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep", err=True)
-        report = run_verify(dev, numbers, quick, progress)
-    click.echo(summary_table(report))
-    for r in report.failures[:20]:
-        click.echo(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}",
-                   err=True)
-    if len(report.failures) > 20:
-        click.echo(f"... and {len(report.failures) - 20} more", err=True)
-    if failures_file:
-        command = "clgemm " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        write_output(failures_file, json.dumps(failures_json(report, command), indent=1) + "\n")
-        click.echo(f"wrote {len(report.failures)} failing case(s) to {failures_file}", err=True)
-    if report.failures:
-        raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")

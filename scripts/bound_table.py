@@ -16,7 +16,7 @@ from clgemm.hardware import hardware_from_record
 from clgemm.measured import device_records, measurements
 from clgemm.model import bound
 from clgemm.rungs import get_rung
-from clgemm.runner import Problem
+from clgemm.problem import Problem
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 LADDERS = {"OpenCL": "h100/ladder-opencl-4096-tuned.json",

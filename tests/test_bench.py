@@ -10,12 +10,17 @@ import json
 import pytest
 
 from clgemm import api, bench
+from clgemm.bench import run as bench_run_module
+from clgemm.bench import shape as bench_shape_module
 from clgemm import references as refs
 from clgemm.cli import main
+from clgemm.backends import vendor_blas
+from clgemm.backends.opencl import load_clblast
 from clgemm.errors import UsageError
-from clgemm.runner import Problem, RunResult
+from clgemm.problem import Problem, parse_sizes
+from clgemm.runner import RunResult
 
-CLBLAST, WHY_NOT = refs.load_clblast()
+CLBLAST, WHY_NOT = load_clblast()
 
 
 @pytest.fixture
@@ -29,8 +34,8 @@ def empty_db(tmp_path, monkeypatch):
 
 # -- sizes -------------------------------------------------------------------------------------
 def test_parse_sizes_good():
-    assert bench.parse_sizes("256") == [Problem(256, 256, 256)]
-    assert bench.parse_sizes(" 64 , 33x65x17,4096X4096x128,64") == [
+    assert parse_sizes("256") == [Problem(256, 256, 256)]
+    assert parse_sizes(" 64 , 33x65x17,4096X4096x128,64") == [
         Problem(64, 64, 64), Problem(33, 65, 17), Problem(4096, 4096, 128)]
 
 
@@ -39,7 +44,7 @@ def test_parse_sizes_good():
     ("64,", "''"), ("1x0x3", "'1x0x3'"), ("8x8x8x8", "'8x8x8x8'"), ("1.5", "'1.5'")])
 def test_parse_sizes_bad(text, named):
     with pytest.raises(UsageError, match=f"--sizes: {named}"):
-        bench.parse_sizes(text)
+        parse_sizes(text)
 
 
 def test_bad_sizes_on_the_command_line(capsys):
@@ -116,7 +121,7 @@ def test_a_wrong_rung_is_never_the_best():
 def test_wrong_contenders_on_the_device(backend, device, empty_db, monkeypatch):
     """A rung whose check fails and a library whose product is wrong are listed as wrong and
     never timed; the best rung is the correct one."""
-    real_run_rung = bench.run_rung
+    real_run_rung = bench_shape_module.run_rung
 
     def run_rung(backend, ws, rung, params, **kw):
         res = real_run_rung(backend, ws, rung, params, **kw)
@@ -129,7 +134,7 @@ def test_wrong_contenders_on_the_device(backend, device, empty_db, monkeypatch):
         row = refs._row("NumPy (host BLAS, float32)", "host CPU", "ok")
         return refs._judged(row, ws.ref.astype("float32") * 1.01, ws, tolerance)
 
-    monkeypatch.setattr(bench, "run_rung", run_rung)
+    monkeypatch.setattr(bench_shape_module, "run_rung", run_rung)
     monkeypatch.setattr(refs, "numpy_reference", wrong_numpy)
     row = bench.bench_shape(backend, device, Problem(64, 64, 64), rungs=[4, 10], repeats=2,
                             warmup=0)
@@ -138,7 +143,7 @@ def test_wrong_contenders_on_the_device(backend, device, empty_db, monkeypatch):
     assert by_rung[10]["status"] == "wrong" and by_rung[10]["repeats"] == 0
     numpy_row = next(r for r in row["references"] if r["key"] == "numpy")
     assert numpy_row["status"] == "wrong" and "numpy" not in row["ratios"]
-    assert "rung 10 wrong" in bench._notes(row) and "NumPy wrong" in bench._notes(row)
+    assert "rung 10 wrong" in bench_run_module._notes(row) and "NumPy wrong" in bench_run_module._notes(row)
 
 
 def test_too_large_is_skipped_with_a_note(backend, device):
@@ -164,7 +169,7 @@ def test_tiny_bench_json_and_csv(device, empty_db, tmp_path, capsys, monkeypatch
     assert data["format"] == "clgemm-bench" and data["device"]["key"] == device.key
     assert data["provenance"]["command"].startswith("clgemm bench")
     assert [r["shape"] for r in data["rows"]] == [[64, 64, 64], [33, 65, 17]]
-    vendor = bench.VENDOR_KEY[device.backend]
+    vendor = vendor_blas(device.backend).key
     for r in data["rows"]:
         assert r["status"] == "ok", r
         best = r["best"]
@@ -176,10 +181,10 @@ def test_tiny_bench_json_and_csv(device, empty_db, tmp_path, capsys, monkeypatch
             ref = next(x for x in r["references"] if x["key"] == vendor)
             assert ref["status"] == "ok" and r["ratios"][vendor] > 0
         skipped = [x for x in r["rungs"] if x["status"] == "unsupported-size"]
-        assert all(x["rung"] != 10 for x in skipped)
+        assert all(x["rung"] != 13 for x in skipped)
     odd = data["rows"][1]
-    assert odd["best"]["rung"] == 10  # the only rung that does 33x65x17
-    assert {x["rung"] for x in odd["rungs"] if x["status"] == "unsupported-size"} == {6, 7, 8, 9}
+    assert odd["best"]["rung"] == 13  # the only default kernel that does 33x65x17
+    assert {x["rung"] for x in odd["rungs"] if x["status"] == "unsupported-size"} == {6, 7, 8, 12}
 
     with cs.open() as f:
         rows = list(csv.DictReader(f))

@@ -10,7 +10,8 @@ import pytest
 from clgemm import memory
 from clgemm.errors import UsageError
 from clgemm.rungs import get_rung
-from clgemm.runner import Problem, check_workspace, workspace_buffers
+from clgemm.problem import Problem
+from clgemm.runner import check_workspace, workspace_buffers
 
 
 def _configs(*numbers: int, **params) -> list:
@@ -21,10 +22,10 @@ def test_buffers_follow_the_helpers_of_each_configuration():
     p = Problem(64, 32, 16)
     plain = dict(workspace_buffers(p, _configs(1)))
     assert plain == {"A": 64 * 16, "B": 16 * 32, "C": 64 * 32, "vendor BLAS's C": 64 * 32}
-    panels = dict(workspace_buffers(p, _configs(5) + _configs(9, PANELS=1, CACHE_A=0, CACHE_B=0),
+    panels = dict(workspace_buffers(p, _configs(5) + _configs(12, PANELS=1, CACHE_A=0, CACHE_B=0),
                                     vendor_c=False))
-    tsm, tsn = get_rung(9).defaults()["TSM"], get_rung(9).defaults()["TSN"]
-    assert panels["BT"] == 16 * 32  # shared by rungs 5 and 9
+    tsm, tsn = get_rung(12).defaults()["TSM"], get_rung(12).defaults()["TSN"]
+    assert panels["BT"] == 16 * 32  # shared by rung 5 and the tiled kernel
     assert panels[f"A panels of {tsm}"] == 64 * 16 and panels[f"B panels of {tsn}"] == 32 * 16
     assert "vendor BLAS's C" not in panels
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from clgemm.rungs import Param, Rung
-from clgemm.runner import Problem
+from clgemm.problem import Problem
 from clgemm.tuner.evaluate import Evaluator
 from clgemm.tuner.journal import Journal
 from clgemm.tuner.space import build_space
@@ -38,6 +38,9 @@ void gemm_fake(const int M, const int N, const int K,
     for (int k = 0; k < K; k++) acc += A[k * M + m] * B[n * K + k];
 #if MODE == 3
     acc += 1.0f;
+#endif
+#if MODE == 5
+    ((volatile __global float*)0)[n * M + m] = acc;  /* a null write: the process dies */
 #endif
 #if MODE == 4
     volatile __global float* c = C;
@@ -65,7 +68,7 @@ FAKE = Rung(
     params=(Param("MODE", (1, 2, 3, 4, 5), 1, "1 ok, 2 build error, 3 wrong, 4 never ends, "
                   "5 crash"),
             Param("TS", (8,), 8, "work-group side")),
-    derive=lambda p: os._exit(3) if p["MODE"] == 5 else {}, constraints=(), local_size=lambda p: (p["TS"], p["TS"]),
+    derive=lambda p: {}, constraints=(), local_size=lambda p: (p["TS"], p["TS"]),
     output_tile=lambda p: (p["TS"], p["TS"]), k_step=lambda p: 1, local_mem_bytes=lambda p: 0)
 REF = "test_tuner_eval:FAKE"
 
@@ -93,7 +96,7 @@ def test_failures_recorded_and_skipped(device, tmp_path, jobs):
     assert recs[4]["status"] == "timeout"
     assert "launch did not finish within 4 s" in recs[4]["message"]
     assert recs[5]["status"] == "crashed"
-    assert "worker died during host (exit code 3)" in recs[5]["message"]
+    assert "worker died during launch (signal 11)" in recs[5]["message"]
     assert restarts == 2  # the workers that hung and died were replaced
     # The failures are skipped: only the good configuration is confirmed and stored.
     assert out.entry is not None and out.entry.params == {"MODE": 1, "TS": 8}

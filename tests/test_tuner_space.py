@@ -9,7 +9,7 @@ import pytest
 
 from clgemm.limits import DeviceLimits
 from clgemm.rungs import Param, Rung, get_rung
-from clgemm.runner import Problem
+from clgemm.problem import Problem
 from clgemm.tuner.space import SearchSpace, build_space, funnel_table
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 

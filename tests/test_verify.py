@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from clgemm import api, verify
-from clgemm.rungs import REGISTRY
+from clgemm.rungs import REGISTRY, get_rung
 
 
 def clgemm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -135,8 +135,8 @@ def test_replay_bad_file(tmp_path, content, message):
 
 
 def test_bad_rungs_option():
-    r = clgemm("verify", "--rungs", "12")
-    assert r.returncode == 2 and "there is no rung 12" in r.stderr
+    r = clgemm("verify", "--rungs", "14")
+    assert r.returncode == 2 and "there is no rung 14" in r.stderr
 
 
 def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device, tmp_path):
@@ -145,13 +145,13 @@ def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, dev
     from clgemm.database import Entry, load
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    rung = REGISTRY[9]
+    rung = get_rung(12)   # the tiled kernel
     current = {**rung.defaults(), "VWM": 4, "VWN": 4}
-    old = {**rung.defaults(), "PAD": 1}      # a parameter rung 9 no longer has
+    old = {**rung.defaults(), "PAD": 1}      # a parameter the tiled kernel does not have
     db = load(device)
-    db.entries = [Entry(9, [64, 64, 64], device.backend, old, 1.0, 1.0),
-                  Entry(9, [4096, 4096, 4096], device.backend, current, 1.0, 1.0)]
+    db.entries = [Entry(12, [64, 64, 64], device.backend, old, 1.0, 1.0),
+                  Entry(12, [4096, 4096, 4096], device.backend, current, 1.0, 1.0)]
     db.save()
-    configs = verify._configs(device, [9], quick=True)
-    assert (9, current, "tuned") in configs
+    configs = verify._configs(device, [12], quick=True)
+    assert (12, current, "tuned") in configs
     assert all(rung.complete(p) == p for _, p, _ in configs)

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 
 from ..devices import DeviceInfo
 from ..errors import ClgemmError
-from ..runner import Problem
+from ..problem import Problem
 from . import worker as _worker
 
 #: statuses after which the measuring worker is replaced before the next configuration

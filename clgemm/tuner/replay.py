@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from tabulate import tabulate
+
 from ..errors import UsageError
 from .journal import read_journal
 from .space import Config, SearchSpace
@@ -112,8 +114,6 @@ def score(name: str, rs: ReplaySet, fraction: float, seeds: int = SEEDS) -> tupl
 def compare(path: Path, strategies: Sequence[str] | None = None,
             fractions: Sequence[float] = FRACTIONS, seeds: int = SEEDS) -> str:
     """The comparison table(s) for a journal, one per rung."""
-    from tabulate import tabulate
-
     names = list(strategies or strategy_names())
     out = []
     for rs in load_replay(Path(path)):

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from tabulate import tabulate
 
 from ..limits import DeviceLimits
 from ..rungs import STAGES, Constraint, Params, Rung
-from ..runner import Problem
+from ..problem import Problem
 
 Config = tuple[int, ...]
 
@@ -191,8 +192,6 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
 
 def funnel_table(space: SearchSpace, title: str = "") -> str:
     """The funnel as text: generated, each named step with what it removed, then what is left."""
-    from tabulate import tabulate
-
     rows = [["generated", "", "", space.generated]]
     last_stage = None
     for r in space.funnel:

@@ -28,10 +28,11 @@ from typing import Any, Mapping, TextIO
 
 from .. import __version__
 from ..database import Database, Entry
+from ..ladder import provenance
 from ..devices import DeviceInfo
 from ..paths import KERNELS
 from ..rungs import Rung
-from ..runner import Problem
+from ..problem import Problem
 from ..values import is_finite
 from .evaluate import Evaluator
 from .journal import Journal, now
@@ -343,8 +344,6 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalua
     if not confirmed:
         return top[0], None, default
     search_rec, rec, repeats, warmup = max(confirmed, key=lambda t: t[1]["gflops"])
-    from ..ladder import provenance
-
     times = [float(t) for t in rec.get("times_ms") or []]
     prov = provenance(command)
     prov.update({"driver": device.driver_version, "device": device.name,

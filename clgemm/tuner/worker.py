@@ -19,6 +19,7 @@ every configuration the conditions of a lone process, which are also the ladder'
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import os
 import signal
@@ -27,11 +28,11 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any, Mapping, Sequence
 
-from ..backends import open_backend
+from ..backends import list_devices, open_backend
 from ..backends.base import Backend
-from ..devices import list_devices
 from ..rungs import Rung, get_rung
-from ..runner import Problem, Workspace, run_rung
+from ..problem import Problem
+from ..runner import Workspace, run_rung
 
 def resolve_rung(ref: int | str) -> Rung:
     """The rung a reference names; a "module:attribute" reference lets a child process find a
@@ -46,8 +47,6 @@ def die_with_parent() -> None:
     """Ask Linux to kill this process when its parent dies (a parent killed with -9 cannot
     clean up). Best effort: elsewhere the children notice the closed pipe and exit."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:

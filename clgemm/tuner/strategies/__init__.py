@@ -56,11 +56,6 @@ def strategy_names() -> list[str]:
 
 
 def _registry() -> dict[str, type[Strategy]]:
-    from .annealing import Annealing
-    from .exhaustive import Exhaustive
-    from .genetic import Genetic
-    from .random_sample import RandomSample
-
     return {s.name: s for s in (Exhaustive, RandomSample, Annealing, Genetic)}
 
 
@@ -70,3 +65,10 @@ def make_strategy(name: str) -> Strategy:
     except KeyError:
         raise UsageError(f"--strategy '{name}': unknown (choose from "
                          f"{', '.join(strategy_names())}, or auto)") from None
+
+
+# The strategies build on the definitions above, so they are imported after them.
+from .annealing import Annealing  # noqa: E402
+from .exhaustive import Exhaustive  # noqa: E402
+from .genetic import Genetic  # noqa: E402
+from .random_sample import RandomSample  # noqa: E402

@@ -5,7 +5,9 @@
 # $OUT (the device tool's folder; /tmp/gpu_call_bench elsewhere); summary.txt has each step's
 # exit status. Run from the repository root after the prelude:
 #   . .whl/prelude.sh && bash scripts/gpu_call_bench.sh [steps...]
-# Steps: tests verify bench-cuda bench-opencl (default: all).
+# Steps: tests verify bench-cuda bench-opencl (default: all), and on request tune-ladder (a short
+# tune of rungs 9 and 10 at 4096 into results/, both backends) and ladder (the ladder at 4096 on
+# both backends, defaults and tuned, JSON into $OUT).
 set -u
 OUT=${OUT:-/tmp/gpu_call_bench}
 mkdir -p "$OUT"
@@ -37,7 +39,19 @@ for s in $steps; do
   case $s in
     tests) step tests env CLGEMM_TEST_DEVICE="$gpu" python3 -m pytest -m "cuda or not cuda" -q -x \
              tests/test_cuda.py tests/test_cuda_gemm.py tests/test_direct.py tests/test_gemm_api.py \
-             tests/test_lookup.py ;;
+             tests/test_lookup.py tests/test_every_device.py tests/test_rungs_files.py tests/test_rungs_upper.py ;;
+    tune-ladder) for be in opencl cuda; do
+                   step tune-$be env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm tune \
+                     --device "$gpu" --backend $be --rungs 9,10 --size 4096 --time 45
+                 done ;;
+    ladder) for be in opencl cuda; do
+              step ladder-$be-defaults env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm ladder \
+                --device "$gpu" --backend $be --size 4096 --rungs all,tiled,tiled-any --defaults \
+                --json "$OUT/ladder-$be-4096.json"
+              step ladder-$be-tuned env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm ladder \
+                --device "$gpu" --backend $be --size 4096 --rungs all,tiled,tiled-any \
+                --json "$OUT/ladder-$be-4096-tuned.json"
+            done ;;
     verify) step verify-cuda python3 -m clgemm verify --device "$gpu" --backend cuda --quick
             step verify-opencl python3 -m clgemm verify --device "$gpu" --backend opencl --quick ;;
     bench-cuda) step bench-call-cuda python3 -m clgemm bench --call --device "$gpu" --backend cuda \

@@ -1,6 +1,7 @@
 """The tuning database: the best verified configuration per device, backend, rung and shape.
 
-One JSON file per device key (`results/<device-key>.json`). The key already names backend,
+One JSON file per device key (`<results>/<device-key>.json`; the project's own are shipped in
+`clgemm/tuning/`). The key already names backend,
 vendor, device and driver, so a file can never be applied to another device or driver; a file
 whose recorded key differs from its reader's device (copied or renamed by hand) is refused by
 name rather than trusted. Only results that passed the float64 check are stored ("verified"):
@@ -36,7 +37,7 @@ import platformdirs
 
 from .errors import UsageError
 from .locks import exclusive
-from .paths import RESULTS
+from .paths import TUNING
 from .rungs import get_rung
 from .values import is_finite, is_int, params_problem
 
@@ -66,18 +67,19 @@ def user_results_dir() -> Path:
 
 
 def results_dir() -> Path:
-    """Where results are written: $CLGEMM_RESULTS if set, else the user's results folder. The
-    project's own `results/` change only when asked (CLGEMM_RESULTS=results, or --database)."""
+    """Where results are written: $CLGEMM_RESULTS if set, else the user's results folder. Never
+    the package's shipped databases, which change only when asked (--database)."""
     env = os.environ.get("CLGEMM_RESULTS")
     return Path(env) if env else user_results_dir()
 
 
 def read_roots() -> list[Path]:
     """Where databases are read from, the writable folder first: with $CLGEMM_RESULTS that
-    folder alone, else the user's results and the project's shipped ones."""
+    folder alone (a run that must not depend on anything else), else the user's results and the
+    databases shipped in the package."""
     if os.environ.get("CLGEMM_RESULTS"):
         return [results_dir()]
-    return [user_results_dir(), RESULTS]
+    return [user_results_dir(), TUNING]
 
 
 def database_path(device_key: str, root: Path | None = None) -> Path:

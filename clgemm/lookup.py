@@ -13,9 +13,9 @@ here: the present parameter names, within the device's limits, able to do the sh
 5. none: the caller uses the rung's own defaults (`default`).
 
 Databases are read from the user's results folder (where `clgemm tune` writes) and from the
-project's shipped results; with $CLGEMM_RESULTS set, from that folder alone. Files are parsed
-once per modification time. Entries of an earlier parameter set of a rung are counted as stale so
-the commands can say so, never used.
+databases shipped in the package (`clgemm/tuning/`); with $CLGEMM_RESULTS set, from that folder
+alone. Files are parsed once per modification time. Entries of an earlier parameter set of a
+rung are counted as stale so the commands can say so, never used.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Every measurement committed under `results/`, with the device record it was taken on.
+"""Every measurement committed under `results/` and in the shipped tuning databases
+(`clgemm/tuning/`), with the device record it was taken on.
 
 The performance bound is only worth printing if no real result beats it, so the tests and
 `scripts/bound_table.py` set each committed number against it: tuning databases and their
@@ -91,10 +92,12 @@ def current(m: Measurement) -> bool:
     return rung is not None and rung.complete(m.params) is not None
 
 
-def measurements(root: Path) -> list[Measurement]:
-    """Every correct, timed result under `root` taken with the rungs' present parameters."""
+def measurements(*roots: Path) -> list[Measurement]:
+    """Every correct, timed result under `roots` (the checkout's results and the shipped tuning
+    databases live apart) taken with the rungs' present parameters."""
     out: list[Measurement] = []
-    for path, data in _json_files(root):
+    files = [f for root in roots for f in _json_files(root)]
+    for path, data in files:
         if not isinstance(data, dict):
             continue
         if data.get("format") == "clgemm-tuning-database":
@@ -103,7 +106,7 @@ def measurements(root: Path) -> list[Measurement]:
             continue  # whole calls, timed with their other launches: no kernel's measurement
         elif isinstance(data.get("device"), dict) and "rows" in data:
             out += _from_run(str(path), data)
-    for journal in sorted(root.rglob("*.jsonl")):
+    for journal in sorted(j for root in roots for j in root.rglob("*.jsonl")):
         out += _from_journal(journal)
     # completed with the defaults of parameters added since, as the rung now reads them
     return [replace(m, params=get_rung(m.rung).complete(m.params)) for m in out if current(m)]

@@ -1,5 +1,17 @@
-"""Where the project's data lives (the kernel sources and the committed results), and whether a
-file the user named can be written."""
+"""Where the project's data lives, and whether a file the user named can be written.
+
+Two kinds of data, kept apart so that an installed wheel holds everything it needs and nothing
+is ever written into it:
+
+- package data, inside `clgemm/` and shipped with it: the kernel sources (`kernels/`) and the
+  project's tuning databases (`tuning/`), read by every install;
+- the checkout's own files beside the package: `results/` (ladder and bench runs, journals,
+  plots, notes) and `ladder/` (the course), which only `clgemm report` and the tests read, and
+  which an installed wheel does not have.
+
+A user's tuning goes to neither: `database.results_dir()` is $CLGEMM_RESULTS or the per-user
+data folder.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +20,30 @@ from pathlib import Path
 
 from .errors import UsageError
 
-ROOT = Path(__file__).resolve().parent.parent
-KERNELS = ROOT / "kernels"
+#: the installed package
+PACKAGE = Path(__file__).resolve().parent
+#: the kernel sources and the shipped tuning databases (package data)
+KERNELS = PACKAGE / "kernels"
+TUNING = PACKAGE / "tuning"
+#: the same two folders as a checkout names them, for pages and messages
+KERNELS_REL = "clgemm/kernels"
+TUNING_REL = "clgemm/tuning"
+#: the folder above the package: the checkout when clgemm runs from one (an editable install,
+#: or PYTHONPATH), site-packages when installed from a wheel
+ROOT = PACKAGE.parent
+#: the checkout's committed results (read only, and only in a checkout)
 RESULTS = ROOT / "results"
+
+
+def checkout(what: str) -> Path:
+    """The checkout clgemm runs from, for what only a checkout has (the course's pages and the
+    committed results). An installed wheel has neither, so `what` (e.g. "clgemm report") is
+    refused in one line rather than failing on the first missing file."""
+    if not ((ROOT / "ladder").is_dir() and (ROOT / "results").is_dir()):
+        raise UsageError(f"{what} needs a checkout of the clgemm repository (its ladder/ and "
+                         f"results/), but clgemm runs from {PACKAGE}, an installed copy: run it "
+                         f"in a clone after 'pip install -e .'")
+    return ROOT
 
 
 def check_writable(option: str, path: str | os.PathLike) -> Path:

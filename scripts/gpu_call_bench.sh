@@ -6,8 +6,9 @@
 # exit status. Run from the repository root after the prelude:
 #   . .whl/prelude.sh && bash scripts/gpu_call_bench.sh [steps...]
 # Steps: tests verify bench-cuda bench-opencl (default: all), and on request tune-ladder (a short
-# tune of rungs 9 and 10 at 4096 into results/, both backends) and ladder (the ladder at 4096 on
-# both backends, defaults and tuned, JSON into $OUT).
+# tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
+# journals into results/journals/) and ladder (the ladder at 4096 on both backends, defaults and
+# tuned, JSON into $OUT).
 set -u
 OUT=${OUT:-/tmp/gpu_call_bench}
 mkdir -p "$OUT"
@@ -41,14 +42,17 @@ for s in $steps; do
              tests/test_cuda.py tests/test_cuda_gemm.py tests/test_direct.py tests/test_gemm_api.py \
              tests/test_lookup.py tests/test_every_device.py tests/test_rungs_files.py tests/test_rungs_upper.py ;;
     tune-ladder) for be in opencl cuda; do
+                   key=$(python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$be').key)")
                    step tune-$be env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm tune \
-                     --device "$gpu" --backend $be --rungs 9,10 --size 4096 --time 45
+                     --device "$gpu" --backend $be --rungs 9,10 --size 4096 --time 45 \
+                     --database "$PWD/clgemm/tuning/$key.json"
                  done ;;
     ladder) for be in opencl cuda; do
-              step ladder-$be-defaults env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm ladder \
+              step ladder-$be-defaults python3 -m clgemm ladder \
                 --device "$gpu" --backend $be --size 4096 --rungs all,tiled,tiled-any --defaults \
                 --json "$OUT/ladder-$be-4096.json"
-              step ladder-$be-tuned env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm ladder \
+              step ladder-$be-tuned python3 -m clgemm ladder \
                 --device "$gpu" --backend $be --size 4096 --rungs all,tiled,tiled-any \
                 --json "$OUT/ladder-$be-4096-tuned.json"
             done ;;

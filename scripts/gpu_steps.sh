@@ -4,8 +4,9 @@
 #   . .whl/prelude.sh && . scripts/gpu_steps.sh && step tune-cl clgemm tune ... && finish
 # `step NAME CMD...` runs one clgemm (or any) command with line-buffered output into
 # $OUT/logs/NAME.log and a line in $OUT/logs/summary.txt; a failing step is recorded, never fatal.
-# `finish` packs results/ (databases, journals, runs) and the logs into $OUT/results.tgz, so that
-# one file brings back everything however many journals were written, and prints the summary.
+# `finish` packs results/ (journals, runs), the databases of clgemm/tuning/ and the logs into
+# $OUT/results.tgz, so that one file brings back everything however many journals were written,
+# and prints the summary.
 # $GPU is the short device name for --device (e.g. H200), read from nvidia-smi.
 OUT=${OUT:-/tmp/gpu_steps}
 mkdir -p "$OUT/logs"
@@ -31,7 +32,7 @@ step() {
 }
 
 finish() {
-  tar czf "$OUT/results.tgz" results -C "$OUT" logs 2>/dev/null
+  tar czf "$OUT/results.tgz" results clgemm/tuning -C "$OUT" logs 2>/dev/null
   cat "$OUT/logs/summary.txt"
   return "$STEPS_FAILED"
 }

@@ -122,7 +122,7 @@ def test_ladder_uses_tuned_parameters(device, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "TS=16 WPT=4" in _row(r.stdout, 3) and "tuned" in _row(r.stdout, 3)
     assert "default" in _row(r.stdout, 2)
-    d = _ladder(env, "--rungs", "3", "--defaults")
+    d = _ladder(env, "--rungs", "3", "--defaults", "--wide")  # every parameter, defaults too
     assert "TS=32 WPT=8" in _row(d.stdout, 3) and "default" in _row(d.stdout, 3)
     u = _ladder(env, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
     assert "TS=16 WPT=2" in _row(u.stdout, 3) and "user" in _row(u.stdout, 3)

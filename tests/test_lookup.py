@@ -12,7 +12,7 @@ from clgemm import lookup
 from clgemm.database import Entry, database_path, load
 from clgemm.devices import DeviceInfo
 from clgemm.family import family_of, nvidia_compute_capability, pocl_cpu_target
-from clgemm.paths import RESULTS
+from clgemm.paths import TUNING
 from clgemm.rungs import REGISTRY, get_rung
 
 GPU = DeviceInfo(index=0, backend="opencl", platform="NVIDIA CUDA",
@@ -44,7 +44,7 @@ def test_family_keys():
 def test_an_h100_runs_the_h200s_tuning_by_family(monkeypatch):
     """The shipped H200 database applies to an H100 of another driver (same GH100 chip)."""
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
-    assert database_path("opencl-nvidia-corporation-nvidia-h200-580.159.04", RESULTS).exists()
+    assert database_path("opencl-nvidia-corporation-nvidia-h200-580.159.04", TUNING).exists()
     found = lookup.best(GPU, get_rung(13), (4096, 4096, 4096))   # the tiled kernel, any size
     assert found is not None and found.label in ("family: NVIDIA H200",
                                                  "tuned (driver 580.159.04)")
@@ -123,7 +123,7 @@ def test_user_results_live_outside_the_checkout(monkeypatch, tmp_path):
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert database.results_dir() == tmp_path / "clgemm" / "results"
-    assert database.read_roots() == [tmp_path / "clgemm" / "results", RESULTS]
+    assert database.read_roots() == [tmp_path / "clgemm" / "results", TUNING]
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path / "mine"))
     assert database.read_roots() == [tmp_path / "mine"]
 

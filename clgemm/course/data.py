@@ -1,11 +1,11 @@
 """The committed results, found by what the files hold rather than by their names.
 
-Every JSON file under `results/` is read once and sorted into ladder runs, tuned-against-default
-comparisons, bench runs and tuning databases by its contents; journals are the `.jsonl` files
-under `results/journals/`. New devices, sizes or backends therefore appear in the course as soon
-as their files are committed, with no list to keep up to date. Everything is sorted (devices by
-name, backend and key; runs by size and configuration) so that the pages generated from it are
-the same on every machine.
+Every JSON file under `results/` and the tuning databases shipped in `clgemm/tuning/` are read
+once and sorted into ladder runs, tuned-against-default comparisons, bench runs and tuning
+databases by their contents; journals are the `.jsonl` files under `results/journals/`. New
+devices, sizes or backends therefore appear in the course as soon as their files are committed,
+with no list to keep up to date. Everything is sorted (devices by name, backend and key; runs
+by size and configuration) so that the pages generated from it are the same on every machine.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import database as _database
 from ..errors import UsageError
@@ -266,17 +266,20 @@ def _journal(rel: str, path: Path, devices: dict[str, Device]) -> JournalFile:
                        header=header, records=search)
 
 
-def _json_files(folder: Path) -> Iterable[Path]:
+def _json_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.json") if "journals" not in p.relative_to(folder).parts
                   and not p.name.startswith("."))
 
 
-def load_results(folder: Path) -> Results:
-    """Read every result file under `folder` (normally `results/`)."""
+def load_results(folder: Path, tuning: Path | None = None) -> Results:
+    """Read every result file under `folder` (normally `results/`), and the tuning databases in
+    `tuning` (normally `clgemm/tuning/`, where the shipped ones live apart from the results a
+    wheel leaves out). Both are named in pages relative to `folder`'s parent, the checkout."""
     folder = Path(folder)
     out = Results(folder=folder)
     databases = []
-    for path in _json_files(folder):
+    shipped = sorted(Path(tuning).glob("*.json")) if tuning is not None else []
+    for path in _json_files(folder) + shipped:
         rel = path.relative_to(folder.parent).as_posix()
         data = _load_json(path)
         if not isinstance(data, dict):

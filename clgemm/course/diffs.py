@@ -1,4 +1,4 @@
-"""Each rung's kernel against the one before, as a unified diff read from `kernels/`.
+"""Each rung's kernel against the one before, as a unified diff read from `clgemm/kernels/`.
 
 The diff is made from the files every time rather than kept in the pages, so a page always shows
 the kernels as they are: a change to a kernel shows up as a stale block, not as a page that
@@ -10,12 +10,18 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from ..paths import KERNELS
+from ..paths import KERNELS, KERNELS_REL
 from ..rungs import REGISTRY, TILED, TILED_ANY, Rung, get_rung
 
 #: what each library kernel is shown as a change to: the tiled kernel to rung 9, whose pipeline it
 #: keeps, the any-size one to the tiled kernel; the direct kernel (None) is shown whole
 LIBRARY_BASE: dict[int, int | None] = {TILED.number: 9, TILED_ANY.number: TILED.number}
+
+
+def kernel_file(name: str) -> str:
+    """A kernel file as the pages and the terminal name it: its path in the repository, which is
+    also where it sits in an installed package."""
+    return f"{KERNELS_REL}/{name}"
 
 
 def kernel_text(rung: Rung, kernels: Path = KERNELS) -> str:
@@ -40,8 +46,8 @@ def rung_diff(rung: Rung, kernels: Path = KERNELS) -> str:
         return kernel_text(rung, kernels)
     old = kernel_text(before, kernels).splitlines()
     new = kernel_text(rung, kernels).splitlines()
-    lines = difflib.unified_diff(old, new, fromfile=f"kernels/{before.file}",
-                                 tofile=f"kernels/{rung.file}", lineterm="")
+    lines = difflib.unified_diff(old, new, fromfile=kernel_file(before.file),
+                                 tofile=kernel_file(rung.file), lineterm="")
     return "\n".join(lines) + "\n"
 
 

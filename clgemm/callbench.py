@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from tabulate import tabulate
 
 from . import __version__, api, check
 from .backends import KINDS, Backend, VendorBlas, vendor_blas, versions
 from .errors import UsageError
 from .rungs import get_rung
+from .tables import FULL, Column, Layout, fit_lines, render, status_cell
 
 #: the shapes the call bench runs on a GPU by default
 GPU_SHAPES: tuple[tuple[int, int, int], ...] = (
@@ -348,17 +348,24 @@ def _fmt(x: float | None, spec: str = ",.0f") -> str:
     return "" if x is None else format(x, spec)
 
 
-def table(data: dict) -> str:
+def table(data: dict, layout: Layout = FULL) -> str:
     """One line per shape: gemm()'s call, its kernel alone, the overhead, each library's call,
-    and gemm() as a multiple of each library."""
+    and gemm() as a multiple of each library. Fitted, the headers are short and a line under
+    the table says what they count."""
     names = sorted({n for r in data["rows"] for n in r["references"]})
-    head = ["shape", "gemm() GFLOP/s", "kernel GFLOP/s", "overhead ms", "kernel"]
-    head += [f"{n} GFLOP/s" for n in names] + [f"/ {n}" for n in names]
+    columns: list[Column | str] = [
+        "shape", Column("gemm() GFLOP/s", short="gemm()"),
+        Column("kernel GFLOP/s", short="kernel"), Column("overhead ms", short="over ms"),
+        Column("kernel", short="chosen", wrap=12)]
+    columns += [Column(f"{n} GFLOP/s", short=n, wrap=8, drop=len(names) - i)
+                for i, n in enumerate(names)]
+    columns += [Column(f"/ {n}", wrap=8) for n in names]
     lines = []
     for r in data["rows"]:
         shape = "x".join(map(str, r["shape"]))
         if r["status"] != "ok":
-            lines.append([shape, r["status"], r["note"]] + [""] * (len(head) - 3))
+            lines.append([shape, status_cell(r["status"]), r["note"]]
+                         + [""] * (len(columns) - 3))
             continue
         refs = [r["references"].get(n, {}) for n in names]
         ratios = [(r["call_gflops"] / ref["gflops"]) if ref.get("gflops") else None
@@ -366,7 +373,7 @@ def table(data: dict) -> str:
         lines.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
                       _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
                      + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
-                        else ref.get("status", "") for ref in refs]
+                        else status_cell(ref.get("status", "")) for ref in refs]
                      + [_fmt(x, ".2f") for x in ratios])
     geo = []
     for i, n in enumerate(names):
@@ -376,5 +383,28 @@ def table(data: dict) -> str:
         if xs:
             geo.append(f"{n}: geo-mean {math.exp(sum(map(math.log, xs)) / len(xs)):.2f}, "
                        f"lowest {min(xs):.2f}")
-    text = tabulate(lines, headers=head, disable_numparse=True)
-    return text + ("\ngemm() / " + "; ".join(geo) if geo else "")
+    text = [render(columns, lines, layout)]
+    if not layout.wide:
+        text.append("GFLOP/s of gemm()'s whole call, of its kernel alone and of each library's "
+                    "call; over ms: the call's time beyond its launches; / X: gemm() over X")
+    if geo:
+        text.append("gemm() / " + "; ".join(geo))
+    return "\n".join(fit_lines(text, layout))
+
+
+def csv_rows(data: dict) -> list[dict]:
+    """One flat row per shape of `to_json`'s data, for CSV: gemm()'s call and kernel, then each
+    library's status, time and GFLOP/s."""
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    out = []
+    for r in data["rows"]:
+        flat = {"m": r["shape"][0], "n": r["shape"][1], "k": r["shape"][2],
+                **{k: r[k] for k in ("status", "note", "choice", "call_ms", "call_gflops",
+                                     "kernel_ms", "kernel_gflops", "launches_ms", "launches",
+                                     "overhead_ms", "rel_error")}}
+        for n in names:
+            ref = r["references"].get(n, {})
+            flat.update({f"{n} status": ref.get("status"), f"{n} ms": ref.get("ms"),
+                         f"{n} gflops": ref.get("gflops")})
+        out.append(flat)
+    return out

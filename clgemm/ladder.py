@@ -21,6 +21,11 @@ from .problem import Problem
 from .runner import RunResult, Workspace, check_workspace, run_rung
 
 
+#: the "format" of what `clgemm ladder --json` writes, and of `--vs-defaults`
+FORMAT = "clgemm-ladder"
+VS_DEFAULTS_FORMAT = "clgemm-ladder-vs-defaults"
+
+
 def default_size(device: DeviceInfo) -> int:
     """A size that runs the whole ladder quickly yet fills the device: 512 on a CPU (the naive
     rung takes a fraction of a second there), 4096 on a GPU."""
@@ -87,6 +92,7 @@ class LadderRun:
             d["bound_limit"] = b.limit if b else None
             rows.append(d)
         return {
+            "format": FORMAT,
             "device": self.device.to_json(),
             "size": self.problem.as_list(),
             "rows": rows,
@@ -174,5 +180,36 @@ def compare_with_defaults(device: DeviceInfo, problem: Problem,
                        launches=len(times["tuned"]))
         rows.append(row)
     backend.release()
-    return {"device": device.to_json(), "size": problem.as_list(), "rows": rows,
-            "provenance": provenance(command)}
+    return {"format": VS_DEFAULTS_FORMAT, "device": device.to_json(), "size": problem.as_list(),
+            "rows": rows, "provenance": provenance(command)}
+
+
+def ladder_rows(run: LadderRun) -> list[dict]:
+    """One flat row per line of the ladder's table, rungs then references, for CSV."""
+    data = run.to_json()
+    out = [{"rung": r["rung"], "name": r["name"], "params": get_rung(r["rung"]).params_text(
+                r["params"]), "config": r["params_source"], "status": r["status"],
+            "ms": r["ms"], "helper_ms": r["helper_ms"], "gflops": r["gflops"],
+            "pct_of_reference": r["pct_of_reference"], "pct_of_bound": r["pct_of_bound"],
+            "bound_gflops": r["bound_gflops"], "bound_limit": r["bound_limit"],
+            "speedup_prev": r["speedup_prev"], "speedup_rung1": r["speedup_rung1"],
+            "rel_error": r["rel_error"], "message": r["message"]}
+           for r in data["rows"]]
+    out += [{"rung": "ref", "name": ref["name"], "params": "", "config": "",
+             "status": ref.get("status", "ok"), "ms": ref.get("ms"), "helper_ms": None,
+             "gflops": ref.get("gflops"), "pct_of_reference": percent_of(ref.get("gflops"),
+                                                                         run.reference()),
+             "pct_of_bound": None, "bound_gflops": None, "bound_limit": None,
+             "speedup_prev": None, "speedup_rung1": None, "rel_error": ref.get("rel_error"),
+             "message": ref.get("note") or ref.get("timing", "")}
+            for ref in data["references"]]
+    return out
+
+
+def vs_defaults_rows(result: dict) -> list[dict]:
+    """One flat row per rung of `compare_with_defaults`, for CSV."""
+    return [{"rung": r["rung"], "tuned": get_rung(r["rung"]).params_text(r["tuned"]),
+             "default": get_rung(r["rung"]).params_text(r["default"]), "status": r["status"],
+             **{k: r.get(k) for k in ("tuned_ms", "default_ms", "tuned_gflops",
+                                      "default_gflops", "slowdown", "launches")}}
+            for r in result["rows"]]

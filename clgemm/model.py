@@ -37,12 +37,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tabulate import tabulate
-
 from .hardware import Hardware
 from .inner_loops import Step, step_for
-from .rungs import Rung
+from .rungs import Rung, get_rung
 from .problem import Problem
+from .tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
 
 PEAK = "peak"
 LANES = "lanes"
@@ -304,7 +303,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
                  groups, helper_bytes(rung, problem, params), dram, tiles, tuple(notes))
 
 
-def explain(b: Bound) -> list[str]:
+def explain(b: Bound, layout: Layout = FULL) -> list[str]:
     """The bound as lines for a terminal: the step, each term with its reason, the result."""
     rows = [[t.name, f"{t.share:.1%}" if math.isfinite(t.share) else "-", _num(t.gflops),
              t.detail] for t in b.terms]
@@ -312,14 +311,36 @@ def explain(b: Bound) -> list[str]:
     params = " ".join(f"{key}={v}" for key, v in b.params.items())
     lines = [f"rung {b.rung} {params}, M={m} N={n} K={k}",
              f"innermost step: {b.step.source}",
-             tabulate(rows, headers=["term", "of peak", "GFLOP/s", "why"], disable_numparse=True),
+             render(["term", "of peak", "GFLOP/s", Column("why", wrap=30)], rows, layout),
              f"bound {_num(b.gflops)} GFLOP/s = peak x min(lanes x mix, local memory, lanes x "
              f"latency) x work distribution, capped by global memory; limited by {b.limit}"]
     if b.helper_bytes:
         lines.append(f"with the transpose of B ({b.helper_bytes / 1e6:,.1f} MB through DRAM) "
                      f"in the time: {_num(b.gflops_with_helpers())} GFLOP/s")
     lines += [f"note: {note}" for note in b.notes]
-    return lines
+    return fit_lines(lines, layout)
+
+
+def bounds_table(results: list[dict[str, Any]], hw: Hardware, layout: Layout = FULL) -> str:
+    """One line per rung of `clgemm model`, from its JSON rows ({"rung", "params", "source",
+    "status", "bound"}): the bound, its share of the peak, the limiting term and why."""
+    rows = []
+    for r in results:
+        rung = get_rung(r["rung"])
+        params = (rung.params_text(r["params"]) if layout.wide
+                  else params_brief(r["params"], rung.defaults()))
+        b = r.get("bound")
+        if b is None:
+            rows.append([r["rung"], params, r["source"], "", "", "",
+                         f"not run here: {r['status']}"])
+            continue
+        rows.append([r["rung"], params, r["source"], f"{b['gflops']:,.0f}",
+                     f"{b['gflops'] / hw.peak_gflops:.1%}", b["limit"],
+                     b["terms"][b["limit"]]["detail"]])
+    table = render(["rung", Column("parameters", wrap=20), Column("config", wrap=8),
+                    Column("bound GFLOP/s", short="bound"), "of peak", "limited by",
+                    Column("why", wrap=30)], rows, layout)
+    return "\n".join([table] + ([] if layout.wide else fit_lines([BRIEF_NOTE], layout)))
 
 
 def bound_for(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware

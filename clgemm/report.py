@@ -1,8 +1,9 @@
-"""Tables for the terminal (tabulate) from ladder runs and device lists."""
+"""Tables for the terminal from ladder runs and device lists, in full or fitted to a width
+(`clgemm.tables`)."""
 
 from __future__ import annotations
 
-from tabulate import tabulate
+from typing import Any
 
 from . import lookup
 from .devices import DeviceInfo
@@ -12,6 +13,8 @@ from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
 from .runner import RunResult
+from .tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
+                     status_cell)
 from .tuner.budget import default_tune_minutes
 
 
@@ -19,14 +22,29 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:,.0f} MiB" if n < 2**30 else f"{n / 2**30:,.1f} GiB"
 
 
-def devices_table(devices: list[DeviceInfo]) -> str:
+def devices_table(devices: list[DeviceInfo], layout: Layout = FULL) -> str:
     rows = [[d.index, d.backend, d.platform, d.name, d.type, d.compute_units, f"{d.clock_mhz} MHz",
              _mib(d.global_mem_bytes), _mib(d.local_mem_bytes) if d.local_mem_bytes >= 2**20
              else f"{d.local_mem_bytes // 1024} KiB", d.max_work_group_size, d.driver_version,
              tuning_level(d)]
             for d in devices]
-    return tabulate(rows, headers=["#", "backend", "platform", "device", "type", "CUs", "clock",
-                                   "global mem", "local mem", "max WG", "driver", "tuning"])
+    columns = [Column("#", right=True), "backend", Column("platform", wrap=12),
+               Column("device", wrap=16), "type", Column("CUs", right=True), "clock",
+               "global mem", Column("local mem", drop=2), Column("max WG", drop=1, right=True),
+               Column("driver", wrap=10), Column("tuning", wrap=10)]
+    return render(columns, rows, layout)
+
+
+def devices_rows(devices: list[DeviceInfo]) -> list[dict[str, Any]]:
+    """One flat row per device, for CSV: the JSON's fields, lists joined by spaces, and the
+    tuning level the table shows."""
+    out = []
+    for d in devices:
+        row = {k: " ".join(map(str, v)) if isinstance(v, list) else v
+               for k, v in d.to_json().items()}
+        row["tuning"] = tuning_level(d)
+        out.append(row)
+    return out
 
 
 def _num(x, fmt):
@@ -39,55 +57,106 @@ def _reason(r: RunResult) -> str:
     return r.message[len(said):] if r.message.startswith(said) else r.message
 
 
-def ladder_table(run: LadderRun) -> str:
+def _first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[0] + (" ..." if len(lines) > 1 else "") if lines else ""
+
+
+def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
+    """The ladder as a table. In full: every column, every parameter, failure messages in the
+    status column. Fitted: short names, only the parameters that differ from the defaults, the
+    failure messages and the references' timing under the table."""
     ups = run.speedups()
     base = run.reference()
     bounds = run.bounds()
-    rows = []
+    wide = layout.wide
+    rows, failures = [], []
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
-        status = r.status if r.ok or not r.message else f"{r.status}: {_reason(r)}"
+        if wide:
+            status = r.status if r.ok or not r.message else f"{r.status}: {_reason(r)}"
+        else:
+            status = r.status
+            if not r.ok and r.message:
+                failures.append(f"rung {r.rung} {r.status}: {_first_line(_reason(r))}")
         b = bounds[r.rung]
-        rows.append([r.rung, rung.title, rung.adds, rung.params_text(r.params),
-                     run.sources.get(r.rung, "default"), _num(r.ms, ".3f"), _num(r.helper_ms, ".3f"),
+        rows.append([r.rung, rung.title if wide else rung.slug, rung.adds,
+                     rung.params_text(r.params) if wide else params_brief(r.params,
+                                                                          rung.defaults()),
+                     run.sources.get(r.rung, "default"), _num(r.ms, ".3f"),
+                     _num(r.helper_ms, ".3f"),
                      _num(r.gflops, ".1f"), _num(percent_of(r.gflops, base), ".1f"),
                      _num(b.percent(r.gflops) if b else None, ".1f"),
                      _num(up_prev, ".2f"), _num(up_first, ".1f"),
                      _num(r.rel_error, ".1e") if r.rel_error not in (None, float("inf")) else "",
-                     status])
+                     status_cell(status)])
+    timings = []
     for ref in run.references:
         state = ref.get("status", "ok")
-        status = "reference" if state == "ok" else f"{state}: {ref.get('note', '')}"
-        if ref.get("timing") and state == "ok":
-            status += f" ({ref['timing']})"
+        if wide:
+            status = "reference" if state == "ok" else f"{state}: {ref.get('note', '')}"
+            if ref.get("timing") and state == "ok":
+                status += f" ({ref['timing']})"
+        else:
+            status = "reference" if state == "ok" else state
+            if state != "ok" and ref.get("note"):
+                failures.append(f"{ref['name']} {state}: {_first_line(ref['note'])}")
+            elif ref.get("timing"):
+                timings.append(f"{ref['name'].split(' (')[0]}: {ref['timing']}")
         err = ref.get("rel_error")
-        rows.append(["ref", ref["name"], ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
+        rows.append(["ref", ref["name"] if wide else ref["name"].split(" (")[0],
+                     ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
                      _num(ref["gflops"], ".1f"), _num(percent_of(ref["gflops"], base), ".1f"),
-                     "", "", "", _num(err, ".1e"), status])
+                     "", "", "", _num(err, ".1e"), status_cell(status)])
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
-    table = tabulate(rows, headers=["rung", "name", "adds", "parameters", "config", "ms",
-                                    "helper ms", "GFLOP/s", "% ref", "% bound", "x prev",
-                                    "x rung 1", "rel err", "status"], disable_numparse=True)
+    columns = ["rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
+               Column("config", wrap=8), "ms", Column("helper ms", drop=4), "GFLOP/s",
+               Column("% ref", drop=6), Column("% bound", drop=5), "x prev",
+               Column("x rung 1", drop=2), Column("rel err", drop=3), "status"]
+    table = render(columns, rows, layout)
     foot = (f"% ref: share of {base['name']}'s GFLOP/s" if base
             else "% ref: no reference ran correctly")
-    return "\n".join([head, table, foot, *bound_footer(run.hardware_figures(), bounds)])
+    lines = [head, table, foot]
+    if not wide:
+        lines += [BRIEF_NOTE] + (["reference timing: " + "; ".join(timings)] if timings else [])
+        lines += failures
+    lines += bound_footer(run.hardware_figures(), bounds, layout)
+    return "\n".join(fit_lines(lines, layout))
 
 
-def bound_footer(hw: Hardware, bounds: dict[int, Bound | None]) -> list[str]:
+def vs_defaults_table(result: dict[str, Any], layout: Layout = FULL) -> str:
+    """`ladder --vs-defaults`: each tuned rung against its defaults, from
+    `ladder.compare_with_defaults`."""
+    rows = []
+    for r in result["rows"]:
+        rung = get_rung(r["rung"])
+        params = (rung.params_text(r["tuned"]) if layout.wide
+                  else params_brief(r["tuned"], rung.defaults()))
+        ok = "slowdown" in r
+        rows.append([r["rung"], params, f"{r['tuned_gflops']:.1f}" if ok else "",
+                     f"{r['default_gflops']:.1f}" if ok else "",
+                     f"{r['slowdown']:.3f}" if ok else "", status_cell(r["status"])])
+    table = render(["rung", Column("tuned parameters", wrap=20), "tuned GFLOP/s",
+                    "default GFLOP/s", "tuned/default time", Column("status", wrap=20)],
+                   rows, layout)
+    return "\n".join(fit_lines([table] + ([] if layout.wide else [BRIEF_NOTE]), layout))
+
+
+def bound_footer(hw: Hardware, bounds: dict[int, Bound | None],
+                 layout: Layout = FULL) -> list[str]:
     """What the "% bound" column rests on: the device figures (with their sources) and, per
-    rung, the term that limits its bound (see `clgemm model`)."""
+    rung, the term that limits its bound (see `clgemm model`); fitted, without the term's
+    reasoning, which `clgemm model --rung N` prints."""
     lines = ["% bound: share of the model's upper bound (clgemm model --rung N shows its terms); "
              "device figures:", *hw.summary()]
     for number, b in bounds.items():
         if b is not None:
             lines.append(f"  rung {number}: bound {b.gflops:,.0f} GFLOP/s, limited by "
-                         f"{b.limit_text()}")
+                         f"{b.limit_text() if layout.wide else b.limit}")
     return lines
-
-
 def tuning_level(device: DeviceInfo) -> str:
     """The best level of the lookup chain that holds anything for this device, for the devices
     table: 'tuned', 'tuned (driver X)', 'family: NAME', 'default: CPU' or 'none'."""

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
-from tabulate import tabulate
 
 from . import api, check
 from .backends import KINDS
@@ -36,6 +35,7 @@ from .devices import DeviceInfo
 from .errors import ClgemmError, UsageError
 from .memory import check_host_memory, checking_bytes
 from .rungs import get_rung
+from .tables import BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief, render
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
 SIZES = (1, 7, 64, 129)
@@ -47,6 +47,8 @@ LD_OFFSETS = ((0, 0), (3, 5))
 #: what C's buffer holds outside the matrix; any change there is a stray write
 SENTINEL = np.float32(-12345.0)
 FORMAT = "clgemm-verify-failures"
+#: the "format" of what `clgemm verify --json` writes
+REPORT_FORMAT = "clgemm-verify"
 
 
 @dataclass
@@ -103,6 +105,9 @@ class Group:
     results: list[CaseResult] = field(default_factory=list)
     seconds: float = 0.0
     skipped: str = ""
+    #: the kernel and its parameters, for a group of one rung's configuration
+    rung: int | None = None
+    params: dict[str, int] | None = None
 
     @property
     def failed(self) -> list[CaseResult]:
@@ -348,7 +353,7 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
     for number, params, source in _configs(device, rungs, quick):
         rung = get_rung(number)
         text = rung.params_text(params)
-        group = Group(f"rung {number}", "buffers", text, source)
+        group = Group(f"rung {number}", "buffers", text, source, rung=number, params=params)
         bad = rung.first_violation(params, limits)
         if bad is not None:
             group.skipped = f"breaks '{bad.name}' on this device"
@@ -431,30 +436,68 @@ def replay(device: DeviceInfo, cases: list[Case],
             key = (case.path,)
             name, kernel = f"gemm() {case.path}", "chosen by gemm()"
         if key not in by_group:
-            by_group[key] = (Group(name, case.path, kernel, case.source), [])
+            by_group[key] = (Group(name, case.path, kernel, case.source, rung=case.rung,
+                                   params=case.params), [])
         by_group[key][1].append(case)
     groups = run_groups(api.backend_for(device), list(by_group.values()), progress)
     return Report(device, groups, time.perf_counter() - t0)
 
 
 # -- output ------------------------------------------------------------------------------------
-def summary_table(report: Report) -> str:
+def _group_status(g: Group) -> str:
+    return ("skipped: " + g.skipped if g.skipped
+            else "ok" if not g.failed else f"FAILED ({len(g.failed)})")
+
+
+def _max_error(g: Group) -> float | None:
+    errs = [r.rel_error for r in g.results if r.rel_error is not None and np.isfinite(r.rel_error)]
+    return max(errs) if errs else None
+
+
+def summary_table(report: Report, layout: Layout = FULL) -> str:
+    """One line per group: its kernel and configuration, how many cases passed, the largest
+    error, the time; fitted, only the parameters that differ from the defaults."""
     rows = []
     for g in report.groups:
-        errs = [r.rel_error for r in g.results
-                if r.rel_error is not None and np.isfinite(r.rel_error)]
-        passed = len(g.results) - len(g.failed)
-        status = ("skipped: " + g.skipped if g.skipped
-                  else "ok" if not g.failed else f"FAILED ({len(g.failed)})")
-        rows.append([g.name, g.source, g.kernel, len(g.results), passed, len(g.failed),
-                     f"{max(errs):.1e}" if errs else "", f"{g.seconds:.1f}", status])
+        err = _max_error(g)
+        params = g.kernel
+        if not layout.wide and g.rung is not None and g.params is not None:
+            params = params_brief(g.params, get_rung(g.rung).defaults())
+        status = _group_status(g)
+        rows.append([g.name, g.source, params, len(g.results), len(g.results) - len(g.failed),
+                     len(g.failed), f"{err:.1e}" if err is not None else "",
+                     f"{g.seconds:.1f}", Bad(status) if g.failed else status])
     d = report.device
-    head = (f"verify on device {d.index}: {d.name} ({d.platform}, driver {d.driver_version}): "
-            f"{report.total} cases, {len(report.failures)} failed, {report.seconds:.1f} s")
-    table = tabulate(rows, headers=["kernel", "config", "parameters", "cases", "passed",
-                                    "failed", "max rel err", "seconds", "status"],
-                     disable_numparse=True)
-    return f"{head}\n{table}"
+    where = f" ({d.platform}, driver {d.driver_version})" if layout.wide else ""
+    head = (f"verify on device {d.index}: {d.name}{where}: {report.total} cases, "
+            f"{len(report.failures)} failed, {report.seconds:.1f} s")
+    table = render(["kernel", Column("config", wrap=8), Column("parameters", wrap=20), "cases",
+                    "passed", "failed", Column("max rel err", short="max err"), "seconds",
+                    Column("status", wrap=16)], rows, layout)
+    foot = [] if layout.wide else [BRIEF_NOTE]
+    return "\n".join(fit_lines([head, table, *foot], layout))
+
+
+def summary_rows(report: Report) -> list[dict[str, Any]]:
+    """The summary table's lines as flat rows (CSV, and the JSON's "groups")."""
+    return [{"kernel": g.name, "path": g.path, "rung": g.rung, "config": g.source,
+             "params": g.kernel, "cases": len(g.results),
+             "passed": len(g.results) - len(g.failed), "failed": len(g.failed),
+             "max_rel_error": _max_error(g), "seconds": round(g.seconds, 3),
+             "status": "skipped" if g.skipped else "ok" if not g.failed else "failed",
+             "note": g.skipped} for g in report.groups]
+
+
+def report_json(report: Report, command: str = "", rungs: list[int] | None = None,
+                quick: bool | None = None) -> dict[str, Any]:
+    """The whole sweep (`clgemm verify --json`): the groups as in the table, then every failing
+    case as the --failures file holds it."""
+    return {"format": REPORT_FORMAT, "device": report.device.to_json(), "command": command,
+            "rungs": rungs, "quick": quick, "total": report.total,
+            "failed": len(report.failures), "seconds": round(report.seconds, 3),
+            "groups": [{**row, "params": g.params} for row, g in zip(summary_rows(report),
+                                                                    report.groups)],
+            "failures": failures_json(report, command)["cases"]}
 
 
 def failures_json(report: Report, command: str = "") -> dict[str, Any]:

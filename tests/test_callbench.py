@@ -26,7 +26,7 @@ def test_call_bench_numpy_and_device_arrays(tmp_path, capsys):
         assert row["launches"] >= 1 and row["choice"]
         assert all(r["status"] in ("ok", "failed") for r in row["references"].values())
     text = capsys.readouterr().out
-    assert "gemm() GFLOP/s" in text and "64x64x64" in text
+    assert "gemm()" in text.splitlines()[0] and "64x64x64" in text
     out2 = tmp_path / "device.json"
     assert main(["bench", "--call", "--arrays", "device", "--sizes", "40x24x8",
                  "--json", str(out2)]) == 0

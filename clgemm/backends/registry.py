@@ -13,6 +13,7 @@ device.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -21,6 +22,8 @@ from ..errors import ArgumentTypeError, UsageError
 from . import cuda, opencl
 from .base import Backend, DeviceArrays, VendorBlas
 
+#: the environment variable naming the device to use where a command or a call names none
+DEVICE_ENV = "CLGEMM_DEVICE"
 #: every backend package, in numbering order
 PACKAGES = {opencl.NAME: opencl, cuda.NAME: cuda}
 BACKEND_NAMES = tuple(PACKAGES)
@@ -31,7 +34,7 @@ _BY_DEVICE: dict[tuple[str, Any], Backend] = {}
 #: OpenCL backends by (context, device), including those adopted from callers' arrays
 _BY_CONTEXT: dict[tuple[int, int], Backend] = {}
 #: device selections, remembered: listing devices queries every platform, too slow per call
-_SELECTED: dict[tuple[str | None, str | None], DeviceInfo] = {}
+_SELECTED: dict[tuple[str, str | None], DeviceInfo] = {}
 
 
 def list_devices() -> list[DeviceInfo]:
@@ -42,9 +45,23 @@ def list_devices() -> list[DeviceInfo]:
     return found
 
 
+def default_device() -> str | None:
+    """$CLGEMM_DEVICE: the device (an index or a name part, as --device takes) used wherever
+    none is named, as pyopencl users set PYOPENCL_CTX; None where it is unset or empty."""
+    return os.environ.get(DEVICE_ENV, "").strip() or None
+
+
 def select_device(spec: str | int | None, backend: str | None = None) -> DeviceInfo:
-    """A listed device by index or name part (None: the first CPU device); see `pick_device`."""
-    return pick_device(list_devices(), spec, backend)
+    """A listed device by index or name part; None: $CLGEMM_DEVICE's, else the first CPU
+    device (see `pick_device`). A $CLGEMM_DEVICE that picks nothing is refused as a --device
+    would be, naming the variable."""
+    env = default_device() if spec is None else None
+    if env is None:
+        return pick_device(list_devices(), spec, backend)
+    try:
+        return pick_device(list_devices(), env, backend)
+    except UsageError as exc:
+        raise UsageError(f"{DEVICE_ENV}={env}: {exc}") from None
 
 
 def open_backend(device: DeviceInfo) -> Backend:
@@ -77,14 +94,16 @@ def split_backend(backend: Any) -> tuple[Backend | None, str | None]:
 
 
 def device_info(device: DeviceInfo | str | int | None, backend: str | None = None) -> DeviceInfo:
-    """A device by index, name part or DeviceInfo (None: the first CPU device, or with `backend`
-    that backend's first device), only among `backend`'s devices when given."""
+    """A device by index, name part or DeviceInfo (None: $CLGEMM_DEVICE's, else the first CPU
+    device, or with `backend` that backend's first device), only among `backend`'s devices when
+    given."""
     if isinstance(device, DeviceInfo):
         if backend is not None and device.backend != backend:
             raise UsageError(f"device '{device.name}' is on the {device.backend} backend, not "
                              f"{backend}")
         return device
-    key = (None if device is None else str(device).strip(), backend)
+    key = (f"${DEVICE_ENV}={default_device()}" if device is None else str(device).strip(),
+           backend)
     with _LOCK:
         if key not in _SELECTED:
             _SELECTED[key] = select_device(device, backend=backend)

@@ -7,8 +7,6 @@ import io
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from tabulate import tabulate
-
 from ..backends import open_backend, vendor_blas
 from ..database import load
 from ..hardware import Hardware, hardware_for_device
@@ -16,6 +14,8 @@ from ..ladder import default_repeats, provenance
 from ..model import bound_for
 from ..problem import Problem
 from ..rungs import get_rung
+from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, params_text,
+                      render, status_cell)
 from .engine import MAX_REPEATS, MIN_REPEATS, TARGET_S
 from .sets import MAX_SETS, ROTATE_BYTES, _release_memory
 from .shape import DEFAULT_RUNGS, _clean, bench_shape
@@ -96,40 +96,54 @@ class BenchRun:
         writer.writerows(rows)
         return buf.getvalue()
 
-    def table(self) -> str:
+    def table(self, layout: Layout = FULL) -> str:
+        """One line per shape: the best rung, its time and bound, each library's GFLOP/s and
+        the rung's speed over it. Fitted: the rung's short name, only the parameters that
+        differ from its defaults, the libraries' own GFLOP/s left out first."""
         def num(x, fmt):
             return "" if x is None else format(x, fmt)
 
+        wide = layout.wide
         host = "" if self.device.is_cpu else " (host)"
-        headers = ["shape", "best rung", "parameters", "config", "ms", "GFLOP/s", "bound",
-                   "% bound"]
-        for key in self.ref_keys:
+        columns: list[Column | str] = [
+            "shape", Column("best rung", wrap=12), Column("parameters", wrap=20),
+            Column("config", wrap=8), Column("ms", drop=4), "GFLOP/s",
+            Column("bound", drop=1), "% bound"]
+        for i, key in enumerate(self.ref_keys):
             label = REF_LABEL[key] + (host if key == "numpy" else "")
-            headers += [f"{label} GFLOP/s", f"x {REF_LABEL[key]}"]
-        headers.append("notes")
+            columns += [Column(f"{label} GFLOP/s", short=label, drop=3 - i),
+                        f"x {REF_LABEL[key]}"]
+        columns.append(Column("notes", wrap=16))
         body = []
         for r in self.rows:
             best = r.get("best") or {}
             config = best.get("source", "")
             if best.get("gemm_pick"):
-                config += ", gemm's pick"
-            line = [shape_text(Problem(*r["shape"])),
-                    f"{best['rung']} {best['name']}" if best else "",
-                    " ".join(f"{k}={v}" for k, v in best.get("params", {}).items()), config,
+                config += ", gemm's pick" if wide else "*"
+            params = best.get("params", {})
+            if best and not wide:
+                params_cell = params_brief(params, get_rung(best["rung"]).defaults())
+                name = f"{best['rung']} {get_rung(best['rung']).slug}"
+            else:
+                params_cell = params_text(params)
+                name = f"{best['rung']} {best['name']}" if best else ""
+            line = [shape_text(Problem(*r["shape"])), name, params_cell, config,
                     num(best.get("ms"), ".3f"), num(best.get("gflops"), ".1f"),
                     num((r.get("bound") or {}).get("gflops"), ".1f"),
                     num((r.get("bound") or {}).get("pct"), ".1f")]
             refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
             for key in self.ref_keys:
                 ref = refs_by_key.get(key, {})
-                line += [num(ref.get("gflops"), ".1f") or ref.get("status", ""),
+                line += [num(ref.get("gflops"), ".1f") or status_cell(ref.get("status", "")),
                          num(r.get("ratios", {}).get(key), ".2f")]
-            line.append(_notes(r))
+            line.append(status_cell(_notes(r)))
             body.append(line)
         d = self.device
         head = f"{d.name} ({d.backend}, {d.platform}, driver {d.driver_version})"
         foot = ["x REF: the best rung's GFLOP/s over REF's (above 1: the rung is faster). Rung "
                 "times include the transpose of B; all contenders timed interleaved, median."]
+        if not wide:
+            foot += [BRIEF_NOTE, "config: where the parameters came from; *: gemm()'s own pick"]
         if not d.is_cpu:
             foot.append("NumPy runs on the host CPU, not on the device.")
         rotated_rows = [r for r in self.rows if r.get("input_sets", 0) > 1]
@@ -148,8 +162,8 @@ class BenchRun:
                         shape_text(Problem(*r["shape"])))
             foot += [f"  limited by {limit}: {', '.join(shapes)}"
                      for limit, shapes in by_limit.items()]
-        table = tabulate(body, headers=headers, disable_numparse=True)
-        return "\n".join([head, table, *foot])
+        table = render(columns, body, layout)
+        return "\n".join(fit_lines([head, table, *foot], layout))
 
 
 def _notes(row: dict) -> str:

@@ -3,8 +3,6 @@ call costs; the measuring is in `clgemm.bench` and `clgemm.callbench`."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from .. import api, callbench
@@ -12,11 +10,11 @@ from ..bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
 from ..backends import select_device
 from ..devices import DeviceInfo
 from ..hardware import Overrides, hardware_for_device
-from ..paths import write_output
 from ..rungs import parse_rungs
 from ..problem import parse_sizes
-from .options import (bound_options, command_line, csv_file_option, device_options,
-                      json_file_option, timing_options)
+from ..tables import csv_text
+from .options import bound_options, command_line, device_options, output_options, timing_options
+from .output import Output
 
 
 def _progress(msg: str) -> None:
@@ -24,7 +22,7 @@ def _progress(msg: str) -> None:
 
 
 def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
-                 clblast_file: str | None, json_file: str | None) -> None:
+                 clblast_file: str | None, out: Output) -> None:
     """`bench --call`: callbench's engine, its table, its JSON."""
     clblast = callbench.read_clblast_params(clblast_file) if clblast_file else None
     mode = arrays or ("numpy" if dev.is_cpu else "device")
@@ -36,10 +34,8 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
     rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
                                progress=_progress)
     data = callbench.to_json(backend, rows, command_line(), mode, clblast)
-    click.echo(callbench.table(data))
-    if json_file:
-        write_output(json_file, json.dumps(data, indent=2, allow_nan=False) + "\n")
-        click.echo(f"wrote {json_file}", err=True)
+    out.table(callbench.table(data, out.layout))
+    out.write(data, csv_text(callbench.csv_rows(data)))
 
 
 @click.command()
@@ -54,8 +50,7 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
                              f"of timed work each, {MIN_REPEATS} to {MAX_REPEATS['CPU']} on a "
                              f"CPU, {MIN_REPEATS} to {MAX_REPEATS['GPU']} on a GPU)",
                 warmup_help="untimed rounds before timing")
-@json_file_option()
-@csv_file_option("also write one CSV row per shape to this file")
+@output_options(csv=True)
 @click.option("--call", "call_mode", is_flag=True,
               help="time what a user calls: gemm() end to end beside cuBLAS's and CLBlast's "
                    "own calls, with the chosen kernel's time and the overhead")
@@ -67,14 +62,12 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
                    "(its tuner's result), measured as 'CLBlast (tuned)'")
 @bound_options
 def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str | None,
-          repeats: int | None, warmup: int | None, json_file: str | None,
-          csv_file: str | None, call_mode: bool, arrays: str | None, clblast_file: str | None,
-          overrides: Overrides) -> None:
+          repeats: int | None, warmup: int | None, call_mode: bool, arrays: str | None,
+          clblast_file: str | None, overrides: Overrides, out: Output) -> None:
     """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side; with
     --call, gemm() end to end against the libraries' own calls."""
     if call_mode:
-        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file,
-                     json_file)
+        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file, out)
         return
 
     problems = parse_sizes(sizes) if sizes is not None else None
@@ -86,10 +79,5 @@ def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str
                f"{len(problems)} shapes", err=True)
     run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
                     command=command_line(), progress=_progress, hardware=hardware)
-    click.echo(run.table())
-    if json_file:
-        write_output(json_file, json.dumps(run.to_json(), indent=2, allow_nan=False) + "\n")
-        click.echo(f"wrote {json_file}", err=True)
-    if csv_file:
-        write_output(csv_file, run.csv_text())
-        click.echo(f"wrote {csv_file}", err=True)
+    out.table(run.table(out.layout))
+    out.write(run.to_json(), run.csv_text())

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..backends.opencl import nvidia_icd_note
 from ..backends import list_devices
-from ..report import devices_table
-from .options import json_flag
+from ..report import devices_rows, devices_table
+from ..tables import csv_text
+from .options import output_options
+from .output import Output
 
 
 @click.command()
-@json_flag("print JSON instead of a table")
-def devices(as_json: bool) -> None:
+@output_options(csv=True)
+def devices(out: Output) -> None:
     """List every device, numbered across platforms."""
     found = list_devices()
-    if as_json:
-        click.echo(json.dumps([d.to_json() for d in found], indent=2))
-    elif not found:
-        click.echo("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
+    if not found:
+        out.say("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
     else:
-        click.echo(devices_table(found))
+        out.table(devices_table(found, out.layout))
+    rows = devices_rows(found)
+    out.write([{**d.to_json(), "tuning": r["tuning"]} for d, r in zip(found, rows)],
+              csv_text(rows))
     note = nvidia_icd_note()
     if note:
-        click.echo(note, err=True)
+        out.note(note)

@@ -5,13 +5,22 @@ from __future__ import annotations
 import click
 
 from ..course.explain import explain_lines
+from ..tables import fit_lines
+from .options import output_options
+from .output import Output, colour_on
 
 COLOURS = {"add": "green", "remove": "red"}
 
 
 @click.command()
 @click.argument("rung_number", metavar="RUNG", type=int)
-def explain(rung_number: int) -> None:
+@output_options(json=False)
+def explain(rung_number: int, out: Output) -> None:
     """What a rung adds and teaches, its macros, and its kernel's diff against the rung before."""
-    for kind, line in explain_lines(rung_number):
-        click.echo(click.style(line, fg=COLOURS[kind]) if kind in COLOURS else line)
+    layout = out.layout
+    for kind, line in explain_lines(rung_number, layout):
+        if kind in COLOURS:  # a line of the diff: code, printed as it is
+            click.echo(click.style(line, fg=COLOURS[kind]) if colour_on() else line)
+        else:
+            for part in fit_lines([line], layout):
+                click.echo(part)

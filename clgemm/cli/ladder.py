@@ -3,26 +3,26 @@ each tuned rung against its defaults."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
-from tabulate import tabulate
 
 from ..backends import select_device
 from ..config import configure_all
 from ..devices import DeviceInfo
 from ..errors import UsageError
 from ..hardware import Overrides, hardware_for_device
-from ..ladder import compare_with_defaults, default_size, run_ladder
-from ..paths import write_output
-from ..report import ladder_table, tuning_notes
+from ..ladder import (compare_with_defaults, default_size, ladder_rows, run_ladder,
+                      vs_defaults_rows)
+from ..report import ladder_table, tuning_notes, vs_defaults_table
 from ..rungs import get_rung, parse_rungs
 from ..problem import Problem
 from ..runner import check_workspace
-from .options import (bound_options, command_line, device_options, json_file_option,
+from ..tables import csv_text
+from .options import (bound_options, command_line, device_options, output_options,
                       param_option, parse_param_options, problem_from_options, size_options,
                       timing_options)
+from .output import Output
 
 #: alternating rounds of --vs-defaults when --repeats is not given
 VS_DEFAULTS_ROUNDS = 10
@@ -39,7 +39,7 @@ def _progress(msg: str) -> None:
 @param_option("[RUNG:]NAME=VALUE, repeatable (e.g. -p 3:WPT=4)")
 @timing_options(repeats_help="timed launches per rung (median)",
                 warmup_help="untimed launches before timing")
-@json_file_option()
+@output_options(csv=True)
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
 @click.option("--vs-defaults", "vs_defaults", is_flag=True,
@@ -48,8 +48,8 @@ def _progress(msg: str) -> None:
 @bound_options
 def ladder(device: str | None, backend: str | None, size: int | None,
            mnk: tuple[int, int, int] | None, rungs: str, param_opts: tuple[str, ...],
-           repeats: int | None, warmup: int | None, json_file: str | None, use_defaults: bool,
-           vs_defaults: bool, overrides: Overrides) -> None:
+           repeats: int | None, warmup: int | None, use_defaults: bool, vs_defaults: bool,
+           overrides: Overrides, out: Output) -> None:
     """Run every rung on one device and compare them step by step."""
     dev = select_device(device, backend=backend)
     hardware = hardware_for_device(dev, overrides)
@@ -67,36 +67,25 @@ def ladder(device: str | None, backend: str | None, size: int | None,
     if vs_defaults:
         _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers
                                           if sources[n] not in ("default", "user")},
-                           repeats, json_file)
+                           repeats, out)
         return
     click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
                f"K={problem.k}", err=True)
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
                      repeats=repeats, command=command_line(), progress=_progress)
     run.hardware = hardware
-    click.echo(ladder_table(run))
+    out.table(ladder_table(run, out.layout))
     for line in tuning_notes(dev, numbers, sources, use_defaults):
-        click.echo(line, err=True)
-    if json_file:
-        write_output(json_file, json.dumps(run.to_json(), indent=2) + "\n")
-        click.echo(f"wrote {json_file}", err=True)
+        out.note(line)
+    out.write(run.to_json(), csv_text(ladder_rows(run)))
 
 
 def _tuned_vs_defaults(dev: DeviceInfo, problem: Problem, tuned: dict[int, dict[str, Any]],
-                       rounds: int | None, json_file: str | None) -> None:
+                       rounds: int | None, out: Output) -> None:
     if not tuned:
         raise UsageError(f"no tuned parameters for {dev.name} near M={problem.m} N={problem.n} "
                          f"K={problem.k} among the selected rungs (run 'clgemm tune' first)")
     result = compare_with_defaults(dev, problem, tuned, rounds=rounds or VS_DEFAULTS_ROUNDS,
                                    command=command_line(), progress=_progress)
-    table = [[r["rung"], " ".join(f"{k}={v}" for k, v in r["tuned"].items()),
-              f"{r['tuned_gflops']:.1f}" if "slowdown" in r else "",
-              f"{r['default_gflops']:.1f}" if "slowdown" in r else "",
-              f"{r['slowdown']:.3f}" if "slowdown" in r else "", r["status"]]
-             for r in result["rows"]]
-    click.echo(tabulate(table, headers=["rung", "tuned parameters", "tuned GFLOP/s",
-                                        "default GFLOP/s", "tuned/default time", "status"],
-                        disable_numparse=True))
-    if json_file:
-        write_output(json_file, json.dumps(result, indent=2) + "\n")
-        click.echo(f"wrote {json_file}", err=True)
+    out.table(vs_defaults_table(result, out.layout))
+    out.write(result, csv_text(vs_defaults_rows(result)))

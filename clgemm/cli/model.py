@@ -3,10 +3,7 @@ bound is `clgemm.model`, the device may come from a recorded file (`clgemm.devic
 
 from __future__ import annotations
 
-import json
-
 import click
-from tabulate import tabulate
 
 from ..device_record import device_from_record
 from ..backends import select_device
@@ -14,10 +11,15 @@ from ..config import configure_all
 from ..errors import UsageError
 from ..hardware import Overrides, hardware_for_device
 from ..ladder import default_size
-from ..model import bound, explain
+from ..model import bound, bounds_table, explain
 from ..rungs import REGISTRY, get_rung
-from .options import (bound_options, device_options, json_flag, param_option,
+from ..tables import fit_lines
+from .options import (bound_options, device_options, output_options, param_option,
                       parse_param_options, problem_from_options, size_options)
+from .output import Output
+
+#: the "format" of what `clgemm model --json` writes
+FORMAT = "clgemm-model"
 
 
 @click.command()
@@ -30,12 +32,12 @@ from .options import (bound_options, device_options, json_flag, param_option,
 @size_options
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
-@json_flag("print JSON instead of text")
+@output_options()
 @bound_options
 def model(device: str | None, backend: str | None, device_record: str | None,
           rung_number: int | None, param_opts: tuple[str, ...], size: int | None,
-          mnk: tuple[int, int, int] | None, use_defaults: bool, as_json: bool,
-          overrides: Overrides) -> None:
+          mnk: tuple[int, int, int] | None, use_defaults: bool, overrides: Overrides,
+          out: Output) -> None:
     """Upper bound on a rung's GFLOP/s on a device, term by term, without running anything."""
     if device_record and (device is not None or backend is not None):
         raise UsageError("give either --device-record or --device/--backend, not both")
@@ -47,7 +49,7 @@ def model(device: str | None, backend: str | None, device_record: str | None,
     overrides_by_rung = parse_param_options(param_opts, numbers)
     configs = configure_all(dev, numbers, problem.as_list(), overrides_by_rung,
                             stored=not use_defaults)
-    results, rows = [], []
+    results = []
     for n in numbers:
         rung = get_rung(n)
         params, source = dict(configs[n].params), configs[n].source
@@ -56,27 +58,19 @@ def model(device: str | None, backend: str | None, device_record: str | None,
         why = rung.size_problem(params, problem.m, problem.n, problem.k)
         bad = rung.first_violation(params, dev.limits())
         if bad is not None or why:
-            rows.append([n, rung.params_text(params), source, "", "", "",
-                         f"not run here: {bad.name if bad else why}"])
             results.append({"rung": n, "params": params, "source": source,
                             "status": bad.name if bad else why})
             continue
         b = bound(rung, params, problem, hw)
         results.append({"rung": n, "params": params, "source": source, "status": "ok",
                         "bound": b.to_json()})
-        rows.append([n, rung.params_text(params), source, f"{b.gflops:,.0f}",
-                     f"{b.gflops / hw.peak_gflops:.1%}", b.limit, b.term(b.limit).detail])
         if rung_number is not None:
-            detail = explain(b)
-    if as_json:
-        click.echo(json.dumps({"device": dev.to_json(), "size": problem.as_list(),
-                               "hardware": hw.to_json(), "rungs": results}, indent=2))
-        return
+            detail = explain(b, out.layout)
     if rung_number is not None:
-        click.echo("\n".join(detail))
+        text = detail
     else:
-        click.echo(f"{dev.name}  M={problem.m} N={problem.n} K={problem.k}")
-        click.echo(tabulate(rows, headers=["rung", "parameters", "config", "bound GFLOP/s",
-                                           "of peak", "limited by", "why"],
-                            disable_numparse=True))
-    click.echo("\n".join(hw.summary()))
+        text = fit_lines([f"{dev.name}  M={problem.m} N={problem.n} K={problem.k}"], out.layout)
+        text.append(bounds_table(results, hw, out.layout))
+    out.table("\n".join(text + fit_lines(hw.summary(), out.layout)))
+    out.write({"format": FORMAT, "device": dev.to_json(), "size": problem.as_list(),
+               "hardware": hw.to_json(), "rungs": results})

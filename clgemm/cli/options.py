@@ -21,10 +21,12 @@ from ..hardware import Overrides
 from ..paths import check_writable
 from ..rungs import get_rung
 from ..problem import Problem
+from .output import STDOUT, Output
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEVICE_HELP = "device index (see 'clgemm devices') or a case-insensitive part of its name"
+DEVICE_HELP = ("device index (see 'clgemm devices') or a case-insensitive part of its name "
+               "(default: $CLGEMM_DEVICE, else the first CPU device)")
 BACKEND_HELP = "only this backend's devices (an NVIDIA GPU is listed by both)"
 BACKENDS = ("opencl", "cuda")
 
@@ -85,7 +87,7 @@ def timing_options(repeats_help: str, warmup_help: str) -> Callable[[F], F]:
 
 # -- files written at the end --------------------------------------------------------------------
 def _writable(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None:
+    if value is not None and value != STDOUT:
         check_writable(param.opts[0], value)
     return value
 
@@ -97,19 +99,44 @@ def output_file(flag: str, dest: str, help: str) -> Callable[[F], F]:
                         callback=_writable, help=help)
 
 
-def json_file_option(help: str = "also write the results as JSON to this file") -> Callable[[F], F]:
-    """--json FILE: the table's results in full, for the report and for other programs."""
-    return output_file("--json", "json_file", help)
+def _data_option(flag: str, dest: str, help: str) -> Callable[[F], F]:
+    """A file written once the work is done, or stdout: '-', or the option given alone."""
+    return click.option(flag, dest, type=click.Path(dir_okay=False, allow_dash=True),
+                        is_flag=False, flag_value=STDOUT, default=None, metavar="[FILE|-]",
+                        callback=_writable, help=help)
 
 
-def csv_file_option(help: str) -> Callable[[F], F]:
-    """--csv FILE: the same results one row per item, for a spreadsheet or a plot."""
-    return output_file("--csv", "csv_file", help)
+WIDE_HELP = ("print every column and every parameter in full, however wide (default: fitted to "
+             "the terminal's width, $COLUMNS or 120 columns)")
 
 
-def json_flag(help: str) -> Callable[[F], F]:
-    """--json as a flag, for commands that print JSON instead of their table."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
+def output_options(json: bool = True, csv: bool = False, wide: bool = True) -> Callable[[F], F]:
+    """--json [FILE|-] (the results in full), --csv [FILE|-] where the results are a table (one
+    row per line of it), --wide where there is a table. '-', or the option with no file, is
+    stdout, which then holds the data alone. The command receives them together as one `out`
+    argument, an `Output`."""
+    names = [n for n, on in (("json_file", json), ("csv_file", csv), ("wide", wide)) if on]
+    options = []
+    if json:
+        options.append(_data_option("--json", "json_file",
+                                    "write the results as JSON to FILE; '-' or no FILE: to "
+                                    "stdout, which then holds the JSON alone (docs/cli.md)"))
+    if csv:
+        options.append(_data_option("--csv", "csv_file",
+                                    "write the table as CSV, one row per line, to FILE; '-' or "
+                                    "no FILE: to stdout, which then holds the CSV alone"))
+    if wide:
+        options.append(click.option("--wide", is_flag=True, help=WIDE_HELP))
+
+    def apply(command: F) -> F:
+        @functools.wraps(command)
+        def with_output(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in names}
+            kwargs["out"] = Output(given.get("json_file"), given.get("csv_file"),
+                                   bool(given.get("wide")))
+            return command(*args, **kwargs)
+        return _stack(*options)(with_output)  # type: ignore[arg-type]
+    return apply
 
 
 # -- the problem size ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ..course.build import StaleError, report as run_report
               help="write nothing; exit 1 naming every generated block or plot that is stale")
 def report(check: bool) -> None:
     """Regenerate the course's pages (ladder/), results/README.md and the plots from results/."""
-    out = run_report(paths.ROOT, write=not check, say=click.echo)
+    out = run_report(paths.checkout("clgemm report"), write=not check, say=click.echo)
     if check:
         stale = out.stale_blocks + [f"{p}: out of date or missing" for p in out.stale_plots]
         for item in stale:

@@ -6,27 +6,38 @@ import click
 
 from ..paths import KERNELS
 from ..rungs import get_rung
-from .options import param_option, parse_param_options
+from .options import output_options, param_option, parse_param_options
+from .output import Output
+
+#: the "format" of what `clgemm show --json` writes
+FORMAT = "clgemm-show"
 
 
 @click.command()
 @click.argument("rung_number", metavar="RUNG", type=int)
 @param_option("NAME=VALUE, repeatable")
-def show(rung_number: int, param_opts: tuple[str, ...]) -> None:
+@output_options(wide=False)
+def show(rung_number: int, param_opts: tuple[str, ...], out: Output) -> None:
     """Print a rung's source as it is compiled: the macros set, then the kernel."""
     rung = get_rung(rung_number)
     params = rung.resolve(parse_param_options(param_opts, [rung_number]).get(rung_number))
     rung.validate(params)
-    click.echo(f"// rung {rung.number}: {rung.title} ({rung.file}, kernel {rung.kernel})")
-    click.echo("// build options:")
-    for k, v in rung.macros(params).items():
-        click.echo(f"#define {k} {v}")
-    derived = rung.derive(params)
-    if derived:  # not passed: the kernel file derives them itself, to these values
-        click.echo("// derived by the kernel: "
-                   + ", ".join(f"{k} = {v}" for k, v in derived.items()))
-    for helper in rung.helpers_for(params):
+    macros = rung.macros(params)
+    derived = rung.derive(params)  # not passed: the kernel file derives them itself
+    helpers = rung.helpers_for(params)
+    common, kernel = (KERNELS / "common.h").read_text(), (KERNELS / rung.file).read_text()
+    lines = [f"// rung {rung.number}: {rung.title} ({rung.file}, kernel {rung.kernel})",
+             "// build options:", *(f"#define {k} {v}" for k, v in macros.items())]
+    if derived:
+        lines.append("// derived by the kernel: "
+                     + ", ".join(f"{k} = {v}" for k, v in derived.items()))
+    for helper in helpers:
         opts = " ".join(f"-D{k}={v}" for k, v in helper.macros.items())
-        click.echo(f"// helper step before it: {helper.name} ({helper.file}: {helper.kernel}, {opts})")
-    click.echo((KERNELS / "common.h").read_text())
-    click.echo((KERNELS / rung.file).read_text())
+        lines.append(f"// helper step before it: {helper.name} ({helper.file}: {helper.kernel}, "
+                     f"{opts})")
+    out.table("\n".join([*lines, common, kernel]))
+    out.write({"format": FORMAT, "rung": rung.number, "title": rung.title, "file": rung.file,
+               "kernel": rung.kernel, "params": params, "macros": macros, "derived": derived,
+               "helpers": [{"name": h.name, "file": h.file, "kernel": h.kernel,
+                            "macros": dict(h.macros)} for h in helpers],
+               "source": f"{common}\n{kernel}"})

@@ -1,4 +1,4 @@
-"""`clgemm tune`: the tuner's command. Parses, checks, prints; the run is `clgemm.tuner.session`.
+"""`clgemm tune`: the tuner's command. Parses, checks, prints; the run is `clgemm.tuner.run`.
 
 Everything that can be refused is refused before the first kernel is built (unknown strategy,
 bad budget, a journal that exists without --resume or belongs to another device, a foreign
@@ -7,7 +7,6 @@ database), so a mistake costs a second, not the first hour of a tuning run.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -15,28 +14,25 @@ import click
 from ..database import load, results_dir
 from ..backends import select_device
 from ..errors import UsageError
-from ..ladder import default_repeats, default_size
+from ..ladder import default_size
 from ..paths import check_writable
-from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
+from ..rungs import get_rung, parse_rungs
 from ..problem import parse_sizes
-from ..tuner.plan import GO_FURTHER, Step, bounded_steps, default_plan, plan_table
+from ..tuner.plan import GO_FURTHER, plan_table
 from ..tuner.replay import compare
-from ..tuner.session import parse_only, prepare_shape, run_shape, summary_table, units
+from ..tuner.run import TuneRun, plan_steps
+from ..tuner.session import outcome_rows, parse_only, summary_table
 from ..tuner.strategies import make_strategy
 from ..tuner.tune import TuneOptions
-from .options import (command_line, device_options, positive, problem_from_options,
-                      size_options, timing_options)
+from ..tables import csv_text, fit_lines
+from .options import (command_line, device_options, output_options, positive,
+                      problem_from_options, size_options, timing_options)
+from .output import Output
 
 #: rough seconds per configuration, for the estimate --exhaustive prints first
 SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}
-
-
-def _say(text: str) -> None:
-    click.echo(text)
-
-
-def _note(text: str) -> None:
-    click.echo(text, err=True)
+#: the "format" of what `clgemm tune --json` writes
+FORMAT = "clgemm-tune"
 
 
 @click.command()
@@ -86,13 +82,14 @@ def _note(text: str) -> None:
 @click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
               default=None, metavar="JOURNAL",
               help="replay every strategy against an exhaustive journal and print the table")
+@output_options(csv=True)
 def tune(device: str | None, backend: str | None, rungs: str | None, size: int | None,
          mnk: tuple[int, int, int] | None, shapes: str | None, exhaustive: bool,
          strategy: str, budget: int | None, time_s: float | None, resume: bool,
          no_heuristics: bool, journal_file: str | None, seed: int, jobs: int | None,
          repeats: int | None, warmup: int | None, confirm: int, launch_timeout: float,
          build_timeout: float, database_file: str | None, only_specs: tuple[str, ...],
-         dry_run: bool, replay_file: str | None) -> None:
+         dry_run: bool, replay_file: str | None, out: Output) -> None:
     """Search each rung's parameters on one device; store the best verified configuration.
 
     Without --budget, --time or --exhaustive the run is bounded: the whole ladder and the shapes
@@ -102,7 +99,10 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     if replay_file:
         if not Path(replay_file).is_file():
             raise UsageError(f"--compare-strategies: no such file {replay_file}")
-        click.echo(compare(Path(replay_file)))
+        if out.json_file or out.csv_file:
+            raise UsageError("--compare-strategies prints a table only: leave out --json and "
+                             "--csv")
+        out.table("\n".join(fit_lines(compare(Path(replay_file)).splitlines(), out.layout)))
         return
 
     if sum(x is not None for x in (budget, time_s)) + bool(exhaustive) > 1:
@@ -121,54 +121,52 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     else:
         problems = None
     bounded = budget is None and time_s is None and not exhaustive
-    default_shape = problem_from_options(None, None, default_size(dev))
-    if bounded and numbers is None and problems is None:
-        steps = default_plan(dev)
-    elif bounded:
-        steps = bounded_steps(dev, numbers or list(GEMM_RUNGS),
-                              [p.as_tuple() for p in problems or [default_shape]])
-    else:
-        steps = [Step(n, p.as_tuple(), time_s or 0.0) for p in problems or [default_shape]
-                 for n in (numbers or GEMM_RUNGS)]
-    by_shape = units(steps)
-    if journal_file and len(by_shape) > 1:
-        raise UsageError("--journal holds one shape: give one shape with it")
+    steps = plan_steps(dev, numbers, problems, bounded, time_s)
     only = parse_only(only_specs, [get_rung(n) for n in sorted({s.rung for s in steps})])
-    dw, dr = default_repeats(dev)
-    warmup = dw if warmup is None else warmup
-    repeats = dr if repeats is None else repeats
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
     options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
                           time_s=time_s, seed=seed, heuristics=not no_heuristics,
                           confirm=confirm)
-    command = command_line()
+    run = TuneRun(dev, steps, bounded, options, only, repeats, warmup, jobs, resume,
+                  journal_file, launch_timeout, build_timeout, command_line())
     results = results_dir()
 
-    click.echo(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
-               f"{dev.driver_version})")
+    out.say(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
+            f"{dev.driver_version})")
     if bounded:
-        click.echo("plan (no --budget, --time or --exhaustive given):")
-        click.echo(plan_table(dev, steps))
-    prepared = [prepare_shape(dev, problem, shape_steps, options, only, bounded, journal_file,
-                              results, repeats, warmup, command, resume, say=_say, note=_note)
-                for problem, shape_steps in by_shape]
+        out.say("plan (no --budget, --time or --exhaustive given):")
+        out.say(plan_table(dev, steps, out.layout))
+    prepared = run.prepare(results, say=out.say, note=out.note, layout=out.layout)
+    data = {"format": FORMAT, "device": dev.to_json(), "command": run.command,
+            "bounded": bounded, "dry_run": dry_run,
+            "plan": [{"rung": s.rung, "shape": list(s.shape), "seconds": s.seconds}
+                     for s in steps],
+            "configurations": sum(shape.configurations for shape in prepared),
+            "database": None, "journals": [str(p) for shape in prepared
+                                           for p, _ in shape.journals], "rungs": []}
     if exhaustive:
         total = sum(shape.configurations for shape in prepared)
         per = SECONDS_PER_CONFIG["CPU" if dev.is_cpu else "GPU"]
-        click.echo(f"\n--exhaustive: {total} configurations, about {total * per / 60:.0f} "
-                   f"minutes at ~{per:g} s each")
+        out.say(f"\n--exhaustive: {total} configurations, about {total * per / 60:.0f} "
+                f"minutes at ~{per:g} s each")
     if dry_run:
+        out.write(data, csv_text([]))
         return
     db = load(dev, Path(database_file) if database_file else None)
     check_writable("--database" if database_file else "tuning database", db.path)
 
-    outcomes = []
-    for shape in prepared:
-        outcomes += run_shape(dev, shape, options, bounded, db, resume, command, repeats,
-                              warmup, jobs, launch_timeout, build_timeout, note=_note)
-    if outcomes:
-        click.echo("")
-        click.echo(summary_table(outcomes))
-        click.echo(f"\ndatabase: {db.path}")
+    result = run.measure(prepared, db, note=out.note)
+    if result.outcomes:
+        shapes = [shape for shape, _ in result.outcomes]
+        out.say("")
+        out.table(summary_table([o for _, o in result.outcomes], out.layout,
+                                shapes if len(set(shapes)) > 1 else None))
+        out.say(f"\ndatabase: {result.database}")
         if bounded:
-            click.echo(GO_FURTHER)
+            out.say(GO_FURTHER)
+    rows = outcome_rows(result.outcomes)
+    data.update(database=str(result.database), rungs=rows)
+    out.write(data, csv_text([{**r, "shape": "x".join(map(str, r["shape"])),
+                               "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
+                               "params": " ".join(f"{k}={v}" for k, v in
+                                                  (r["params"] or {}).items())}
+                              for r in rows]))

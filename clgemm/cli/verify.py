@@ -11,8 +11,11 @@ from ..backends import select_device
 from ..errors import ClgemmError
 from ..paths import write_output
 from ..rungs import parse_rungs
-from ..verify import failures_json, load_cases, replay, run_verify, summary_table
-from .options import command_line, device_options, output_file
+from ..tables import csv_text
+from ..verify import (failures_json, load_cases, replay, report_json, run_verify, summary_rows,
+                      summary_table)
+from .options import command_line, device_options, output_file, output_options
+from .output import Output
 
 #: failures listed one per line on the terminal; the --failures file holds them all
 SHOWN_FAILURES = 20
@@ -31,32 +34,34 @@ def _progress(msg: str) -> None:
              help="write failing cases to this JSON file (replay with --replay)")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), default=None,
               help="run the cases of a --failures file again instead of the sweep")
+@output_options(csv=True)
 def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
-           failures_file: str | None, replay_file: str | None) -> None:
+           failures_file: str | None, replay_file: str | None, out: Output) -> None:
     """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
     transposes, layouts, alpha and beta, against a float64 reference."""
     dev = select_device(device, backend=backend)
+    numbers = None
     if replay_file:
         cases = load_cases(replay_file)
         recorded = json.loads(Path(replay_file).read_text()).get("device")
         if recorded and recorded != dev.key:
-            click.echo(f"note: the cases were recorded on {recorded}; replaying them on "
-                       f"{dev.key}", err=True)
+            out.note(f"note: the cases were recorded on {recorded}; replaying them on {dev.key}")
         report = replay(dev, cases, _progress)
     else:
         numbers = parse_rungs(rungs)
-        click.echo(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
-                   f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep", err=True)
+        out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
+                 f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep")
         report = run_verify(dev, numbers, quick, _progress)
-    click.echo(summary_table(report))
+    out.table(summary_table(report, out.layout))
     for r in report.failures[:SHOWN_FAILURES]:
-        click.echo(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}",
-                   err=True)
+        out.note(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}")
     if len(report.failures) > SHOWN_FAILURES:
-        click.echo(f"... and {len(report.failures) - SHOWN_FAILURES} more", err=True)
+        out.note(f"... and {len(report.failures) - SHOWN_FAILURES} more")
     if failures_file:
         write_output(failures_file,
                      json.dumps(failures_json(report, command_line()), indent=1) + "\n")
-        click.echo(f"wrote {len(report.failures)} failing case(s) to {failures_file}", err=True)
+        out.note(f"wrote {len(report.failures)} failing case(s) to {failures_file}")
+    out.write(report_json(report, command_line(), numbers, None if replay_file else quick),
+              csv_text(summary_rows(report)))
     if report.failures:
         raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")

@@ -7,17 +7,19 @@ a device, and points to the page for them.
 
 from __future__ import annotations
 
-from tabulate import tabulate
+from dataclasses import replace
 
 from ..rungs import REGISTRY, get_rung
+from ..tables import FULL, Column, Layout, render
 from . import page_link
-from .diffs import diff_stats, previous, rung_diff
+from .diffs import diff_stats, kernel_file, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
 
 
-def explain_lines(number: int) -> list[tuple[str, str]]:
+def explain_lines(number: int, layout: Layout = FULL) -> list[tuple[str, str]]:
     """(kind, line) pairs: kind is 'text', 'add' or 'remove', so the caller may colour the diff.
-    An unknown rung number is a UsageError from the registry."""
+    The macro table is laid out by `layout` (in full, or fitted to a terminal's width). An
+    unknown rung number is a UsageError from the registry."""
     rung = get_rung(number)
     out: list[tuple[str, str]] = []
 
@@ -29,17 +31,19 @@ def explain_lines(number: int) -> list[tuple[str, str]]:
          f"kernel {rung.number} ('{rung.slug}', beside the ladder): {rung.title}")
     text(f"  adds:     {rung.adds}")
     text(f"  teaches:  {rung.teaches}")
-    text(f"  kernel:   {rung.kernel} in kernels/{rung.file}")
+    text(f"  kernel:   {rung.kernel} in {kernel_file(rung.file)}")
     if rung.helpers:
-        text("  before it: " + ", ".join(f"{h.name} ({h.kernel} in kernels/{h.file})"
+        text("  before it: " + ", ".join(f"{h.name} ({h.kernel} in {kernel_file(h.file)})"
                                          for h in rung.helpers))
     text(f"  page:     ladder/{page_link(rung)} (measurements and what the tuner chose)")
     text()
     rows = [(m.name, m.default, ",".join(map(str, m.candidates)), m.meaning)
             for m in macro_rows(rung)]
     text("macros:")
-    for line in tabulate(rows, headers=["macro", "default", "candidates", "meaning"],
-                         disable_numparse=True).splitlines():
+    indented = layout if layout.wide else replace(layout, width=(layout.width or 0) - 2)
+    table = render(["macro", "default", Column("candidates", wrap=10),
+                    Column("meaning", wrap=30)], rows, indented)
+    for line in table.splitlines():
         text("  " + line)
     g = geometry(rung, rung.defaults())
     if g is not None:
@@ -58,7 +62,7 @@ def explain_lines(number: int) -> list[tuple[str, str]]:
     diff = rung_diff(rung)
     before = previous(rung)
     if before is None:
-        text(f"the whole kernel (kernels/{rung.file}); later rungs show a diff against the "
+        text(f"the whole kernel ({kernel_file(rung.file)}); later rungs show a diff against the "
              f"one before:")
         out += [("text", ln) for ln in diff.splitlines()]
         return out

@@ -18,14 +18,13 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from tabulate import tabulate
-
 from .. import lookup
 from ..rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
 from ..hardware import hardware_for_device
 from ..model import bound
 from ..rungs import LIBRARY, REGISTRY, Rung, get_rung
 from ..problem import Problem
+from ..tables import FULL, Column, Layout, fit_lines, render
 from .budget import DEFAULT_MINUTES
 
 Shape = tuple[int, int, int]
@@ -79,14 +78,15 @@ def estimated_minutes(device: Any, steps: Sequence[Step]) -> float:
     return sum(s.seconds + overhead for s in steps) / 60.0
 
 
-def plan_table(device: Any, steps: Sequence[Step]) -> str:
+def plan_table(device: Any, steps: Sequence[Step], layout: Layout = FULL) -> str:
+    """The plan's steps, one line each, and the time they add up to."""
     rows = [[s.rung, get_rung(s.rung).title, "x".join(map(str, s.shape)), f"{s.seconds:g}"]
             for s in steps]
     limit = DEFAULT_MINUTES.get(device.type, DEFAULT_MINUTES["GPU"])
-    return (tabulate(rows, headers=["rung", "name", "shape", "seconds"], disable_numparse=True)
-            + f"\nabout {estimated_minutes(device, steps):.1f} minutes in all, starts and "
-              f"confirmations included (a plain tune stays within {limit} on a "
-              f"{device.type})")
+    table = render(["rung", Column("name", wrap=16), "shape", "seconds"], rows, layout)
+    return "\n".join(fit_lines([table, f"about {estimated_minutes(device, steps):.1f} minutes in "
+                                       f"all, starts and confirmations included (a plain tune "
+                                       f"stays within {limit} on a {device.type})"], layout))
 
 
 def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[str, int]]:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
-
-from tabulate import tabulate
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from ..database import Database
 from ..devices import DeviceInfo
@@ -23,6 +21,8 @@ from ..paths import check_writable
 from ..rungs import Rung, get_rung
 from ..problem import Problem
 from ..runner import check_workspace
+from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
+                      status_cell)
 from .evaluate import Evaluator
 from .journal import Journal, check_journal, default_journal_path
 from .plan import Step, bound_seeds, seeds
@@ -60,9 +60,9 @@ class PreparedShape:
 def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options: TuneOptions,
                   only: dict[str, tuple[int, ...]], bounded: bool, journal_file: str | None,
                   results: Path, repeats: int, warmup: int, command: str, resume: bool,
-                  say: Say, note: Say) -> PreparedShape:
+                  say: Say, note: Say, layout: Layout = FULL) -> PreparedShape:
     """Spaces, funnels, memory and journal checks of one shape, before anything is measured;
-    the funnels go to `say`, journal warnings to `note`."""
+    the funnels go to `say` (laid out by `layout`), journal warnings to `note`."""
     rungs = [get_rung(s.rung) for s in steps]
     spaces, resolved = {}, {}
     for step, rung in zip(steps, rungs):
@@ -75,7 +75,7 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options:
         say("")
         say(funnel_table(space, f"rung {rung.number} ({rung.title}) at "
                                 f"{problem.m}x{problem.n}x{problem.k}: pruning funnel, "
-                                f"then {how}"))
+                                f"then {how}", layout))
     # The measuring worker's workspace holds every helper's scratch any candidate needs.
     check_workspace(dev, problem, [(r, p) for r in rungs for p in
                                    [r.defaults(), *map(spaces[r.number].params,
@@ -97,9 +97,11 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options:
 
 def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bounded: bool,
               db: Database, resume: bool, command: str, repeats: int, warmup: int, jobs: int,
-              launch_timeout: float, build_timeout: float, note: Say) -> list[RungOutcome]:
+              launch_timeout: float, build_timeout: float, note: Say,
+              stream: TextIO | None = None) -> list[RungOutcome]:
     """Measure one shape's rungs in one measuring process; store each rung's winner in `db`
-    as soon as it is known, so an interrupted run keeps what it finished."""
+    as soon as it is known, so an interrupted run keeps what it finished. Progress lines go to
+    `stream` (default stderr)."""
     problem = shape.problem
     seconds = {s.rung: s.seconds for s in shape.steps}
     outcomes = []
@@ -123,7 +125,7 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                     opts = replace(options, seeds=tuple(start),
                                    time_s=seconds[rung.number] if bounded else options.time_s)
                     out = tune_rung(rung, space, journal, evaluator, opts, device=dev,
-                                    problem=problem, command=command, db=db)
+                                    problem=problem, command=command, db=db, stream=stream)
                     outcomes.append(out)
                     if out.entry is not None:
                         db.save()
@@ -178,18 +180,50 @@ def summary_line(out: RungOutcome) -> str:
     return text
 
 
-def summary_table(outcomes: Sequence[RungOutcome]) -> str:
-    """Every rung's outcome of the run, against its defaults, printed at the end."""
+def summary_table(outcomes: Sequence[RungOutcome], layout: Layout = FULL,
+                  shapes: Sequence[tuple[int, int, int]] | None = None) -> str:
+    """Every rung's outcome of the run, against its defaults, printed at the end; with
+    `shapes` (one per outcome), a column saying which shape each was tuned at. Fitted, the
+    rung's short name and only the parameters that differ from its defaults."""
     rows = []
-    for o in outcomes:
+    for i, o in enumerate(outcomes):
         e = o.entry
         d = o.default
+        rung = get_rung(o.rung)
         up = f"{e.gflops / d['gflops']:.2f}" if e is not None and d and d.get("gflops") else ""
         fails = ", ".join(f"{k} {v}" for k, v in sorted(o.statuses.items()) if k != "ok")
-        rows.append([o.rung, o.title, o.space_size, o.strategy, o.measured, fails or "0",
-                     " ".join(f"{k}={v}" for k, v in e.params.items()) if e else "-",
+        params = "-"
+        if e is not None:
+            params = (rung.params_text(e.params) if layout.wide
+                      else params_brief(e.params, rung.defaults()))
+        rows.append([o.rung, o.title if layout.wide else rung.slug,
+                     *(["x".join(map(str, shapes[i]))] if shapes else []), o.space_size,
+                     o.strategy, o.measured, status_cell(fails) if fails else "0", params,
                      f"{e.gflops:.2f}" if e else "", f"{d['gflops']:.2f}" if d else "",
                      up, "yes" if o.stored else "no"])
-    return tabulate(rows, headers=["rung", "name", "space", "strategy", "measured", "failed",
-                                   "best parameters", "GFLOP/s", "default GFLOP/s", "x default",
-                                   "stored"], disable_numparse=True)
+    columns = ["rung", "name", *(["shape"] if shapes else []), Column("space", drop=2),
+               Column("strategy", drop=1), "measured", Column("failed", wrap=12),
+               Column("best parameters", short="parameters", wrap=20), "GFLOP/s",
+               Column("default GFLOP/s", short="default"), "x default", "stored"]
+    table = render(columns, rows, layout)
+    return "\n".join([table] + ([] if layout.wide else fit_lines([BRIEF_NOTE], layout)))
+
+
+def outcome_rows(outcomes: Sequence[tuple[tuple[int, int, int], RungOutcome]]) -> list[dict]:
+    """One row per (shape, rung outcome) of a run, for `clgemm tune --json` and --csv: the
+    search, its failures by status, the best configuration and its defaults' speed."""
+    out = []
+    for shape, o in outcomes:
+        e, d = o.entry, o.default or {}
+        out.append({"rung": o.rung, "name": o.title, "shape": list(shape),
+                    "space": o.space_size, "strategy": o.strategy, "measured": o.measured,
+                    "measured_now": o.measured_now,
+                    "failed": {k: v for k, v in sorted(o.statuses.items()) if k != "ok"},
+                    "stopped": o.stop or "done", "params": dict(e.params) if e else None,
+                    "ms": e.ms if e else None, "gflops": e.gflops if e else None,
+                    "default_gflops": d.get("gflops"),
+                    "speedup_over_default": (e.gflops / d["gflops"] if e and d.get("gflops")
+                                             else None),
+                    "stored": o.stored})
+    return out
+

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from tabulate import tabulate
 
 from ..limits import DeviceLimits
 from ..rungs import STAGES, Constraint, Params, Rung
 from ..problem import Problem
+from ..tables import FULL, Column, Layout, render
 
 Config = tuple[int, ...]
 
@@ -190,8 +190,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     return SearchSpace(names, candidates, configs, rows, generated)
 
 
-def funnel_table(space: SearchSpace, title: str = "") -> str:
-    """The funnel as text: generated, each named step with what it removed, then what is left."""
+def funnel_table(space: SearchSpace, title: str = "", layout: Layout = FULL) -> str:
+    """The funnel as text: generated, each named step with what it removed, then what is left
+    (in full, or fitted to a terminal's width as `layout` says)."""
     rows = [["generated", "", "", space.generated]]
     last_stage = None
     for r in space.funnel:
@@ -200,6 +201,6 @@ def funnel_table(space: SearchSpace, title: str = "") -> str:
         removed = r.note if r.note else (f"-{r.removed}" if r.removed else "0")
         rows.append([stage, r.name, removed, r.left])
     rows.append(["to measure", "", "", len(space)])
-    table = tabulate(rows, headers=["stage", "constraint", "removed", "left"],
-                     disable_numparse=True, colalign=("left", "left", "right", "right"))
+    table = render(["stage", Column("constraint", wrap=40), Column("removed", right=True),
+                    Column("left", right=True)], rows, layout)
     return f"{title}\n{table}" if title else table

@@ -1,7 +1,62 @@
-"""clgemm: a portable OpenCL SGEMM kernel ladder, tuner and benchmark."""
+"""clgemm: a portable OpenCL SGEMM kernel ladder, tuner and benchmark.
+
+The Python API is this module's names: `gemm` and `gemm_buffers` multiply, `devices` lists what
+they can run on, `configure` says which kernel and parameters a device would run, and `tune`
+tunes a device as `clgemm tune` does. docs/python.md describes them with examples.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
 
 __version__ = "0.1.0"
 
-from .api import gemm, gemm_buffers  # noqa: E402,F401  (the public SGEMM entry points)
+# Lowest layer first, as tests/test_house.py orders them; this package is the layer on top.
+from .errors import UsageError  # noqa: E402
+from .problem import Problem  # noqa: E402
+from .devices import DeviceInfo  # noqa: E402
+from .backends import list_devices, registry  # noqa: E402
+from .rungs import get_rung, parse_rungs  # noqa: E402
+from .config import Config, configure as _configure  # noqa: E402
+from .api import choose_kernel, gemm, gemm_buffers  # noqa: E402
+from .ladder import default_size  # noqa: E402
+from .tuner.run import TuneResult, tune  # noqa: E402
 
-__all__ = ["gemm", "gemm_buffers", "__version__"]
+
+def devices() -> list[DeviceInfo]:
+    """Every device clgemm can run on, numbered as `clgemm devices` numbers them, so that an
+    index from the command line means the same device here (`gemm(..., device=2)`)."""
+    return list_devices()
+
+
+def configure(device: DeviceInfo | str | int | None = None, rung: int | str | None = None,
+              shape: int | Sequence[int] | None = None, *,
+              backend: str | None = None) -> Config:
+    """The kernel and parameters a device would run, and where the parameters came from.
+
+    With `rung` (1-10, or a library kernel: 11 or "direct", 12 or "tiled", 13 or "tiled-any"):
+    that kernel's configuration at `shape`, as `clgemm ladder` and `clgemm bench` run it.
+    Without: the kernel gemm() chooses for that shape, with its configuration. `shape` is
+    M, N, K as the kernels see them (column-major, as in BLAS), or one size for a square
+    product; by default the ladder's size for the device (512 on a CPU, 4096 on a GPU).
+    `device` is an index from `devices()`, a part of a device's name, or a DeviceInfo (default:
+    $CLGEMM_DEVICE's, else the first CPU device; with `backend`, that backend's first device).
+    The answer's `source` names the level of the lookup chain it came from ("tuned",
+    "family: NAME", "default: CPU", ...) or "default" for the kernel's own parameters."""
+    dev = registry.device_info(device, registry.split_backend(backend)[1])
+    if shape is None:
+        shape = default_size(dev)
+    dims = (shape,) * 3 if isinstance(shape, int) else tuple(shape)
+    if len(dims) != 3:
+        raise UsageError(f"shape={shape!r}: give one size or three (M, N, K)")
+    m, n, k = Problem(*dims).as_tuple()
+    if rung is None:
+        return choose_kernel(dev, m, n, k)
+    numbers = parse_rungs(rung) if isinstance(rung, str) else [get_rung(rung).number]
+    if len(numbers) != 1:
+        raise UsageError(f"rung={rung!r}: name one kernel, not {len(numbers)}")
+    return _configure(dev, numbers[0], (m, n, k))
+
+
+__all__ = ["Config", "DeviceInfo", "TuneResult", "__version__", "configure", "devices", "gemm",
+           "gemm_buffers", "tune"]

@@ -1,10 +1,11 @@
 """`gemm` and `gemm_buffers`: the ladder as a BLAS-style SGEMM, C := alpha*op(A)*op(B) + beta*C.
 
 The rungs only multiply tightly packed, column-major operands whose sizes suit their tiles. This
-module puts the rest of BLAS around them, on the device: pack kernels (`kernels/blas_helpers.cl`)
-read the caller's matrices through offsets, leading dimensions and transposes into the layout
-the chosen rung reads (padding with zeros where its tiles need whole multiples), the rung
-multiplies, and an epilogue kernel writes alpha*P + beta*C into the caller's C. NumPy arrays
+module puts the rest of BLAS around them, on the device: pack kernels
+(`clgemm/kernels/blas_helpers.cl`) read the caller's matrices through offsets, leading dimensions
+and transposes into the layout the chosen rung reads (padding with zeros where its tiles need
+whole multiples), the rung multiplies, and an epilogue kernel writes alpha*P + beta*C into the
+caller's C. NumPy arrays
 travel through the device and back; device arrays and buffers (pyopencl on OpenCL, CuPy on CUDA,
 each through its adapter in `arrays.py`) stay where they are. Everything here speaks to the
 backend interface, so the same code runs on either backend, with the same checks.
@@ -60,9 +61,9 @@ _FALLBACK_TRIES = 4
 # -- backends ----------------------------------------------------------------------------------
 def backend_for(device: DeviceInfo | str | int | None = None,
                 backend: str | None = None) -> Backend:
-    """The process-wide backend of a device (index, name part, DeviceInfo, or None for the first
-    CPU device; with `backend` ("opencl" or "cuda"), among that backend's devices only, None
-    then meaning its first). Reusing one backend per device is what makes every kernel build
+    """The process-wide backend of a device (index, name part, DeviceInfo, or None for
+    $CLGEMM_DEVICE's, else the first CPU device; with `backend` ("opencl" or "cuda"), among that
+    backend's devices only, None then meaning its first). Reusing one backend per device is what makes every kernel build
     once per process: builds are cached per backend."""
     _, name = registry.split_backend(backend)
     return registry.shared_backend(registry.device_info(device, name))
@@ -576,7 +577,7 @@ def _check_array(name: str, x: Any) -> DeviceArrays | None:
 def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, device: Any,
                   backend: Any) -> Backend:
     """The backend of the call: the device arrays' own (checked against `device` and `backend`
-    where given), else the one asked for, else the first CPU device's."""
+    where given), else the one asked for, else $CLGEMM_DEVICE's or the first CPU device's."""
     backend_obj, backend_name = registry.split_backend(backend)
     if kind is not None:
         _check_backend_kind(kind, on_device, backend_name)
@@ -608,10 +609,10 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     pyopencl arrays (OpenCL) or CuPy arrays (CUDA), one kind per call. Without `c` a new
     C-ordered array is returned: a device array beside the operands if any operand is one, else
     a NumPy array. With `c` it is updated in place and returned. NumPy-only calls run on
-    `device` (index, name part or DeviceInfo; default the first CPU device) or `backend` (a
-    backend object, or "opencl" / "cuda" for that backend's first device, or with `device` to
-    choose among that backend's devices); device arrays run where they live: pyopencl arrays in
-    their own context, CuPy arrays on their own GPU.
+    `device` (index, name part or DeviceInfo; default $CLGEMM_DEVICE, else the first CPU
+    device) or `backend` (a backend object, or "opencl" / "cuda" for that backend's first
+    device, or with `device` to choose among that backend's devices); device arrays run where
+    they live: pyopencl arrays in their own context, CuPy arrays on their own GPU.
 
     On device arrays the call queues its kernels and returns without waiting, as pyopencl and
     CuPy operations do: on the arrays' own queue (OpenCL) or the current stream (CUDA), so the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One pass over everything CUDA-side that cannot be checked without a GPU: the CUDA backend and
-# kernels/cl2cuda.h (every rung, rung 10 at odd sizes), gemm()/gemm_buffers() on NumPy and CuPy
-# arrays, cuBLAS and CLBlast as references, device listing across backends, the quick verify
+# clgemm/kernels/cl2cuda.h (every rung, rung 10 at odd sizes), gemm()/gemm_buffers() on NumPy and
+# CuPy arrays, cuBLAS and CLBlast as references, device listing across backends, the quick verify
 # sweep on CUDA, and a short ladder on each of the GPU's two stacks (CUDA, OpenCL).
 #
 # Run on the GPU machine from the repository root, after the prelude that installs pyopencl and

@@ -1,4 +1,4 @@
-"""Print the README's H100 performance table from the committed bench results.
+"""Print an H100 performance table (as in docs/results.md) from the committed bench results.
 
     python3 scripts/perf_table.py > table.md
 """

@@ -28,12 +28,14 @@ import numpy as np
 
 from .course.data import Results, Run
 from .course.tables import ladder_groups, size_text
-from .rungs import ALL_RUNGS
+from .course.tiling import EXAMPLES, tiling
+from .paths import KERNELS, ROOT
+from .rungs import ALL_RUNGS, REGISTRY
 from .tuner.replay import load_replay, trace
 from .tuner.strategies import strategy_names
 
 #: bump when the drawing changes, so that every plot counts as out of date once
-DRAWING_VERSION = 1
+DRAWING_VERSION = 3
 #: an exhaustive journal needs this many configurations before strategies can differ on it
 LANDSCAPE_MIN = 50
 #: seeds per strategy in the best-so-far curves (the median is drawn)
@@ -41,6 +43,8 @@ SEEDS = 20
 INSTALL_HINT = ("plots not drawn: matplotlib is missing; install it with "
                 "pip install 'clgemm[plots]' (in this project: .venv/bin/pip install matplotlib)")
 MANIFEST = "sources.json"
+#: the module whose index arithmetic the tiling pictures draw
+TILING_SOURCE = "clgemm/course/tiling.py"
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,17 @@ def _stem(path: str) -> str:
 
 
 def plan(results: Results) -> list[PlotSpec]:
-    """Every plot the results call for, in a fixed order."""
+    """Every plot the results call for, in a fixed order: each rung's tiling picture first
+    (drawn from the kernels, not from results), then what the results show."""
     specs = []
+    for n in sorted(EXAMPLES):
+        rung = REGISTRY[n]
+        kernel = (KERNELS / rung.file).relative_to(ROOT).as_posix()
+        specs.append(PlotSpec(
+            "tiling", f"tiling-rung{n}.png",
+            f"rung {n}: who computes and who loads what in one work-group (example "
+            f"configuration {rung.params_text(tiling(n).params)})",
+            (kernel, TILING_SOURCE), f"rung {n}", n))
     for runs in ladder_groups(results):
         d, size = runs[0].device, runs[0].size
         m, n, k = size
@@ -195,11 +208,11 @@ def draw_ladder(spec: PlotSpec, results: Results, path: Path) -> None:
     runs: list[Run] = [r for r in results.runs if r.path in spec.sources
                        and f"{r.device.key} {size_text(r.size)}" == spec.target]
     numbers = sorted({row.rung for run in runs for row in run.rows})
-    fig = _figure(9, 4.8)
+    fig = _figure(10, 6)
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(runs))
     for i, run in enumerate(runs):
-        xs = [n + (i - (len(runs) - 1) / 2) * width for n in numbers]
+        xs = [x + (i - (len(runs) - 1) / 2) * width for x in range(len(numbers))]
         ys = [(run.row(n).gflops or 0) if run.row(n) else 0 for n in numbers]
         how = ", measured in alternating rounds" if run.kind == "vs-defaults" else ""
         ax.bar(xs, ys, width=width, label=f"rungs, {run.config} parameters{how}")
@@ -212,8 +225,11 @@ def draw_ladder(spec: PlotSpec, results: Results, path: Path) -> None:
         for j, ref in enumerate(x for x in run.references if x.gflops):
             ax.axhline(ref.gflops, color="0.25", linestyle=styles[j % len(styles)], linewidth=1.2,
                        label=f"{ref.name}: {ref.gflops:,.0f} GFLOP/s ({run.config} run)")
-    ax.set_xticks(numbers, [str(n) for n in numbers])
-    ax.set_xlabel("rung")
+    # One slot per kernel measured, named: numbers alone would mean nothing to a reader, and
+    # the library's kernels (11 and up) would stand apart from the ladder by a gap of nothing.
+    ax.set_xticks(range(len(numbers)), [f"{n} {ALL_RUNGS[n].slug}" if n in ALL_RUNGS else str(n)
+                                        for n in numbers], fontsize=8, rotation=30, ha="right")
+    ax.set_xlabel("rung (after 10: the library's kernels beside the ladder)")
     ax.set_ylabel("GFLOP/s (higher is better)")
     _thousands(ax)
     d = runs[0].device
@@ -223,7 +239,8 @@ def draw_ladder(spec: PlotSpec, results: Results, path: Path) -> None:
     if not with_refs:
         ax.text(0.99, 0.98, "no reference library in these files", transform=ax.transAxes,
                 ha="right", va="top", fontsize=8, color="0.4")
-    ax.legend(loc="upper left", fontsize=8)
+    # Below the axes, never over a bar: the tallest bars are where a legend inside would go.
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     _save(fig, path)
 
@@ -237,7 +254,10 @@ def draw_bench(spec: PlotSpec, results: Results, path: Path) -> None:
     best = [(row.get("best") or {}) for row in rows]
     ys = [b.get("gflops") if b.get("status", "ok") == "ok" and b.get("gflops") else math.nan
           for b in best]
-    ax.plot(xs, ys, marker="o", linewidth=2, label="best tuned rung (number above each point)")
+    # Markers only: the shapes are separate problems, and a line between them would suggest a
+    # trend along an axis that has none.
+    ax.plot(xs, ys, marker="o", linestyle="none", markersize=8,
+            label="best tuned rung (number above each point)")
     for x, y, b in zip(xs, ys, best):
         if y == y:
             ax.annotate(str(b.get("rung", "")), (x, y), textcoords="offset points",
@@ -253,7 +273,7 @@ def draw_bench(spec: PlotSpec, results: Results, path: Path) -> None:
             ref = next((r for r in row.get("references") or [] if r["name"] == name), None)
             ok = ref is not None and ref.get("status", "ok") == "ok" and ref.get("gflops")
             ys.append(ref["gflops"] if ok else math.nan)
-        ax.plot(xs, ys, marker="s", linestyle="--", label=name)
+        ax.plot(xs, ys, marker="s", linestyle="none", label=name)
     ax.set_xticks(xs, [size_text(row["shape"]) for row in rows], rotation=45, ha="right")
     ax.set_xlabel("shape M×N×K (in the order the bench ran them)")
     ax.set_ylabel("GFLOP/s (higher is better)")
@@ -345,16 +365,20 @@ def draw_wg_shapes(spec: PlotSpec, results: Results, path: Path) -> None:
     grid = np.full((len(rows), len(cols)), np.nan)
     for (r, c), g in scores.items():
         grid[rows.index(r), cols.index(c)] = g
-    fig = _figure(1.2 + 1.1 * len(cols) + 1.5, 1.2 + 0.75 * len(rows) + 1)
+    # Wide enough for the two-line title and the axis labels however few columns there are.
+    fig = _figure(max(6.5, 2.7 + 1.1 * len(cols)), max(3.8, 2.2 + 0.75 * len(rows)))
     ax = fig.add_subplot()
     image = ax.imshow(grid, cmap="viridis", origin="lower", aspect="auto")
     top = np.nanmax(grid)
     for i in range(len(rows)):
         for j in range(len(cols)):
             if grid[i, j] == grid[i, j]:
+                # viridis runs from dark to light along the colour scale itself (vmin..vmax),
+                # so the text colour follows the cell's place on that scale
+                light = float(image.norm(grid[i, j])) > 0.55
                 ax.text(j, i, f"{grid[i, j]:,.0f}" if top >= 100 else f"{grid[i, j]:.1f}",
                         ha="center", va="center", fontsize=8,
-                        color="black" if grid[i, j] > 0.6 * top else "white")
+                        color="black" if light else "white")
     ax.set_xticks(range(len(cols)), [str(c) for c in cols])
     ax.set_yticks(range(len(rows)), [str(r) for r in rows])
     ax.set_xlabel("RTSN = TSN / WPTN (work-items along N)")
@@ -367,5 +391,57 @@ def draw_wg_shapes(spec: PlotSpec, results: Results, path: Path) -> None:
     _save(fig, path)
 
 
-DRAW = {"ladder": draw_ladder, "bench": draw_bench, "landscape": draw_landscape,
+def _tiles(ax, owners, title: str, colours, edge_rows: int | None = None,
+           edge_cols: int | None = None, xlabel: str = "", ylabel: str = "") -> None:
+    """One tile as a grid of cells, each coloured and numbered by its work-item; cells past
+    the edge (rung 10) hatched."""
+    from matplotlib.patches import Rectangle
+
+    rows, cols = owners.shape
+    for i in range(rows):
+        for j in range(cols):
+            tid = int(owners[i, j])
+            outside = ((edge_rows is not None and i >= edge_rows)
+                       or (edge_cols is not None and j >= edge_cols))
+            face = colours(tid % 20) if tid >= 0 else (1, 1, 1, 1)
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=face, edgecolor="0.3", linewidth=0.6,
+                                   hatch="///" if outside else None, alpha=0.45 if outside else 1))
+            if tid >= 0:
+                ax.text(j + 0.5, i + 0.5, str(tid), ha="center", va="center", fontsize=7)
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+
+
+def draw_tiling(spec: PlotSpec, results: Results, path: Path) -> None:
+    """A, B and C tiles of one work-group, every element coloured by the work-item that loads
+    (A, B) or computes (C) it."""
+    from matplotlib import colormaps
+
+    t = tiling(spec.rung)
+    colours = colormaps["tab20"]
+    edge = t.edge
+    fig = _figure(11, 4.4)
+    ax_a, ax_b, ax_c = fig.subplots(1, 3, width_ratios=[t.a.shape[1], t.b.shape[1],
+                                                        t.c.shape[1]])
+    local = "read from global memory by work-item 0" if spec.rung == 1 else (
+        "in local memory, x2 buffers" if spec.rung in (9, 10) else "in local memory")
+    _tiles(ax_a, t.a, f"A tile ({local})", colours, edge and edge[0], edge and edge[2],
+           "k", "m")
+    _tiles(ax_b, t.b, f"B tile ({local})", colours, edge and edge[2], edge and edge[1],
+           "n", "k")
+    _tiles(ax_c, t.c, "C tile: who computes each element", colours, edge and edge[0],
+           edge and edge[1], "n", "m")
+    rung = REGISTRY[spec.rung]
+    fig.suptitle(f"Rung {spec.rung}, {rung.title}: {t.work_items} work-items "
+                 f"({rung.params_text(t.params)})\n{t.note}", fontsize=10)
+    _save(fig, path)
+
+
+DRAW = {"tiling": draw_tiling, "ladder": draw_ladder, "bench": draw_bench, "landscape": draw_landscape,
         "wg-shapes": draw_wg_shapes}

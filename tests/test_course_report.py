@@ -15,7 +15,7 @@ from clgemm.course import page_name
 from clgemm.course.build import report
 from clgemm.course.data import load_results
 from clgemm.course.pages import find_blocks
-from clgemm.paths import ROOT
+from clgemm.paths import ROOT, TUNING_REL
 from clgemm.rungs import REGISTRY, get_rung
 
 NO_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None; "
@@ -36,9 +36,14 @@ def test_committed_pages_are_up_to_date_without_matplotlib():
 @pytest.fixture()
 def checkout(tmp_path):
     """A copy of the parts of the repository that the report reads and writes."""
-    for name in ("results", "ladder"):
+    for name in ("results", "ladder", TUNING_REL):
         shutil.copytree(ROOT / name, tmp_path / name)
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    # the tiling pictures are drawn from the kernels and the module that reads them
+    shutil.copytree(ROOT / "clgemm" / "kernels", tmp_path / "clgemm" / "kernels")
+    (tmp_path / "clgemm" / "course").mkdir()
+    shutil.copy(ROOT / "clgemm" / "course" / "tiling.py", tmp_path / "clgemm" / "course")
     return tmp_path
 
 

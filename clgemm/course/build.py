@@ -1,5 +1,5 @@
-"""`clgemm report`: every generated block of `ladder/`, `results/README.md` and the README's
-measured results, and the plots.
+"""`clgemm report`: every generated block of `ladder/`, `results/README.md`, the README's
+headline table and `docs/results.md`, and the plots.
 
 One function decides which blocks each page has (`page_blocks`), so the report and its
 `--check` can never disagree about what a page should hold.
@@ -17,8 +17,8 @@ from ..rungs import LIBRARY, REGISTRY, TILED
 from . import library, page_name
 from .data import Results, load_results
 from .pages import refresh
-from ..paths import ROOT
-from .calls import calls_block
+from ..paths import ROOT, TUNING_REL
+from .calls import calls_block, headline_block
 from .effects import effects_block
 from .replays import replay_block
 from .targets import targets_block
@@ -71,10 +71,11 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
                    f"{rung.slug}-plots": plots_block(images, none=(
                        "No journal in `results/` gives a plot for this kernel."))}
     pages[library.PAGE] = beyond
-    pages["README.md"] = {
-        "calls": calls_block(ROOT),
-        "targets": targets_block(results, here="."),
-        "bench": bench_block(results, benches, here="."),
+    pages["README.md"] = {"headline": headline_block(ROOT)}
+    pages["docs/results.md"] = {
+        "calls": calls_block(ROOT, here="docs"),
+        "targets": targets_block(results, here="docs"),
+        "bench": bench_block(results, benches, here="docs"),
     }
     # the tiled kernels' journals (12, 13: rungs 9 and 10 before the ladder's renumbering)
     tiled = TILED.number
@@ -110,11 +111,11 @@ class Outcome:
 def report(root: Path, write: bool, draw: bool = True,
            say: Callable[[str], None] = lambda s: None) -> Outcome:
     """Regenerate (`write`) or only compare (not `write`) every generated part under `root`
-    (a checkout: its `results/` are read, its `ladder/` and `results/` pages refilled; kernels
-    and rungs are the installed ones). Plots are drawn only when writing, `draw` is set and
-    matplotlib is there; comparing never needs matplotlib."""
+    (a checkout: its `results/` and shipped tuning databases are read, its `ladder/` and
+    `results/` pages refilled; kernels and rungs are the installed ones). Plots are drawn only
+    when writing, `draw` is set and matplotlib is there; comparing never needs matplotlib."""
     root = Path(root)
-    results = load_results(root / "results")
+    results = load_results(root / "results", root / TUNING_REL)
     specs = plots.plan(results)
     out = Outcome()
     for page, blocks in page_blocks(results, specs).items():

@@ -1,5 +1,6 @@
-"""The README's block of what users call: every committed `clgemm bench --call` run, with its
-device, date and command, gemm() per shape beside each library's own call, and the geo-means."""
+"""What users call, for `docs/results.md` and the README: every committed `clgemm bench --call`
+run, with its device, date and command, gemm() per shape beside each library's own call, and
+the geo-means; and the README's one-table summary of the same runs."""
 
 from __future__ import annotations
 
@@ -77,3 +78,51 @@ def calls_block(root: Path, here: str = ".") -> str:
     for path, data in runs:
         lines += _run_block(path, data, Path(here) if here != "." else Path(), root)
     return "\n".join(lines)
+
+
+def _shape_text(shape: list[int]) -> str:
+    m, n, k = shape
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def headline_block(root: Path, here: str = ".") -> str:
+    """The README's one table: per committed call bench and library, what gemm() reaches
+    against that library's own call over the run's shapes (geo-mean, lowest, highest), with
+    gemm()'s fastest shape, so a reader sees at a glance where the library stands on each
+    device; every shape is on the results page."""
+    runs = call_runs(root / "results")
+    if not runs:
+        return "No `clgemm bench --call` run is committed yet.\n"
+    base = Path(here) if here != "." else Path()
+    rows, sources = [], []
+    for path, data in runs:
+        prov, dev = data["provenance"], data["device"]
+        ok = [r for r in data["rows"] if r["status"] == "ok" and r.get("call_gflops")]
+        if not ok:
+            continue
+        best = max(ok, key=lambda r: r["call_gflops"])
+        names = sorted({n for r in ok for n in r["references"]})
+        cores = f", {dev['compute_units']} cores" if dev.get("type") == "CPU" else ""
+        where = (f"{dev['name']}{cores} ({'CUDA' if dev['backend'] == 'cuda' else 'OpenCL'}, "
+                 f"{'device' if prov['mode'] == 'device' else 'NumPy'} arrays)")
+        first = True
+        for name in names:
+            pairs = [(r["call_gflops"] / r["references"][name]["gflops"], r) for r in ok
+                     if r["references"].get(name, {}).get("status") == "ok"
+                     and r["references"][name].get("gflops")]
+            if not pairs:
+                continue
+            low, high = min(pairs, key=lambda p: p[0]), max(pairs, key=lambda p: p[0])
+            rows.append([where if first else "",
+                         f"{_fmt(best['call_gflops'])} at {_shape_text(best['shape'])}"
+                         if first else "", name, f"{_geo([p for p, _ in pairs]):.2f}×",
+                         f"{low[0]:.2f}× at {_shape_text(low[1]['shape'])}",
+                         f"{high[0]:.2f}× at {_shape_text(high[1]['shape'])}", len(pairs)])
+            first = False
+        link = path.relative_to(root).as_posix()
+        rel = Path(*([".."] * len(base.parts)), link).as_posix() if base.parts else link
+        sources.append(f"[{link}]({rel}) ({prov['date'][:10]})")
+    head = ["device", "gemm() at its fastest, GFLOP/s", "against", "gemm() / it, geo-mean",
+            "lowest", "highest", "shapes"]
+    table = tabulate(rows, headers=head, tablefmt="github", disable_numparse=True)
+    return (table + "\n\nFrom `clgemm bench --call`: " + ", ".join(sources) + ".\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..rungs import LIBRARY, Rung
 from . import BEYOND
-from .diffs import diff_stats, previous, rung_diff
+from .diffs import diff_stats, kernel_file, previous, rung_diff
 from .tables import link, table
 
 #: the page, relative to the repository
@@ -19,17 +19,17 @@ def _sizes(rung: Rung) -> str:
 
 
 def _helpers(rung: Rung) -> str:
-    steps = [f"{h.name} (`{h.kernel}` in `kernels/{h.file}`)" for h in rung.helpers]
+    steps = [f"{h.name} (`{h.kernel}` in `{kernel_file(h.file)}`)" for h in rung.helpers]
     if rung.extra_helpers is not None:
         steps.append("with PANELS=1 also A and BT packed into panels (`pack_panels` in "
-                     "`kernels/helpers.cl`)")
+                     f"`{kernel_file('helpers.cl')}`)")
     return "; ".join(steps) or "none"
 
 
 def kernels_block(here: str = "ladder") -> str:
     """One row per library kernel: its number and name, file, what it adds and what it takes."""
     rows = [(n, link(f"ladder/{BEYOND}#kernel-{n}-{r.slug}", here, f"`{r.slug}`"),
-             link(f"kernels/{r.file}", here), r.adds, _sizes(r))
+             link(kernel_file(r.file), here), r.adds, _sizes(r))
             for n, r in sorted(LIBRARY.items())]
     return table(["kernel", "name (for `--rungs`)", "file", "adds", "sizes"], rows)
 
@@ -39,7 +39,7 @@ def summary_block(rung: Rung, here: str = "ladder") -> str:
     lines = [f"**Kernel {rung.number} (`{rung.slug}`): {rung.title}.**", "",
              f"- adds: {rung.adds}",
              f"- teaches: {rung.teaches}",
-             f"- kernel: `{rung.kernel}` in {link('kernels/' + rung.file, here)}",
+             f"- kernel: `{rung.kernel}` in {link(kernel_file(rung.file), here)}",
              f"- sizes it accepts: {_sizes(rung)}",
              f"- helper kernels before it: {_helpers(rung)}",
              f"- select it: `--rungs {rung.slug}` (or `{rung.number}`) for `clgemm ladder`, "
@@ -55,9 +55,11 @@ def diff_block(rung: Rung) -> str:
     """The kernel as a change to the one it builds on, folded away (it is long)."""
     base = previous(rung)
     if base is None:
-        return f"The whole kernel is [kernels/{rung.file}](../kernels/{rung.file})."
+        whole = kernel_file(rung.file)
+        return f"The whole kernel is {link(whole, 'ladder', whole)}."
     text = rung_diff(rung)
     added, removed = diff_stats(text)
-    return (f"<details><summary><code>kernels/{base.file}</code> → <code>kernels/{rung.file}"
+    return (f"<details><summary><code>{kernel_file(base.file)}</code> → "
+            f"<code>{kernel_file(rung.file)}"
             f"</code>: {added} lines added, {removed} removed</summary>\n\n"
             f"```diff\n{text}```\n\n</details>")

@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 from ..rungs import REGISTRY, Rung, get_rung
 from . import BEYOND, page_link, page_name
 from .data import BACKEND_NAMES, Results, Run
-from .diffs import diff_stats, previous, rung_diff
+from .diffs import diff_stats, kernel_file, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
 
 DASH = "–"
@@ -82,7 +82,8 @@ def summary_block(rung: Rung) -> str:
     after = next((REGISTRY[n] for n in sorted(REGISTRY) if n > rung.number), None)
     sizes = ("any M, N and K" if rung.any_size else
              "M, N and K multiples of the work-group's tile of C and of the tile depth")
-    helpers = ", ".join(f"{h.name} (`{h.kernel}` in `kernels/{h.file}`)" for h in rung.helpers)
+    helpers = ", ".join(f"{h.name} (`{h.kernel}` in `{kernel_file(h.file)}`)"
+                        for h in rung.helpers)
     nav = [link(f"ladder/{page_name(before)}", here, f"← rung {before.number}: {before.title}")
            if before else "", link("ladder/README.md", here, "index"),
            link(f"ladder/{page_name(after)}", here, f"rung {after.number}: {after.title} →")
@@ -92,7 +93,7 @@ def summary_block(rung: Rung) -> str:
              "",
              f"- adds: {rung.adds}",
              f"- teaches: {rung.teaches}",
-             f"- kernel: `{rung.kernel}` in {link('kernels/' + rung.file, here)}",
+             f"- kernel: `{rung.kernel}` in {link(kernel_file(rung.file), here)}",
              f"- sizes it accepts: {sizes}",
              f"- helper kernels before it: {helpers or 'none'}",
              f"- see it compiled: `clgemm show {rung.number}`; in the terminal: "
@@ -106,11 +107,12 @@ def diff_block(rung: Rung) -> str:
     text = rung_diff(rung)
     before = previous(rung)
     if before is None:
-        return (f"The whole kernel, `kernels/{rung.file}` (every later rung is shown as a change "
+        return (f"The whole kernel, `{kernel_file(rung.file)}` (every later rung is shown as a "
+                f"change "
                 f"to the one before it):\n\n```c\n{text}```")
     added, removed = diff_stats(text)
-    return (f"`kernels/{before.file}` → `kernels/{rung.file}`: {added} lines added, {removed} "
-            f"removed.\n\n```diff\n{text}```")
+    return (f"`{kernel_file(before.file)}` → `{kernel_file(rung.file)}`: {added} lines added, "
+            f"{removed} removed.\n\n```diff\n{text}```")
 
 
 def macros_block(rung: Rung) -> str:

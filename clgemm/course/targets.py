@@ -1,4 +1,4 @@
-"""The README's statement of where the project stands against its staged targets, generated
+"""The results page's statement of where the project stands against its staged targets, generated
 from the committed bench runs so that no ratio in it is ever typed by hand.
 
 The targets are read off bench files alone: on a GPU, the best rung at 4096³ against cuBLAS (the

@@ -1,4 +1,4 @@
-"""What one step of each rung's innermost loop does, counted from its kernel in `kernels/`.
+"""What one step of each rung's innermost loop does, counted from its kernel in `clgemm/kernels/`.
 
 The performance bound (`model.py`) reasons about one step of the loop over k that every kernel
 ends in: how many multiply-adds a work-item does there, how many load instructions feed them,

@@ -15,7 +15,7 @@ COMMON = "common.h"
 
 @lru_cache(maxsize=None)
 def kernel_file(filename: str) -> str:
-    """The text of one file of `kernels/`."""
+    """The text of one file of `clgemm/kernels/`."""
     return (KERNELS / filename).read_text()
 
 

@@ -1,4 +1,4 @@
-"""kernels/cl2cuda.h checked without a GPU.
+"""clgemm/kernels/cl2cuda.h checked without a GPU.
 
 GPU time is scarce, so as much as possible of the CUDA path is checked here, on the CPU:
 
@@ -115,7 +115,7 @@ def test_every_called_function_is_mapped():
     unknown = calls - C_KEYWORDS - types - _kernel_own_names(text) - _header_names() - CUDA_NATIVE
     attr_names = set(re.findall(r"__attribute__\s*\(\(\s*(\w+)", text))
     unknown -= attr_names  # checked by the attribute test
-    assert not unknown, f"kernels call {sorted(unknown)}: map them in kernels/cl2cuda.h"
+    assert not unknown, f"kernels call {sorted(unknown)}: map them in clgemm/kernels/cl2cuda.h"
 
 
 def test_every_qualifier_is_mapped():
@@ -331,7 +331,7 @@ def _need_emulation() -> None:
 
 def _cuda_source(file: str) -> str:
     """What the CUDA backend compiles for a kernel file (header + common.h + file, translated);
-    `file` is a name in kernels/ or, for VECTOR_OPS, the kernel text itself."""
+    `file` is a name in clgemm/kernels/ or, for VECTOR_OPS, the kernel text itself."""
     text = VECTOR_OPS if file == "VECTOR_OPS" else (KERNELS / file).read_text()
     parts = [HEADER, (KERNELS / "common.h").read_text(), text]
     return translate("\n".join(parts))

@@ -1,6 +1,6 @@
-"""The CUDA backend: every rung through kernels/cl2cuda.h on a real GPU (marked `cuda`; skipped
-without CuPy or a CUDA device), and the CPU-side pieces that need neither: choosing a device by
-backend, the no-CuPy path and the NVIDIA ICD note."""
+"""The CUDA backend: every rung through clgemm/kernels/cl2cuda.h on a real GPU (marked `cuda`;
+skipped without CuPy or a CUDA device), and the CPU-side pieces that need neither: choosing a
+device by backend, the no-CuPy path and the NVIDIA ICD note."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ from clgemm.backends.cuda import backend as cuda_module
 from clgemm.backends import list_devices
 from clgemm.devices import DeviceInfo, pick_device
 from clgemm.errors import UsageError
-from clgemm.paths import RESULTS
+from clgemm.paths import RESULTS, TUNING
 from clgemm.rungs import REGISTRY, get_rung
 
 TOL = 1e-5
@@ -136,7 +136,7 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
 
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
     info = _h100_cuda()
-    db = database.load(info, database.database_path(info.key, RESULTS))
+    db = database.load(info, database.database_path(info.key, TUNING))
     assert db.path.exists(), db.path
     api.clear_caches()
     try:

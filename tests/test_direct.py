@@ -1,4 +1,4 @@
-"""The direct GEMM kernel (kernels/direct.cl) on the default device: the BLAS SGEMM
+"""The direct GEMM kernel (clgemm/kernels/direct.cl) on the default device: the BLAS SGEMM
 C := alpha * op(A) * op(B) + beta * C with offsets, leading dimensions and all four
 transpositions, on sizes no tile divides; C outside the matrix never written, C never read when
 beta is 0; the file's own defaults; inconsistent parameters refused by name and by the compiler."""
@@ -144,7 +144,7 @@ def test_direct_cpu_defaults(backend):
 
 
 def _file_defaults() -> dict[str, int]:
-    """The `#ifndef NAME / #define NAME value` defaults of kernels/direct.cl."""
+    """The `#ifndef NAME / #define NAME value` defaults of clgemm/kernels/direct.cl."""
     text = (KERNELS / DIRECT.file).read_text()
     return {name: int(value) for name, value in
             re.findall(r"#ifndef (\w+)\s*\n\s*#define \1 (\d+)", text)}

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "clgemm"
 #: the layers, lowest first; a module may import from its own layer and the ones below
 LAYERS = [
     ("core", ["errors", "values", "problem", "limits", "paths", "locks", "memory", "check",
-              "sources", "family", "hardware"]),
+              "sources", "family", "hardware", "tables"]),
     ("devices", ["devices", "device_record"]),
     ("backends", ["backends"]),
     ("rungs and configurations", ["rungs", "database", "lookup", "config", "launch",

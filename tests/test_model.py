@@ -20,7 +20,7 @@ from clgemm.inner_loops import step_for
 from clgemm.ladder import LadderRun
 from clgemm.limits import DeviceLimits
 from clgemm.measured import device_records, measurements
-from clgemm.paths import RESULTS
+from clgemm.paths import RESULTS, TUNING
 from clgemm.report import ladder_table
 from clgemm.rungs import get_rung
 from clgemm.problem import Problem
@@ -229,7 +229,7 @@ def test_overrides_must_be_positive(bad):
 
 
 # -- committed measurements never beat their bound --------------------------------------------
-MEASURED = measurements(RESULTS)
+MEASURED = measurements(RESULTS, TUNING)
 RECORDS = device_records(RESULTS)
 
 

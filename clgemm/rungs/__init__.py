@@ -1,5 +1,5 @@
-"""The kernels of `kernels/` as records: the teaching ladder (rungs 1-10) and the library kernels
-beside it (11-13).
+"""The kernels of `clgemm/kernels/` as records: the teaching ladder (rungs 1-10) and the library
+kernels beside it (11-13).
 
 The ladder follows myGEMM's ten steps, one idea each; every rung's kernel is the one before plus
 that idea. The library kernels are what gemm() and the tuner run where speed matters rather than

@@ -1,5 +1,5 @@
-"""The record every kernel of `kernels/` is described by: `Rung` with its `Param`s, `Constraint`s
-and `Helper`s, and the few constraints and helpers that many rungs share.
+"""The record every kernel of `clgemm/kernels/` is described by: `Rung` with its `Param`s,
+`Constraint`s and `Helper`s, and the few constraints and helpers that many rungs share.
 
 Each record says everything the runner and the tuner need without reading the kernel: the macros
 and their candidate values, the macros derived from them (computed here for the launch geometry

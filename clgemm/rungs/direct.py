@@ -1,4 +1,4 @@
-"""Library kernel 11, "direct" (kernels/direct.cl): the whole BLAS SGEMM in one launch.
+"""Library kernel 11, "direct" (clgemm/kernels/direct.cl): the whole BLAS SGEMM in one launch.
 
 C := alpha * op(A) * op(B) + beta * C for column-major matrices read in place (element offsets,
 leading dimensions, either operand transposed) and any M, N >= 1, K >= 0, with no helper kernels.

@@ -1,5 +1,5 @@
-"""Library kernel 12, "tiled" (kernels/tiled.cl): the ladder's rungs 6-9 with everything that makes
-them fast on real devices, for gemm() and the tuner rather than for the course.
+"""Library kernel 12, "tiled" (clgemm/kernels/tiled.cl): the ladder's rungs 6-9 with everything
+that makes them fast on real devices, for gemm() and the tuner rather than for the course.
 
 Beyond rung 9 it has register vectors (VWM, VWN: the values of A and the sums as vectors of VWM
 rows, those of B as vectors of VWN columns), both local tiles k-major so that those vectors are

@@ -1,6 +1,6 @@
-"""Library kernel 13, "tiled-any" (kernels/tiled_any.cl): the tiled kernel for any M, N, K >= 1,
-by bounds-checked (zero-filling) tile loads and guarded stores. It is what gemm() falls back to
-when nothing stored fits a shape.
+"""Library kernel 13, "tiled-any" (clgemm/kernels/tiled_any.cl): the tiled kernel for any M, N,
+K >= 1, by bounds-checked (zero-filling) tile loads and guarded stores. It is what gemm() falls
+back to when nothing stored fits a shape.
 
 The tiled kernel's pipeline and parameters are kept, without PANELS and LOCKSTEP; only the edges
 change. Nothing is padded on the host or by a helper kernel, so the helper time reported for it

@@ -1,4 +1,5 @@
-"""CUDA through CuPy: the same OpenCL kernel files, compiled by NVRTC with kernels/cl2cuda.h.
+"""CUDA through CuPy: the same OpenCL kernel files, compiled by NVRTC with
+clgemm/kernels/cl2cuda.h.
 
 Running the unchanged .cl sources on CUDA separates what the kernels do from what each vendor's
 compiler and runtime make of them: on an NVIDIA GPU the ladder can be compared between NVIDIA's
@@ -26,9 +27,9 @@ except Exception:  # pragma: no cover - depends on the machine
 
 HEADER = "cl2cuda.h"
 
-#: OpenCL features that kernels/cl2cuda.h provides on every CUDA device, reported as the device's
-#: "extensions" so that rung constraints written against OpenCL extensions see them (the warp
-#: serves as the sub-group: rung 8's shuffle path).
+#: OpenCL features that clgemm/kernels/cl2cuda.h provides on every CUDA device, reported as the
+#: device's "extensions" so that rung constraints written against OpenCL extensions see them (the
+#: warp serves as the sub-group: rung 8's shuffle path).
 CUDA_PROVIDES = ("cl_khr_subgroups", "cl_khr_subgroup_shuffle")
 
 #: CUDA's limits on the grid, in blocks per dimension (the same on every device since sm_30)

@@ -32,7 +32,8 @@ from ..problem import Problem, parse_sizes
 from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
 from ..tables import FULL, Layout
 from .plan import Step, bounded_steps, default_plan, plan_table
-from .session import PreparedShape, prepare_shape, run_shape, summary_table, units
+from .session import (PreparedShape, check_known, prepare_shape, run_shape, summary_table,
+                      units)
 from .strategies import make_strategy
 from .tune import RungOutcome, TuneOptions
 
@@ -218,9 +219,7 @@ def _only(only: Mapping[str, Iterable[int]] | None,
         if not parsed or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
                              for v in parsed):
             raise UsageError(f"only[{name!r}]: give non-negative integers")
-        if name not in known:
-            raise UsageError(f"only[{name!r}]: none of the chosen rungs has a parameter {name} "
-                             f"(they have {', '.join(sorted(known)) or 'none'})")
+        check_known(f"only[{name!r}]", name, known)
         out[name] = parsed
     return out
 

@@ -146,11 +146,16 @@ def parse_only(specs: Iterable[str], rungs: Iterable[Rung]) -> dict[str, tuple[i
             parsed = ()
         if not name or not parsed or any(v < 0 for v in parsed):
             raise UsageError(f"--only {spec}: write NAME=V1,V2,... with non-negative integers")
-        if name not in known:
-            raise UsageError(f"--only {spec}: none of the chosen rungs has a parameter {name} "
-                             f"(they have {', '.join(sorted(known)) or 'none'})")
+        check_known(f"--only {spec}", name, known)
         only[name] = parsed
     return only
+
+
+def check_known(where: str, name: str, known: set[str]) -> None:
+    """Refuse a parameter none of the chosen rungs has: searching it would search nothing."""
+    if name not in known:
+        raise UsageError(f"{where}: none of the chosen rungs has a parameter {name} "
+                         f"(they have {', '.join(sorted(known)) or 'none'})")
 
 
 def _check_journal(path: Path, header: dict, resume: bool, note: Say) -> None:

@@ -14,11 +14,7 @@ from ..rungs import parse_rungs
 from ..problem import parse_sizes
 from ..tables import csv_text
 from .options import bound_options, command_line, device_options, output_options, timing_options
-from .output import Output
-
-
-def _progress(msg: str) -> None:
-    click.echo(f"  {msg}", err=True)
+from .output import Output, progress
 
 
 def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
@@ -32,7 +28,7 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
     click.echo(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
                f"{len(shapes)} shapes, {mode} arrays", err=True)
     rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
-                               progress=_progress)
+                               progress=progress)
     data = callbench.to_json(backend, rows, command_line(), mode, clblast)
     out.table(callbench.table(data, out.layout))
     out.write(data, csv_text(callbench.csv_rows(data)))
@@ -78,6 +74,6 @@ def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str
     click.echo(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
                f"{len(problems)} shapes", err=True)
     run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
-                    command=command_line(), progress=_progress, hardware=hardware)
+                    command=command_line(), progress=progress, hardware=hardware)
     out.table(run.table(out.layout))
     out.write(run.to_json(), run.csv_text())

@@ -22,14 +22,10 @@ from ..tables import csv_text
 from .options import (bound_options, command_line, device_options, output_options,
                       param_option, parse_param_options, problem_from_options, size_options,
                       timing_options)
-from .output import Output
+from .output import Output, progress
 
 #: alternating rounds of --vs-defaults when --repeats is not given
 VS_DEFAULTS_ROUNDS = 10
-
-
-def _progress(msg: str) -> None:
-    click.echo(f"  {msg}", err=True)
 
 
 @click.command()
@@ -72,7 +68,7 @@ def ladder(device: str | None, backend: str | None, size: int | None,
     click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
                f"K={problem.k}", err=True)
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
-                     repeats=repeats, command=command_line(), progress=_progress)
+                     repeats=repeats, command=command_line(), progress=progress)
     run.hardware = hardware
     out.table(ladder_table(run, out.layout))
     for line in tuning_notes(dev, numbers, sources, use_defaults):
@@ -86,6 +82,6 @@ def _tuned_vs_defaults(dev: DeviceInfo, problem: Problem, tuned: dict[int, dict[
         raise UsageError(f"no tuned parameters for {dev.name} near M={problem.m} N={problem.n} "
                          f"K={problem.k} among the selected rungs (run 'clgemm tune' first)")
     result = compare_with_defaults(dev, problem, tuned, rounds=rounds or VS_DEFAULTS_ROUNDS,
-                                   command=command_line(), progress=_progress)
+                                   command=command_line(), progress=progress)
     out.table(vs_defaults_table(result, out.layout))
     out.write(result, csv_text(vs_defaults_rows(result)))

@@ -24,6 +24,12 @@ from ..tables import DEFAULT_WIDTH, MIN_WIDTH, Layout
 STDOUT = "-"
 
 
+def progress(msg: str) -> None:
+    """A progress line on stderr, indented under the command's heading, so that stdout holds
+    only the result (a table, or JSON/CSV with `-`)."""
+    click.echo(f"  {msg}", err=True)
+
+
 def terminal_width() -> int:
     """$COLUMNS, else the terminal's width, else 120; never below the narrowest a table is
     fitted to."""

@@ -15,14 +15,10 @@ from ..tables import csv_text
 from ..verify import (failures_json, load_cases, replay, report_json, run_verify, summary_rows,
                       summary_table)
 from .options import command_line, device_options, output_file, output_options
-from .output import Output
+from .output import Output, progress
 
 #: failures listed one per line on the terminal; the --failures file holds them all
 SHOWN_FAILURES = 20
-
-
-def _progress(msg: str) -> None:
-    click.echo(f"  {msg}", err=True)
 
 
 @click.command()
@@ -46,12 +42,12 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
         recorded = json.loads(Path(replay_file).read_text()).get("device")
         if recorded and recorded != dev.key:
             out.note(f"note: the cases were recorded on {recorded}; replaying them on {dev.key}")
-        report = replay(dev, cases, _progress)
+        report = replay(dev, cases, progress)
     else:
         numbers = parse_rungs(rungs)
         out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
                  f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep")
-        report = run_verify(dev, numbers, quick, _progress)
+        report = run_verify(dev, numbers, quick, progress)
     out.table(summary_table(report, out.layout))
     for r in report.failures[:SHOWN_FAILURES]:
         out.note(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}")

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from . import lookup
 from .errors import UsageError
 from .rungs import LIBRARY, Rung, get_rung
+from .tables import params_text
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Config:
         return get_rung(self.rung)
 
     def text(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self.params.items())
+        return params_text(self.params)
 
     def describe(self) -> str:
         record = self.record

@@ -35,7 +35,8 @@ from .devices import DeviceInfo
 from .errors import ClgemmError, UsageError
 from .memory import check_host_memory, checking_bytes
 from .rungs import get_rung
-from .tables import BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief, render
+from .tables import (BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief,
+                     params_text, render)
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
 SIZES = (1, 7, 64, 129)
@@ -430,8 +431,7 @@ def replay(device: DeviceInfo, cases: list[Case],
     for case in cases:
         if case.path == "buffers":
             key = (case.rung, json.dumps(case.params, sort_keys=True), case.source)
-            name, kernel = f"rung {case.rung}", " ".join(f"{k}={v}" for k, v in
-                                                        (case.params or {}).items())
+            name, kernel = f"rung {case.rung}", params_text(case.params or {})
         else:
             key = (case.path,)
             name, kernel = f"gemm() {case.path}", "chosen by gemm()"

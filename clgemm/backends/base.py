@@ -157,7 +157,8 @@ class Backend(ABC):
     def lock(self) -> threading.Lock:
         """Serialises the library path's launches on this backend: kernel objects are shared
         between threads, and setting their arguments then launching is not atomic."""
-        return self.__dict__.setdefault("_lock", threading.Lock())
+        lock = self.__dict__.get("_lock")  # on every call of the library path: no new Lock
+        return lock if lock is not None else self.__dict__.setdefault("_lock", threading.Lock())
 
 
 # -- arrays ------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from ..tuner.run import TuneRun, plan_steps
 from ..tuner.session import outcome_rows, parse_only, summary_table
 from ..tuner.strategies import make_strategy
 from ..tuner.tune import TuneOptions
-from ..tables import csv_text, fit_lines
+from ..tables import csv_text, fit_lines, params_text
 from .options import (command_line, device_options, output_options, positive,
                       problem_from_options, size_options, timing_options)
 from .output import Output
@@ -167,6 +167,5 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     data.update(database=str(result.database), rungs=rows)
     out.write(data, csv_text([{**r, "shape": "x".join(map(str, r["shape"])),
                                "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
-                               "params": " ".join(f"{k}={v}" for k, v in
-                                                  (r["params"] or {}).items())}
+                               "params": params_text(r["params"] or {})}
                               for r in rows]))

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 
 from ..errors import ConstraintError, UsageError
 from ..limits import DeviceLimits
+from ..tables import params_text
 from ..values import is_int
 
 Params = Mapping[str, int]
@@ -216,7 +217,7 @@ class Rung:
         return (groups[0] * local[0], groups[1] * local[1]), local
 
     def params_text(self, params: Params) -> str:
-        return " ".join(f"{k}={v}" for k, v in params.items())
+        return params_text(params)
 
 
 def divisible(name: str, a: str, b: str) -> Constraint:

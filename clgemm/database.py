@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import platformdirs
 
 from .errors import UsageError
+from .files import FileWriteError, read_json, reason, write_atomic
 from .locks import exclusive
 from .paths import TUNING
 from .rungs import get_rung
@@ -224,12 +224,15 @@ class Database:
     def save(self) -> Path:
         """Merge with the file as it is now, then replace it atomically; no other save of the
         same file runs in between."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise FileWriteError(f"cannot write database {self.path}: {reason(exc)}") from None
         with exclusive(self.path):
             if self.path.exists():
                 self._merge(_read(self.path, self.device_key, self.backend))
-            _write_atomically(self.path,
-                              json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n")
+            write_atomic(self.path, json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n",
+                         "database")
         return self.path
 
     def _merge(self, on_disk: "Database") -> None:
@@ -241,38 +244,8 @@ class Database:
             self.record(e)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, _file_mode(path))  # mkstemp's 0600 would hide it from others
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The mode the file has, or what a plain open() would give it under the umask."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
-
-
 def _read(path: Path, device_key: str, backend: str) -> Database:
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"database {path} cannot be read: {exc}") from None
+    data = read_json(path, "database")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path}: not a clgemm tuning database")
     if data.get("device") != device_key:
@@ -339,10 +312,7 @@ def device_meta(device: Any) -> dict[str, str]:
 
 def read_any(path: Path) -> Database:
     """A database file whatever device it belongs to (the lookup chain reads them all)."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"database {path} cannot be read: {exc}") from None
+    data = read_json(path, "database")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path}: not a clgemm tuning database")
     key, backend = data.get("device"), data.get("backend")

@@ -1,9 +1,11 @@
-"""Advisory file locks, so that two clgemm processes never lose each other's results.
+"""Advisory file locks (through `filelock`), so that two clgemm processes never lose each
+other's results.
 
-`flock` locks belong to an open file, so they are released when the process dies, however it
-dies: a killed tuning run never leaves a lock that blocks the next one. Windows has no fcntl;
-there the locks do nothing and concurrent runs on one file are as unsafe as they were before
-locking (the rest of clgemm still works there).
+The lock of a file is a sidecar `<file>.lock`: the file itself is replaced by rename on every
+save, and a lock on a file that is renamed over protects nothing. Links are resolved first, so
+two runs reaching one database through two symbolic links take turns on the one lock. The
+operating system releases the lock when its holder dies, however it dies: a killed tuning run
+never leaves a lock that blocks the next one.
 """
 
 from __future__ import annotations
@@ -13,38 +15,48 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no advisory locks, see above
-    fcntl = None
+import filelock
+
+from .files import FileWriteError, real_path, reason
 
 
-def lock_path(path: Path) -> Path:
-    """The sidecar file locked for `path`: the file itself is replaced by rename on every
-    save, and a lock on a file that is renamed over protects nothing."""
-    path = Path(path)
-    return path.with_name(path.name + ".lock")
+def lock_path(path: str | os.PathLike) -> Path:
+    """The sidecar file locked for `path` (after its links are resolved)."""
+    target = real_path(path)
+    return target.with_name(target.name + ".lock")
+
+
+def _lock(path: str | os.PathLike) -> filelock.BaseFileLock:
+    sidecar = lock_path(path)
+    if sidecar.is_dir():
+        raise FileWriteError(f"cannot lock {path}: {sidecar} is a folder, not a lock file")
+    return filelock.FileLock(str(sidecar), thread_local=False)
 
 
 @contextmanager
-def exclusive(path: Path) -> Iterator[None]:
+def exclusive(path: str | os.PathLike) -> Iterator[None]:
     """Hold the exclusive lock of `path` (waiting for it) for the duration of the block."""
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o666)
+    lock = _lock(path)
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        lock.acquire()
+    except OSError as exc:
+        raise FileWriteError(f"cannot lock {path} (through {lock_path(path)}): "
+                             f"{reason(exc)}") from None
+    try:
         yield
     finally:
-        os.close(fd)  # closing releases the lock
+        lock.release()
 
 
-def try_exclusive(fd: int) -> bool:
-    """Take the exclusive lock of an open file without waiting; False if another open file
-    holds it. The lock lasts until `fd` is closed."""
-    if fcntl is None:
-        return True
+def try_hold(path: str | os.PathLike) -> filelock.BaseFileLock | None:
+    """The exclusive lock of `path`, taken without waiting and held until `.release()`; None if
+    another process (or another holder in this one) has it."""
+    lock = _lock(path)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return None
+    except OSError as exc:
+        raise FileWriteError(f"cannot lock {path} (through {lock_path(path)}): "
+                             f"{reason(exc)}") from None
+    return lock

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "clgemm"
 
 #: the layers, lowest first; a module may import from its own layer and the ones below
 LAYERS = [
-    ("core", ["errors", "values", "problem", "limits", "paths", "locks", "memory", "check",
+    ("core", ["errors", "values", "problem", "limits", "paths", "files", "locks", "memory", "check",
               "sources", "family", "hardware", "tables"]),
     ("devices", ["devices", "device_record"]),
     ("backends", ["backends"]),

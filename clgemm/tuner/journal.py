@@ -8,7 +8,7 @@ again rather than lost. The first line is a header naming what the results are v
 journal is only resumed for the same device, driver, backend, problem size and rungs, because
 mixing measurements from two of them would let the tuner pick a winner on the wrong evidence.
 
-An open journal holds an exclusive lock on its file (`locks.try_exclusive`), and a second run
+An open journal holds the exclusive lock of its file (`locks.try_hold`), and a second run
 opening it is refused. Appends alone would not need it (one write on O_APPEND lands whole at the
 end, however many processes append), but resuming cuts a torn tail: a run resuming a journal
 that another is still appending to would cut off the lines written between its read and its
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import ClgemmError, UsageError
-from ..locks import try_exclusive
+from ..files import FileWriteError, parse_json, read_bytes, reason
+from ..locks import try_hold
 
 FORMAT = "clgemm-tune-journal"
 #: 2: the kernels that were rungs 9 and 10 became the library kernels 12 and 13 (the ladder's 9
@@ -50,7 +51,7 @@ def default_journal_path(results: Path, device_key: str, rung: int, size: Iterab
 def read_journal(path: Path) -> tuple[dict, list[dict], int]:
     """(header, records, bytes of complete lines). A torn or unreadable last line is dropped;
     an unreadable line elsewhere means the file is not a journal and is refused."""
-    data = Path(path).read_bytes()
+    data = read_bytes(path, "journal")
     lines = data.split(b"\n")
     header: dict | None = None
     records: list[dict] = []
@@ -61,10 +62,12 @@ def read_journal(path: Path) -> tuple[dict, list[dict], int]:
             good += len(raw) + 1 if complete else 0
             continue
         try:
-            obj = json.loads(raw)
+            obj = parse_json(raw, f"{path}: line {i + 1}")
             if not isinstance(obj, dict):
-                raise ValueError("not an object")
-        except ValueError:
+                raise UsageError("not an object")
+        except UsageError as exc:
+            if "nested too deeply" in str(exc):
+                raise
             if complete and any(x.strip() for x in lines[i + 1:]):
                 raise UsageError(f"{path}: line {i + 1} is not JSON; "
                                  f"not a clgemm journal") from None
@@ -135,6 +138,7 @@ class Journal:
     header: dict
     records: list[dict] = field(default_factory=list)
     _fd: int | None = None
+    _lock: Any = None
 
     @classmethod
     def open(cls, path: Path, header: Mapping[str, Any], resume: bool,
@@ -144,12 +148,14 @@ class Journal:
         path = Path(path)
         header = {"format": FORMAT, "version": VERSION, **header}
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = _open_locked(path)
+        lock, fd = _open_locked(path)
         try:
             journal = cls._start(path, fd, header, resume, command)
         except BaseException:
             os.close(fd)
+            lock.release()
             raise
+        journal._lock = lock
         return journal
 
     @classmethod
@@ -195,6 +201,9 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -203,14 +212,18 @@ class Journal:
         self.close()
 
 
-def _open_locked(path: Path) -> int:
-    """The journal's append descriptor, holding the journal's lock."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    if not try_exclusive(fd):
-        os.close(fd)
+def _open_locked(path: Path) -> tuple[Any, int]:
+    """The journal's lock and its append descriptor."""
+    lock = try_hold(path)
+    if lock is None:
         raise UsageError(f"journal {path} is in use by another clgemm tune; wait for it to "
                          f"finish, or give --journal FILE to start another")
-    return fd
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        lock.release()
+        raise FileWriteError(f"cannot write journal {path}: {reason(exc)}") from None
+    return lock, fd
 
 
 def _finite(obj: Any) -> Any:

@@ -7,30 +7,36 @@ tunes a device as `clgemm tune` does. docs/python.md describes them with example
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence as _Sequence
 
 __version__ = "0.1.0"
 
 # Lowest layer first, as tests/test_house.py orders them; this package is the layer on top.
-from .errors import UsageError  # noqa: E402
-from .problem import Problem  # noqa: E402
+# What the functions below use themselves carries a leading underscore: the namespace holds
+# the public API alone.
+from .errors import UsageError as _UsageError  # noqa: E402
+from .problem import Problem as _Problem  # noqa: E402
 from .devices import DeviceInfo  # noqa: E402
-from .backends import list_devices, registry  # noqa: E402
-from .rungs import get_rung, parse_rungs  # noqa: E402
+from .backends import list_devices as _list_devices, registry as _registry  # noqa: E402
+from .rungs import get_rung as _get_rung, parse_rungs as _parse_rungs  # noqa: E402
 from .config import Config, configure as _configure  # noqa: E402
-from .api import choose_kernel, gemm, gemm_buffers  # noqa: E402
-from .ladder import default_size  # noqa: E402
+from .api import choose_kernel as _choose_kernel, gemm, gemm_buffers  # noqa: E402
+from .ladder import default_size as _default_size  # noqa: E402
 from .tuner.run import TuneResult, tune  # noqa: E402
+
+# `from __future__ import annotations` binds its feature flag as a module name; annotations
+# stay strings without it.
+del annotations
 
 
 def devices() -> list[DeviceInfo]:
     """Every device clgemm can run on, numbered as `clgemm devices` numbers them, so that an
     index from the command line means the same device here (`gemm(..., device=2)`)."""
-    return list_devices()
+    return _list_devices()
 
 
 def configure(device: DeviceInfo | str | int | None = None, rung: int | str | None = None,
-              shape: int | Sequence[int] | None = None, *,
+              shape: int | _Sequence[int] | None = None, *,
               backend: str | None = None) -> Config:
     """The kernel and parameters a device would run, and where the parameters came from.
 
@@ -43,20 +49,26 @@ def configure(device: DeviceInfo | str | int | None = None, rung: int | str | No
     $CLGEMM_DEVICE's, else the first CPU device; with `backend`, that backend's first device).
     The answer's `source` names the level of the lookup chain it came from ("tuned",
     "family: NAME", "default: CPU", ...) or "default" for the kernel's own parameters."""
-    dev = registry.device_info(device, registry.split_backend(backend)[1])
+    dev = _registry.device_info(device, _registry.split_backend(backend)[1])
     if shape is None:
-        shape = default_size(dev)
+        shape = _default_size(dev)
     dims = (shape,) * 3 if isinstance(shape, int) else tuple(shape)
     if len(dims) != 3:
-        raise UsageError(f"shape={shape!r}: give one size or three (M, N, K)")
-    m, n, k = Problem(*dims).as_tuple()
+        raise _UsageError(f"shape={shape!r}: give one size or three (M, N, K)")
+    m, n, k = _Problem(*dims).as_tuple()
     if rung is None:
-        return choose_kernel(dev, m, n, k)
-    numbers = parse_rungs(rung) if isinstance(rung, str) else [get_rung(rung).number]
+        return _choose_kernel(dev, m, n, k)
+    numbers = _parse_rungs(rung) if isinstance(rung, str) else [_get_rung(rung).number]
     if len(numbers) != 1:
-        raise UsageError(f"rung={rung!r}: name one kernel, not {len(numbers)}")
+        raise _UsageError(f"rung={rung!r}: name one kernel, not {len(numbers)}")
     return _configure(dev, numbers[0], (m, n, k))
 
 
 __all__ = ["Config", "DeviceInfo", "TuneResult", "__version__", "configure", "devices", "gemm",
            "gemm_buffers", "tune"]
+
+
+def __dir__() -> list[str]:
+    """The public API only: the submodules the imports above bind as attributes (`api`,
+    `errors`, ...) stay importable by name but are not part of it."""
+    return sorted(__all__)

@@ -19,7 +19,6 @@ checked before the first launch, so a mistake never leaves C half written.
 from __future__ import annotations
 
 import math
-import os
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -148,7 +147,7 @@ def _default_choice(device: DeviceInfo) -> Config:
 def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> Config:
     """The direct kernel or a rung, by the measured crossover (`_prefer_direct`); for a rung,
     the lookup chain's configuration, else the default; remembered per device and shape."""
-    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k)
+    key = (device.key, lookup.read_key(), m, n, k)
     with _LOCK:
         if key not in _CHOICES:
             if len(_CHOICES) >= _CHOICE_CACHE_LIMIT:
@@ -212,7 +211,7 @@ def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: n
           a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: Config | None) -> _Plan:
     """What runs and what it allocates; remembered per call signature (a plan depends only on
     the sizes, scalars, layouts and the kernel choice, never on the buffers)."""
-    key = (device.key, os.environ.get("CLGEMM_RESULTS", ""), m, n, k, float(alpha), float(beta),
+    key = (device.key, lookup.read_key(), m, n, k, float(alpha), float(beta),
            a.offset, a.ld, a.trans, b.offset, b.ld, b.trans, c.offset, c.ld, c_is_ours, kernel)
     plan = _PLANS.get(key)
     if plan is None:
@@ -277,11 +276,45 @@ def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, 
     return (_round_up(rows, t), _round_up(cols, t)), (t, t)
 
 
-def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
+def _stored(x: _Mat, rows: int, cols: int) -> tuple[int, int]:
+    """The stored matrix's rows and columns, for op(X) of rows x cols."""
+    return (cols, rows) if x.trans else (rows, cols)
+
+
+def _operand_dims(plan: _Plan) -> tuple[tuple[int, int], tuple[int, int]]:
+    """op(A) and op(B) of the plan: m x k and k x n."""
+    return (plan.m, plan.k), (plan.k, plan.n)
+
+
+def _reads_while_writing_c(plan: _Plan, operand: str) -> bool:
+    """Whether a launch of the plan reads the operand where it lies while it writes C: the
+    direct kernel, or a rung that writes C itself from an operand that was not packed. Every
+    other plan reads the operands (or packed copies) in launches that end before the epilogue,
+    the only launch that writes C, begins."""
+    if plan.direct:
+        return True
+    return plan.direct_c and not (plan.pack_a if operand == "a" else plan.pack_b)
+
+
+def _copies(plan: _Plan, alias: tuple[bool, bool]) -> list[str]:
+    """The operands the plan must copy before C is written: those that share memory with C
+    (`alias`, for A and B) and that a C-writing launch would read in place."""
+    if not plan.use_p:
+        return []
+    return [name for name, shared in zip("ab", alias)
+            if shared and _reads_while_writing_c(plan, name)]
+
+
+def _launches(backend: Backend, plan: _Plan,
+              alias: tuple[bool, bool] = (False, False)) -> list[tuple[str, Any, Any]]:
     """(what, global size, local size) of every launch the plan makes, in order."""
     out = []
     if plan.direct:
-        return [("direct kernel", *direct_geometry(plan.choice.params, plan.m, plan.n))]
+        dims = dict(zip("ab", _operand_dims(plan)))
+        for name in _copies(plan, alias):
+            rows, cols = dims[name]
+            out.append((f"copy of {name.upper()}", *_tiles_geometry(backend, rows, cols)))
+        return out + [("direct kernel", *direct_geometry(plan.choice.params, plan.m, plan.n))]
     if plan.use_p:
         rung = get_rung(plan.choice.rung)
         if plan.pack_a:
@@ -297,13 +330,14 @@ def _launches(backend: Backend, plan: _Plan) -> list[tuple[str, Any, Any]]:
     return out
 
 
-def _check_launches(backend: Backend, plan: _Plan) -> None:
+def _check_launches(backend: Backend, plan: _Plan,
+                    alias: tuple[bool, bool] = (False, False)) -> None:
     """Refuse, before anything runs, a launch with more work-groups than the API allows along
     a dimension (CUDA: 65535 along y and z), rather than fail halfway through."""
     limits = backend.max_groups
     if limits is None or plan.nothing_to_do:
         return
-    for what, gsize, lsize in _launches(backend, plan):
+    for what, gsize, lsize in _launches(backend, plan, alias):
         for axis, (size, local, most) in enumerate(zip(gsize, lsize, limits)):
             groups = -(-size // local)
             if groups > most:
@@ -312,21 +346,112 @@ def _check_launches(backend: Backend, plan: _Plan) -> None:
                                  f"dimension {axis}, and {backend.name} allows at most {most}")
 
 
-def _pack(backend: Backend, queue: Any, x: _Mat, rows: int, cols: int, out_rows: int,
+def _shares_memory(kind: DeviceArrays, x: _Mat, rows: int, cols: int, c: _Mat, m: int,
+                   n: int) -> bool:
+    """Whether the stored matrix X (rows x cols) and C (m x n) have a float in common.
+
+    Blocked algorithms pass views of one matrix (an LU update reads two blocks and writes a
+    third), whose spans interleave without sharing an element: with one leading dimension the
+    test is exact, so those calls are not slowed by a copy. Column j of X holds the floats
+    [j*ld, j*ld + rows) past X's first, column j' of C [d + j'*ld, d + j'*ld + m), d being C's
+    distance from X; two columns meet where t = j - j' has d - rows < t*ld < d + m. With two
+    leading dimensions, spans that meet count as shared."""
+    if x.buf is None or c.buf is None or not (rows and cols and m and n):
+        return False
+    mem_x, x0, x1 = kind.memory_range(x.buf, x.offset, (cols - 1) * x.ld + rows)
+    mem_c, c0, c1 = kind.memory_range(c.buf, c.offset, (n - 1) * c.ld + m)
+    if mem_x != mem_c or x1 <= c0 or c1 <= x0:
+        return False
+    if x.ld != c.ld or (c0 - x0) % 4:
+        return True
+    ld, d = x.ld, (c0 - x0) // 4
+    t = max((d - rows) // ld + 1, -(n - 1))
+    return t <= cols - 1 and t * ld < d + m
+
+
+def _aliases(kind: DeviceArrays | None, a: _Mat, b: _Mat, c: _Mat, m: int, n: int,
+             k: int) -> tuple[bool, bool]:
+    """Whether A and whether B share memory with C (op(A) m x k, op(B) k x n, C m x n)."""
+    if kind is None:
+        return False, False
+    return (_shares_memory(kind, a, *_stored(a, m, k), c, m, n),
+            _shares_memory(kind, b, *_stored(b, k, n), c, m, n))
+
+
+class _Order:
+    """The order of one call's launches on its queue.
+
+    The first launch waits for the events the call was given: the operands' pending work (a
+    pyopencl array's `.events`) and the caller's `wait_for`. On an in-order queue the later
+    launches follow by queue order alone; on an out-of-order queue each waits for the one before
+    (pack, panels, rung, epilogue run as a chain), and `last` is the event whose completion
+    means C is written.
+
+    Buffers from the pool are the other hazard of an out-of-order queue: a buffer handed back
+    (a scratch buffer of an earlier call, an output the caller dropped) may still be read by
+    work queued before, which the pool does not know of. Tracking every reader is not possible
+    (the caller's own kernels read gemm()'s outputs), so the first time a call takes a buffer from the
+    pool on such a queue it queues a marker, which completes when everything queued before it
+    has, and its launches wait for that too. This orders only the call's own work after the
+    earlier work, not the caller's later work; calls that take nothing from the pool (the
+    direct kernel into a given C) and in-order queues need no marker."""
+
+    def __init__(self, backend: Backend, queue: Any, wait_for: list[Any]):
+        self.backend = backend
+        self.queue = queue
+        self.in_order = backend.in_order(queue)
+        self.marked = self.in_order
+        self.wait = wait_for
+        #: the event of the last launch queued, if the backend has events
+        self.last: Any = None
+
+    def pooled(self) -> None:
+        """Called before a buffer is taken from the pool for this call's launches to write."""
+        if not self.marked:
+            self.marked = True
+            marker = self.backend.marker(self.queue)
+            if marker is not None:
+                self.wait = [*self.wait, marker]
+
+    def scratch(self, count: int) -> Any:
+        self.pooled()
+        return self.backend.scratch(count, self.queue)
+
+    def enqueue(self, kernel: Any, global_size: Any, local_size: Any, args: list) -> None:
+        if self.wait:
+            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue,
+                                         wait_for=self.wait)
+        else:
+            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue)
+        self.last = event
+        self.wait = [event] if event is not None and not self.in_order else []
+
+
+def _pack(backend: Backend, order: _Order, x: _Mat, rows: int, cols: int, out_rows: int,
           out_cols: int, transpose: bool) -> Any:
     """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
-    out = backend.scratch(out_rows * out_cols, queue)
+    out = order.scratch(out_rows * out_cols)
     knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
     gsize, lsize = _tiles_geometry(backend, out_rows, out_cols)
-    backend.enqueue(knl, gsize, lsize,
-                    [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out], queue)
+    order.enqueue(knl, gsize, lsize, [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out])
     return out
 
 
-def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: Any = None) -> None:
-    """Queue every launch of the plan on `queue` and return without waiting. Scratch buffers
+def _copy(backend: Backend, order: _Order, x: _Mat, rows: int, cols: int) -> _Mat:
+    """A tight copy of op(X) (rows x cols) as it is stored, read in its place by the launches
+    that write C, so that writing C cannot change what they read."""
+    sr, sc = _stored(x, rows, cols)
+    return _Mat(_pack(backend, order, x, sr, sc, sr, sc, False), 0, max(1, sr), x.trans)
+
+
+def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _Order,
+             alias: tuple[bool, bool] = (False, False)) -> None:
+    """Queue every launch of the plan in `order` and return without waiting. Scratch buffers
     come from the backend's pool and go back to it when this returns; later work on the same
-    queue is ordered after these launches, so reusing them is safe."""
+    queue is ordered after these launches (`_Order`), so reusing them is safe. An operand that
+    shares memory with C (`alias`) and would be read while C is written is copied first, as
+    NumPy's matmul does with an `out` that overlaps its inputs; only then, so the common call
+    pays nothing."""
     if plan.nothing_to_do:
         return
     m, n, k = plan.m, plan.n, plan.k
@@ -335,43 +460,54 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, queue: An
         if plan.direct:
             knl = backend.program(DIRECT.file, direct_macros(plan.choice.params, a.trans,
                                                              b.trans), DIRECT.kernel)
+            copies = _copies(plan, alias)
+            if "a" in copies:
+                a = _copy(backend, order, a, m, k)
+            if "b" in copies:
+                b = _copy(backend, order, b, k, n)
             gsize, lsize = direct_geometry(plan.choice.params, m, n)
-            backend.enqueue(knl, gsize, lsize,
-                            [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
-                             b.buf, b.offset, b.ld, c.buf, c.offset, c.ld], queue)
+            order.enqueue(knl, gsize, lsize,
+                          [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
+                           b.buf, b.offset, b.ld, c.buf, c.offset, c.ld])
             return
         if plan.use_p:
             rung: Rung = get_rung(plan.choice.rung)
             # Built before anything is queued, so a configuration that fails to build here
             # leaves nothing half done and the next choice can run instead.
             backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
-            a_buf = (_pack(backend, queue, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
+            copies = _copies(plan, alias)
+            if "a" in copies:
+                a = _copy(backend, order, a, m, k)
+            if "b" in copies:
+                b = _copy(backend, order, b, k, n)
+            a_buf = (_pack(backend, order, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
                      else a.buf)
             if rung.transposed_b:
-                b_buf = (_pack(backend, queue, b, n, k, plan.np_, plan.kp, not b.trans)
+                b_buf = (_pack(backend, order, b, n, k, plan.np_, plan.kp, not b.trans)
                          if plan.pack_b else b.buf)
             else:
-                b_buf = (_pack(backend, queue, b, k, n, plan.kp, plan.np_, b.trans)
+                b_buf = (_pack(backend, order, b, k, n, plan.kp, plan.np_, b.trans)
                          if plan.pack_b else b.buf)
-            p_buf = c.buf if plan.direct_c else backend.scratch(plan.mp * plan.np_, queue)
+            p_buf = c.buf if plan.direct_c else order.scratch(plan.mp * plan.np_)
             ldp = plan.mp
             # gemm's own packing did the transpose of B; what remains is packing into panels
             prepared = prepare(backend, rung, plan.choice.params, plan.mp, plan.np_, plan.kp,
                                a_buf, b_buf, p_buf, [h for h, _ in _panel_steps(plan)],
-                               lambda name, count: backend.scratch(count, queue))
-            prepared.enqueue(backend, queue)
+                               lambda name, count: order.scratch(count))
+            for step in (*prepared.helpers, prepared.main):
+                order.enqueue(step.kernel, step.global_size, step.local_size, step.args)
             if plan.direct_c:
                 return
         knl = _helper(backend, "epilogue")
         gsize, lsize = _tiles_geometry(backend, m, n)
-        backend.enqueue(knl, gsize, lsize,
-                        [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
-                         int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)],
-                        queue)
+        order.enqueue(knl, gsize, lsize,
+                      [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
+                       int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)])
 
 
 def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
-         check: Callable[[_Plan], None], a: _Mat, b: _Mat, c: _Mat, queue: Any) -> None:
+         check: Callable[[_Plan], None], a: _Mat, b: _Mat, c: _Mat, order: _Order,
+         alias: tuple[bool, bool] = (False, False)) -> None:
     """Queue the plan. A stored configuration (tuned, or carried over by the lookup chain) that
     fails to build or launch here is dropped for the rest of the process with a warning, and the
     next choice runs instead: a bad database entry slows a call once, it never fails it. The
@@ -380,7 +516,7 @@ def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
     defaults, fail loudly."""
     for _ in range(_FALLBACK_TRIES):
         try:
-            _execute(backend, plan, a, b, c, queue)
+            _execute(backend, plan, a, b, c, order, alias)
             return
         except (BuildError, LaunchError) as exc:
             choice = plan.choice
@@ -389,7 +525,7 @@ def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
             _drop_choice(backend.device, choice, exc)
         plan = replan()
         check(plan)
-    _execute(backend, plan, a, b, c, queue)
+    _execute(backend, plan, a, b, c, order, alias)
 
 
 def _drop_choice(device: DeviceInfo, choice: Config, exc: Exception) -> None:
@@ -466,8 +602,9 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
                  trans_a: bool = False, trans_b: bool = False,
                  lda: int | None = None, ldb: int | None = None, ldc: int | None = None,
                  a_offset: int = 0, b_offset: int = 0, c_offset: int = 0,
-                 order: str = "F", queue: Any = None, backend: Backend | str | None = None,
-                 rung: int | None = None, params: Mapping[str, int] | None = None) -> None:
+                 order: str = "F", queue: Any = None, wait_for: Any = None,
+                 backend: Backend | str | None = None, rung: int | None = None,
+                 params: Mapping[str, int] | None = None) -> Any:
     """C := alpha*op(A)*op(B) + beta*C on device buffers, addressed as BLAS addresses them.
 
     The buffers are pyopencl.Buffer objects (OpenCL) or flat float32 CuPy arrays (CUDA).
@@ -477,10 +614,14 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     OpenCL buffers are used in their context: pass the `queue` they were written on, and the
     launches are queued there, after that work, and the call returns without waiting (as
     pyopencl's own operations do); with a `backend` and no queue, or neither (the buffers'
-    context must then have a single device), the call returns when C is written. CuPy buffers
-    run on their device, on the current stream, and the call returns without waiting, as CuPy's
-    operations do. `rung` and `params` force a kernel instead of the tuned or default choice
-    (sizes it cannot take are padded).
+    context must then have a single device), the call returns when C is written. The first
+    launch waits for the events of `wait_for` (pyopencl events; CUDA events on CUDA), which a
+    buffer has no list of, and on an out-of-order queue every launch waits for the one before.
+    Returns the event of the last launch, complete once C is written (OpenCL; None where
+    nothing was queued, and on CUDA). CuPy buffers run on their device, on the current stream,
+    and the call returns without waiting, as CuPy's operations do. C may share memory with A or
+    B: the result is as if the operands were read before C is written. `rung` and `params`
+    force a kernel instead of the tuned or default choice (sizes it cannot take are padded).
     """
     backend_obj, backend_name = registry.split_backend(backend)
     m, n, k = _size("m", m), _size("n", n), _size("k", k)
@@ -543,17 +684,22 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     def replan() -> _Plan:
         return _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
 
+    waits = backend.wait_list(wait_for)
+    alias = _aliases(kind, ma, mb, mc, m, n, k)
+
     def check(p: _Plan) -> None:
         check_memory(backend.device, p.temps)
-        _check_launches(backend, p)
+        _check_launches(backend, p, alias)
 
     plan = replan()
     check(plan)
     with backend.activate():
         run_on = kind.buffers_queue(backend, queue)
-        _run(backend, plan, replan, check, ma, mb, mc, run_on)
+        chain = _Order(backend, run_on, waits)
+        _run(backend, plan, replan, check, ma, mb, mc, chain, alias)
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
+    return chain.last
 
 
 # -- gemm on arrays ----------------------------------------------------------------------------
@@ -599,27 +745,38 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
     return kind.backend_for(on_device, info, backend_obj)
 
 
-def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0,
-         trans_a: bool = False, trans_b: bool = False, device: DeviceInfo | str | int | None = None,
-         backend: Backend | str | None = None) -> Any:
+def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
+         beta: float = 0.0, trans_a: bool = False, trans_b: bool = False,
+         device: DeviceInfo | str | int | None = None,
+         backend: Backend | str | None = None, wait_for: Any = None) -> Any:
     """C := alpha*op(A)*op(B) + beta*C on an OpenCL or CUDA device, for float32 matrices of any
     size.
 
     `a`, `b` and `c` are NumPy arrays (any order or strides), or device arrays read in place:
     pyopencl arrays (OpenCL) or CuPy arrays (CUDA), one kind per call. Without `c` a new
     C-ordered array is returned: a device array beside the operands if any operand is one, else
-    a NumPy array. With `c` it is updated in place and returned. NumPy-only calls run on
-    `device` (index, name part or DeviceInfo; default $CLGEMM_DEVICE, else the first CPU
-    device) or `backend` (a backend object, or "opencl" / "cuda" for that backend's first
-    device, or with `device` to choose among that backend's devices); device arrays run where
-    they live: pyopencl arrays in their own context, CuPy arrays on their own GPU.
+    a NumPy array. With `c` it is updated in place and returned; `out` is another name for it
+    (NumPy's and CuPy's), so that `gemm(a, b, out=c)` reads as `matmul(a, b, out=c)`. C may
+    share memory with A or B: the result is as if the operands were read before C is written.
+    NumPy-only calls run on `device` (index, name part or DeviceInfo; default $CLGEMM_DEVICE,
+    else the first CPU device) or `backend` (a backend object, or "opencl" / "cuda" for that
+    backend's first device, or with `device` to choose among that backend's devices); device
+    arrays run where they live: pyopencl arrays in their own context, CuPy arrays on their own
+    GPU.
 
     On device arrays the call queues its kernels and returns without waiting, as pyopencl and
     CuPy operations do: on the arrays' own queue (OpenCL) or the current stream (CUDA), so the
-    result is ready for whatever the caller queues next there. NumPy results wait only for
-    their download. Temporary buffers come from a memory pool, so repeated calls of one shape
-    allocate nothing.
+    result is ready for whatever the caller queues next there. As pyopencl's operations do, the
+    first launch waits for the arrays' `.events` and for `wait_for` (a list of pyopencl events;
+    CUDA events on CUDA), and the last launch's event is added to the result's `.events`, so it
+    also works on an out-of-order queue. NumPy results wait only for their download. Temporary
+    buffers come from a memory pool, so repeated calls of one shape allocate nothing.
     """
+    if out is not None:
+        if c is not None:
+            raise ArgumentTypeError("gemm() got both c and out, two names for the same "
+                                    "argument: give one")
+        c = out
     key = _call_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
     known = _CALLS.get(key) if key is not None else None
     if known is not None:  # the same call as before on other arrays: its checks all hold
@@ -627,7 +784,7 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
         on_device = [(name, x) for name, x in (("a", a), ("b", b), ("c", c)) if x is not None]
         with be.activate():
             return _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
-                            trans_b, kinds)
+                            trans_b, kinds, wait_for)
     alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
     trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
     kinds = {"a": _check_array("a", a), "b": _check_array("b", b)}
@@ -659,14 +816,14 @@ def gemm(a: Any, b: Any, c: Any = None, *, alpha: float = 1.0, beta: float = 0.0
     kind = device_kinds[0] if device_kinds else None
     be = _pick_backend(on_device, kind, device, backend)
     with be.activate():
-        out = _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
-                       trans_b, kinds)
+        result = _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
+                          trans_b, kinds, wait_for)
     if key is not None and len(on_device) == len(kinds):
         with _LOCK:
             if len(_CALLS) >= _CHOICE_CACHE_LIMIT:
                 _CALLS.clear()
             _CALLS[key] = (be, kind, kinds, m, n, k, alpha32, beta32)
-    return out
+    return result
 
 
 def _array_key(x: Any) -> tuple | None:
@@ -698,23 +855,23 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
     kc = None if c is None else _array_key(c)
     if ka is None or kb is None or (c is not None and kc is None):
         return None
-    return (ka, kb, kc, alpha, beta, trans_a, trans_b, os.environ.get("CLGEMM_RESULTS", ""))
+    return (ka, kb, kc, alpha, beta, trans_a, trans_b, lookup.read_key())
 
 
 def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, Any]], a: Any,
              b: Any, c: Any, m: int, n: int, k: int, alpha32: np.float32, beta32: np.float32,
-             trans_a: bool, trans_b: bool, kinds: dict[str, DeviceArrays | None]) -> Any:
+             trans_a: bool, trans_b: bool, kinds: dict[str, DeviceArrays | None],
+             wait_for: Any = None) -> Any:
     """gemm once the backend is known, with its device active: plan, check, then run."""
+    waits = be.wait_list(wait_for)
     c_on_device = c is not None and kinds["c"] is not None
     out_on_device = c_on_device if c is not None else kind is not None
 
-    def new_output() -> Any:
-        if not out_on_device:
-            return np.empty((m, n), dtype=np.float32)
-        return kind.empty(be, on_device, (m, n))
-
     if m == 0 or n == 0:
-        return c if c is not None else new_output()
+        if c is not None:
+            return c
+        return kind.empty(be, on_device, (m, n)) if out_on_device else np.empty(
+            (m, n), dtype=np.float32)
 
     # Describe every operand; C decides the output layout. A C-ordered C is the column-major
     # C^T = op(B)^T op(A)^T, so the operands swap places instead of anything being transposed.
@@ -750,6 +907,9 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
     if plan.nothing_to_do:
         return c
 
+    # Only device operands can share memory with a device C; NumPy ones are uploaded anew.
+    alias = (_aliases(kind, *operands(), _Mat(c_op.buf, c_op.offset, c_op.ld, False), mm, nn, k)
+             if c_on_device and reads_ab else (False, False))
     new = [(f"{name} (uploaded)", op.array.size) for name, op in ops.items()
            if isinstance(op.array, np.ndarray)]
     if not c_on_device:
@@ -757,31 +917,43 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
 
     def check(p: _Plan) -> None:
         check_memory(be.device, new + p.temps)
-        _check_launches(be, p)
+        _check_launches(be, p, alias)
 
     check(plan)
 
     # Every check has passed; only now is anything allocated, sent or launched.
-    result = c if c is not None else new_output()
+    queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
+    for _, x in on_device:
+        waits += kind.events(x)
+    order = _Order(be, queue, waits)
+    if c is not None:
+        result = c
+    elif out_on_device:
+        order.pooled()
+        result = kind.empty(be, on_device, (m, n))
+    else:
+        result = np.empty((m, n), dtype=np.float32)
     if c_op.array is None:
         c_op.array = result
         if out_on_device:
             c_op.buf, c_op.offset = kind.buffer_of(result)
-    queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
     for op in (*ops.values(), c_op):
         if op.buf is not None:
             continue
         if op is c_op and not plan.read_c:
-            op.buf = be.scratch(m * n, queue)
+            op.buf = order.scratch(m * n)
         else:
-            order = "C" if op.c_order else "F"
-            op.buf = be.to_device(np.asarray(op.array, order=order).reshape(-1, order=order))
+            layout = "C" if op.c_order else "F"
+            op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))
     ma, mb = operands()
-    _run(be, plan, replan, check, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), queue)
+    _run(be, plan, replan, check, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), order,
+         alias)
 
     if isinstance(result, np.ndarray):
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
         flat = be.to_host(c_op.buf, m * n)
         result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
+    else:
+        kind.add_event(result, order.last)
     return result

@@ -608,10 +608,10 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
             raise BuildError("build failed: made to fail by the test")
         return program(filename, defines, kernel)
 
-    def bad_enqueue(knl, gsize, lsize, args, queue=None):
+    def bad_enqueue(knl, gsize, lsize, args, queue=None, **kwargs):
         if knl.function_name == rung3.kernel and failure == "launch":
             raise LaunchError("launch failed: made to fail by the test")
-        return enqueue(knl, gsize, lsize, args, queue)
+        return enqueue(knl, gsize, lsize, args, queue, **kwargs)
 
     monkeypatch.setattr(be, "program", bad_program)
     monkeypatch.setattr(be, "enqueue", bad_enqueue)

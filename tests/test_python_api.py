@@ -8,8 +8,10 @@ import ast
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import clgemm
@@ -24,6 +26,32 @@ def test_public_names_exist():
     for name in clgemm.__all__:
         assert hasattr(clgemm, name), name
     assert callable(clgemm.devices) and callable(clgemm.configure) and callable(clgemm.tune)
+
+
+def test_the_namespace_holds_the_public_api_only():
+    """dir() lists what __all__ lists; no helper the package uses itself (a typing name, the
+    future-import flag, a function of the layers below) is a public name beside them.
+    Submodules stay reachable as attributes, as the import system binds them."""
+    assert dir(clgemm) == sorted(clgemm.__all__)
+    stray = [name for name, value in vars(clgemm).items()
+             if not name.startswith("_") and not isinstance(value, types.ModuleType)
+             and name not in clgemm.__all__]
+    assert stray == []
+    assert clgemm.api.gemm is clgemm.gemm
+
+
+def test_out_is_another_name_for_c(device):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((30, 20), dtype=np.float32)
+    b = rng.standard_normal((20, 40), dtype=np.float32)
+    out = np.full((30, 40), np.nan, np.float32)
+    assert clgemm.gemm(a, b, out=out, device=device) is out
+    assert np.allclose(out, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    c = np.ones((30, 40), np.float32)
+    clgemm.gemm(a, b, out=c, beta=2.0, device=device)
+    assert np.allclose(c, a.astype(np.float64) @ b + 2, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ArgumentTypeError, match="both c and out"):
+        clgemm.gemm(a, b, c, out=out, device=device)
 
 
 def test_devices_are_numbered_as_the_command_numbers_them():

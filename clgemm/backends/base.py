@@ -116,13 +116,37 @@ class Backend(ABC):
         return self.__dict__.get("_log")
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
-                args: Sequence[Arg], queue: Any = None) -> None:
+                args: Sequence[Arg], queue: Any = None, wait_for: Sequence[Any] | None = None
+                ) -> Any:
         """Queue one launch and return without waiting, as the array libraries' own operations
         do: the library path. Work is ordered on `queue` (OpenCL: a command queue of the
-        backend's context, by default its own; CUDA: the current stream). Timing belongs to
-        `launch`, which the measuring code uses. Raises LaunchError. A backend without queues
-        runs the launch to completion."""
+        backend's context, by default its own; CUDA: the current stream), and starts only once
+        the events of `wait_for` are complete, which is what orders it after work on other
+        queues, after events the caller holds back, and on an out-of-order queue after
+        anything at all. Returns the launch's event where the backend has events (OpenCL), else
+        None. Timing belongs to `launch`, which the measuring code uses. Raises LaunchError. A
+        backend without queues runs the launch to completion."""
         self.launch(kernel, global_size, local_size, args)
+        return None
+
+    def wait_list(self, wait_for: Any) -> list[Any]:
+        """The caller's `wait_for` argument as a list of this backend's events, refused (with
+        ArgumentTypeError or UsageError) when it is anything else, before anything runs."""
+        if wait_for is None:
+            return []
+        raise UsageError(f"the {self.name} backend has no events to wait for; leave wait_for "
+                         f"out")
+
+    def in_order(self, queue: Any) -> bool:
+        """Whether work on `queue` runs in the order it was queued. Only an OpenCL queue made
+        with OUT_OF_ORDER_EXEC_MODE_ENABLE does not; there every launch must name the events
+        it depends on."""
+        return True
+
+    def marker(self, queue: Any) -> Any:
+        """An event that completes once everything queued on `queue` before it has (an OpenCL
+        marker with an empty wait list); None where queue order already says as much."""
+        return None
 
     def elapsed_ms(self, record: Any) -> float:
         """Device time of one logged launch, once it has finished."""
@@ -131,7 +155,8 @@ class Backend(ABC):
     def scratch(self, count: int, queue: Any = None) -> Any:
         """A temporary buffer of `count` float32 values from a memory pool, so repeated calls of
         one shape allocate nothing: it goes back to the pool when dropped, and work queued on
-        the same `queue` after that may reuse it, which in-order queues make safe."""
+        the same `queue` after that may reuse it, which in-order queues make safe (on an
+        out-of-order queue the caller orders its writes after a `marker`)."""
         return self.alloc(count)
 
     def activate(self) -> ContextManager:
@@ -257,6 +282,23 @@ class DeviceArrays(ABC):
     @abstractmethod
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
         """A new C-ordered float32 array beside the operands (under `backend.activate()`)."""
+
+    def events(self, x: Any) -> list[Any]:
+        """The events of work still pending on the array that a launch reading or writing it
+        must wait for (pyopencl's `Array.events`); none where the stream orders everything
+        (CuPy)."""
+        return []
+
+    def add_event(self, x: Any, event: Any) -> None:
+        """Record that `event` writes the array, so that whoever uses it next waits for it
+        (pyopencl's `Array.add_event`); nothing where the stream orders everything."""
+
+    @abstractmethod
+    def memory_range(self, buf: Any, offset: int, count: int) -> tuple[Any, int, int]:
+        """Where `count` floats from element `offset` of an operand's buffer lie: (the memory
+        they belong to, first byte, byte past the last). Two ranges overlap only when the
+        memory is the same and the byte ranges meet, however each buffer was made (a view, an
+        OpenCL sub-buffer, an alias of a CuPy array)."""
 
     # -- raw buffers (gemm_buffers) --
     @abstractmethod

@@ -90,6 +90,12 @@ class CuPyArrays(DeviceArrays):
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
         return cupy.empty(shape, dtype=cupy.float32)
 
+    def memory_range(self, buf: Any, offset: int, count: int) -> tuple[Any, int, int]:
+        # Device addresses are unique within the process (unified addressing), so an address
+        # range alone says where the floats lie, whatever array or alias reaches them.
+        start = int(buf.data.ptr) + 4 * offset
+        return "cuda", start, start + 4 * count
+
     def is_buffer(self, x: Any) -> bool:
         return self.is_array(x)
 

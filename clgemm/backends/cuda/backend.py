@@ -16,7 +16,7 @@ from typing import Any, ContextManager, Mapping, Sequence
 import numpy as np
 
 from ...devices import DeviceInfo
-from ...errors import BuildError, LaunchError
+from ...errors import ArgumentTypeError, BuildError, LaunchError
 from ...paths import KERNELS
 from ..base import Backend, define_options
 
@@ -222,8 +222,11 @@ class CUDABackend(Backend):
         return float(cupy.cuda.get_elapsed_time(start, end))
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
-                args: Sequence[Any], queue: Any = None) -> None:
-        """On the current stream, as CuPy's own operations; `queue` is not used."""
+                args: Sequence[Any], queue: Any = None,
+                wait_for: Sequence[Any] | None = None) -> Any:
+        """On the current stream, as CuPy's own operations; `queue` is not used. The stream
+        waits for the CUDA events of `wait_for` first (work recorded on other streams). A stream
+        runs its work in order, so there is no launch event to hand back: None."""
         if any(g % l for g, l in zip(global_size, local_size)):
             raise LaunchError(f"launch failed: global size {tuple(global_size)} is not a "
                               f"multiple of the work-group size {tuple(local_size)}")
@@ -234,6 +237,10 @@ class CUDABackend(Backend):
                       else np.float32(a) if isinstance(a, float) else a for a in args)
         log = self._logged()
         try:
+            if wait_for:
+                stream = cupy.cuda.get_current_stream()
+                for event in wait_for:
+                    stream.wait_event(event)
             if log is None:
                 kernel(grid, block, cargs)
             else:
@@ -244,6 +251,18 @@ class CUDABackend(Backend):
                 log.add(kernel, (start, end))
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
+
+    def wait_list(self, wait_for: Any) -> list[Any]:
+        if wait_for is None:
+            return []
+        if not isinstance(wait_for, (list, tuple)):
+            raise ArgumentTypeError(f"wait_for must be a list of cupy.cuda.Event, got "
+                                    f"{type(wait_for).__name__}")
+        for i, event in enumerate(wait_for):
+            if not isinstance(event, cupy.cuda.Event):
+                raise ArgumentTypeError(f"wait_for[{i}] must be a cupy.cuda.Event, got "
+                                        f"{type(event).__name__}")
+        return list(wait_for)
 
     def elapsed_ms(self, record: Any) -> float:
         start, end = record

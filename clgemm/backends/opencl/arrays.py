@@ -89,6 +89,22 @@ class PyOpenCLArrays(DeviceArrays):
         queue = self.queue_for(backend, named)
         return cla.empty(queue, shape, np.float32, allocator=backend.pool(queue))
 
+    def events(self, x: Any) -> list[Any]:
+        return list(x.events)
+
+    def add_event(self, x: Any, event: Any) -> None:
+        if event is not None:
+            x.add_event(event)
+
+    def memory_range(self, buf: Any, offset: int, count: int) -> tuple[Any, int, int]:
+        # A sub-buffer is a window of its parent's memory: measure from the parent.
+        start = 4 * offset
+        parent = buf.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+        if parent is not None:
+            start += int(buf.get_info(cl.mem_info.OFFSET))
+            buf = parent
+        return buf.int_ptr, start, start + 4 * count
+
     def is_buffer(self, x: Any) -> bool:
         return cl is not None and isinstance(x, cl.Buffer)
 

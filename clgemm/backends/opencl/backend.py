@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ...devices import DeviceInfo
-from ...errors import BuildError, LaunchError
+from ...errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from ..base import Backend, define_options
 
 try:
@@ -87,6 +87,8 @@ class OpenCLBackend(Backend):
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels: dict[str, Any] = {}
         self._pools: dict[int, Any] = {}
+        #: per queue handle: (queue, whether it runs in order)
+        self._in_order: dict[int, tuple[Any, bool]] = {}
         #: per kernel, what its arguments were set to last (see `_set_args`)
         self._last_args: dict[int, list] = {}
 
@@ -103,6 +105,7 @@ class OpenCLBackend(Backend):
                                      properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels = {}
         self._pools = {}
+        self._in_order = {}
         self._last_args = {}
         return self
 
@@ -165,17 +168,52 @@ class OpenCLBackend(Backend):
             raise LaunchError(f"launch failed: {exc}") from exc
 
     def enqueue(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
-                args: Sequence[Any], queue: Any = None) -> None:
+                args: Sequence[Any], queue: Any = None,
+                wait_for: Sequence[Any] | None = None) -> Any:
         try:
             self._set_args(kernel, args)
             event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, global_size,
-                                               local_size)
+                                               local_size, wait_for=wait_for or None)
         except cl.Error as exc:
             self._last_args.pop(kernel.int_ptr, None)
             raise LaunchError(f"launch failed: {exc}") from exc
         log = self._logged()
         if log is not None:
             log.add(kernel, event)
+        return event
+
+    def wait_list(self, wait_for: Any) -> list[Any]:
+        if wait_for is None:
+            return []
+        if not isinstance(wait_for, (list, tuple)):
+            raise ArgumentTypeError(f"wait_for must be a list of pyopencl events, got "
+                                    f"{type(wait_for).__name__}")
+        for i, event in enumerate(wait_for):
+            if not isinstance(event, cl.Event):
+                raise ArgumentTypeError(f"wait_for[{i}] must be a pyopencl event, got "
+                                        f"{type(event).__name__}")
+            if event.context != self.context:
+                raise UsageError(f"wait_for[{i}] is an event of another OpenCL context than "
+                                 f"the one the call runs in")
+        return list(wait_for)
+
+    def in_order(self, queue: Any) -> bool:
+        # Asked once per queue: a queue's properties cannot change, and asking costs a call
+        # into the driver on every gemm().
+        queue = queue or self.queue
+        found = self._in_order.get(queue.int_ptr)
+        if found is None or found[0] is not queue:
+            ooo = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+            found = self._in_order[queue.int_ptr] = (queue, not (queue.properties & ooo))
+        return found[1]
+
+    def marker(self, queue: Any) -> Any:
+        if self.in_order(queue):
+            return None
+        try:
+            return cl.enqueue_marker(queue or self.queue)
+        except cl.Error as exc:
+            raise LaunchError(f"marker failed: {exc}") from exc
 
     def _set_args(self, kernel: Any, args: Sequence[Any]) -> None:
         """Set only the arguments that differ from the kernel's last launch. NVIDIA's OpenCL
@@ -207,7 +245,8 @@ class OpenCLBackend(Backend):
     def pool(self, queue: Any = None) -> Any:
         """pyopencl's memory pool for work on `queue`: one pool per queue, because a buffer
         returned to a pool may be handed out again while earlier work on it still runs, which
-        only the order of one in-order queue makes safe."""
+        only the order of one queue makes safe: an in-order queue's by itself, an out-of-order
+        queue's through a `marker` that the writes of the new owner wait for."""
         queue = queue or self.queue
         found = self._pools.get(queue.int_ptr)
         if found is None or found[0] is not queue:
@@ -224,6 +263,7 @@ class OpenCLBackend(Backend):
     def release(self) -> None:
         self._kernels.clear()
         self._pools.clear()
+        self._in_order.clear()
         self.queue.finish()
 
 

@@ -19,7 +19,16 @@ would discard what the first added.
 An entry that cannot be used (a shape of zero, a speed that is not a number, a parameter that
 is not an integer: a file edited by hand or by another tool) is skipped for every use and named
 in one warning per file, but kept in the file by every save: a tuning run must not silently
-delete what someone may still want to repair. `record` refuses such an entry outright.
+delete what someone may still want to repair. `record` refuses such an entry outright. An entry
+that is well formed but that its rung cannot run (a parameter the rung no longer has, a value
+below its minimum, beyond the device or beyond a kernel's int) is never used either; a verified
+measurement of its slot replaces it, however fast it claims to be, and says so, since otherwise
+one such entry would keep every later tune of that slot out of the database.
+
+Two folders are read (`read_roots`): the one results are written to (`results_dir`) and the
+databases shipped in the package, the latter unless $CLGEMM_SHIPPED_TUNING is 0. Where results
+go and what is read are kept apart, so that pointing results elsewhere never hides the project's
+tuning from a run.
 """
 
 from __future__ import annotations
@@ -35,10 +44,11 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import platformdirs
 
 from .errors import UsageError
-from .files import FileWriteError, read_json, reason, write_atomic
+from .files import FileWriteError, read_json, real_path, reason, write_atomic
 from .locks import exclusive
+from .memory import INT_MAX
 from .paths import TUNING
-from .rungs import get_rung
+from .rungs import Rung, get_rung
 from .values import is_finite, is_int, params_problem
 
 FORMAT = "clgemm-tuning-database"
@@ -73,13 +83,47 @@ def results_dir() -> Path:
     return Path(env) if env else user_results_dir()
 
 
+#: the environment variable that turns the shipped databases off (0) for a run that must see
+#: nothing but its own results folder
+SHIPPED_SWITCH = "CLGEMM_SHIPPED_TUNING"
+_OFF = ("0", "no", "false", "off")
+_ON = ("", "1", "yes", "true", "on")
+
+
+def shipped_tuning_read() -> bool:
+    """Whether the databases shipped in the package are read: yes unless $CLGEMM_SHIPPED_TUNING
+    says 0 (or no, false, off)."""
+    value = os.environ.get(SHIPPED_SWITCH, "").strip().lower()
+    if value in _OFF:
+        return False
+    if value in _ON:
+        return True
+    raise UsageError(f"{SHIPPED_SWITCH}={os.environ[SHIPPED_SWITCH]!r}: give 0 to leave the "
+                     f"shipped tuning databases unread, or 1 (the default) to read them")
+
+
 def read_roots() -> list[Path]:
-    """Where databases are read from, the writable folder first: with $CLGEMM_RESULTS that
-    folder alone (a run that must not depend on anything else), else the user's results and the
-    databases shipped in the package."""
-    if os.environ.get("CLGEMM_RESULTS"):
-        return [results_dir()]
-    return [user_results_dir(), TUNING]
+    """Where databases are read from: the folder results are written to ($CLGEMM_RESULTS, else
+    the user's results folder), then the databases shipped in the package unless
+    $CLGEMM_SHIPPED_TUNING is 0. A folder named twice is read once."""
+    roots = [results_dir()] + ([TUNING] if shipped_tuning_read() else [])
+    out: list[Path] = []
+    for root in roots:
+        if all(real_path(root) != real_path(r) for r in out):
+            out.append(root)
+    return out
+
+
+def is_shipped(root: Path) -> bool:
+    """Whether a folder read is the one of databases shipped in the package."""
+    return real_path(root) == real_path(TUNING)
+
+
+def read_key() -> tuple[str, ...]:
+    """What `read_roots` depends on, cheap to compute: the key under which a choice made from
+    what was read may be remembered."""
+    return tuple(os.environ.get(name, "") for name in ("CLGEMM_RESULTS", SHIPPED_SWITCH,
+                                                       "XDG_DATA_HOME"))
 
 
 def database_path(device_key: str, root: Path | None = None) -> Path:
@@ -170,10 +214,66 @@ def shape_distance(a: Sequence[int], b: Sequence[int]) -> float:
     return math.sqrt(sum((math.log(x) - math.log(y)) ** 2 for x, y in zip(a, b)))
 
 
+def run_problem(rung: Rung, params: Mapping[str, Any], limits: Any,
+                shape: Sequence[int] | None) -> tuple[dict[str, int] | None, str | None]:
+    """The stored set as `rung` runs it today on a device of these `limits` (None: what holds
+    on any device) at `shape` (None: any), or None and why it cannot be run: a parameter the
+    rung no longer has (measured on an earlier kernel), a value beyond a kernel's int, a broken
+    constraint, a shape its tiles do not divide."""
+    p = rung.complete(params)
+    if p is None:
+        extra = sorted(set(params) - set(rung.param_names())) if isinstance(params, Mapping) \
+            else []
+        if extra:
+            return None, (f"rung {rung.number} has no parameter {', '.join(extra)} "
+                          f"(an earlier parameter set)")
+        return None, f"{params!r} is not a parameter set of rung {rung.number}"
+    big = next((n for n, v in p.items() if abs(v) > INT_MAX), None)
+    if big is not None:
+        return None, f"{big}={p[big]} is beyond what a kernel's int holds"
+    try:
+        bad = rung.first_violation(p, limits)
+        if bad is not None:
+            return None, f"{_given(p, params)} breaks rung {rung.number}'s '{bad.name}'"
+        if shape is not None:
+            why = rung.size_problem(p, *shape)
+            if why is not None:
+                return None, f"{_given(p, params)} cannot do {'x'.join(map(str, shape))}: {why}"
+    except ArithmeticError as exc:  # a zero where a constraint divides
+        return None, f"{_given(p, params)} cannot be checked ({exc})"
+    return p, None
+
+
+def _given(complete: Mapping[str, int], stored: Any) -> str:
+    """The values a stored set gives (not the defaults that complete it), as NAME=VALUE."""
+    names = [n for n in complete if isinstance(stored, Mapping) and n in stored] or list(complete)
+    return " ".join(f"{n}={complete[n]}" for n in names)
+
+
+def usable_params(rung: Rung, params: Mapping[str, Any], limits: Any,
+                  shape: Sequence[int] | None) -> dict[str, int] | None:
+    """The stored set as this rung runs it here, or None where it cannot (`run_problem`)."""
+    return run_problem(rung, params, limits, shape)[0]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What `Database.record` did with an entry and why, in words the tuner prints."""
+
+    stored: bool
+    why: str
+
+    def __bool__(self) -> bool:
+        return self.stored
+
+    def text(self) -> str:
+        return f"stored ({self.why})" if self.stored else f"not stored: {self.why}"
+
+
 class Database:
     def __init__(self, path: Path, device_key: str, backend: str,
                  entries: Iterable[Entry] = (), invalid: Iterable[Any] = (),
-                 meta: Mapping[str, str] | None = None):
+                 meta: Mapping[str, str] | None = None, limits: Any = None):
         self.path = Path(path)
         self.device_key = device_key
         self.backend = backend
@@ -182,6 +282,17 @@ class Database:
         self.invalid: list[Any] = list(invalid)
         #: the device as the lookup chain needs it: name, vendor, type, driver, family
         self.meta: dict[str, str] = dict(meta or {})
+        #: the limits of the device the database was loaded for (`load`), which `record`
+        #: checks stored entries against; None: only what holds on any device
+        self.limits = limits
+
+    def unusable(self, entry: Entry) -> str | None:
+        """Why the lookup can never use `entry` on this database's device, or None."""
+        try:
+            rung = get_rung(entry.rung)
+        except (UsageError, KeyError):
+            return f"there is no rung {entry.rung}"
+        return run_problem(rung, entry.params, self.limits, entry.shape)[1]
 
     def best(self, rung: int, shape: Sequence[int],
              accept: Callable[[Mapping[str, int]], bool] | None = None) -> Entry | None:
@@ -193,24 +304,44 @@ class Database:
             return None
         return min(found, key=lambda e: (shape_distance(e.shape, shape), -e.gflops))
 
-    def record(self, entry: Entry) -> bool:
+    def record(self, entry: Entry) -> Recorded:
         """Keep `entry` if its slot (rung, shape, backend) is empty, if it is faster than what
-        is there, or if it re-measures the same parameters (the newer measurement wins).
-        Returns whether it was kept."""
+        is there, if it re-measures the same parameters (the newer measurement wins), or if
+        what is there cannot be used here (`unusable`, however fast it claims to be); an entry
+        that cannot be used itself never displaces one that can. The answer is true when the
+        entry was kept, and says why it was or was not."""
         if entry.backend != self.backend:
             raise UsageError(f"database {self.path} is for backend {self.backend}, "
                              f"not {entry.backend}")
         why = entry_problem(entry.to_json())
         if why is not None:
             raise UsageError(f"database {self.path}: refusing to record an entry whose {why}")
-        for i, old in enumerate(self.entries):
-            if old.same_slot(entry):
-                if entry.gflops > old.gflops or dict(entry.params) == dict(old.params):
-                    self.entries[i] = entry
-                    return True
-                return False
-        self.entries.append(entry)
-        return True
+        slot = [i for i, old in enumerate(self.entries) if old.same_slot(entry)]
+        broken = {i: self.unusable(self.entries[i]) for i in slot}
+        usable = [i for i in slot if broken[i] is None]
+        mine = self.unusable(entry)
+        if mine is not None and usable:
+            return Recorded(False, f"it cannot be used here ({mine}); the stored entry can")
+        same = [i for i in slot if dict(self.entries[i].params) == dict(entry.params)]
+        ahead = [self.entries[i].gflops for i in usable
+                 if i not in same and self.entries[i].gflops >= entry.gflops]
+        if ahead:
+            top = max(ahead)
+            return Recorded(False, f"{top:.1f} GFLOP/s stored at this slot is "
+                                   f"{'faster' if top > entry.gflops else 'as fast'}")
+        said = [broken[i] for i in slot if broken[i] is not None]
+        if said:
+            why = f"replaces an unusable entry: {said[0]}"
+        elif same:
+            why = "re-measures the stored parameters"
+        elif slot:
+            why = f"faster than the {max(self.entries[i].gflops for i in slot):.1f} GFLOP/s stored"
+        else:
+            why = "the first at this slot"
+        at = slot[0] if slot else len(self.entries)
+        rest = [e for i, e in enumerate(self.entries) if i not in slot]
+        self.entries = rest[:at] + [entry] + rest[at:]
+        return Recorded(True, why)
 
     def to_json(self) -> dict[str, Any]:
         entries = sorted(self.entries, key=lambda e: (e.rung, e.shape))
@@ -324,10 +455,13 @@ def read_any(path: Path) -> Database:
 def load(device: Any, path: Path | None = None) -> Database:
     """The database of `device` (a DeviceInfo: its key and backend), empty if none exists yet."""
     path = Path(path) if path else database_path(device.key)
+    limits = device.limits() if callable(getattr(device, "limits", None)) else None
     if not path.exists():
-        return Database(path, device.key, device.backend, meta=device_meta(device))
+        return Database(path, device.key, device.backend, meta=device_meta(device),
+                        limits=limits)
     db = _read(path, device.key, device.backend)
     db.meta = {**db.meta, **device_meta(device)}
+    db.limits = limits
     return db
 
 
@@ -338,20 +472,11 @@ def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
     within the device's limits, and able to do the shape."""
     db = load(device, path)
     out: dict[int, dict[str, int]] = {}
-    limits = device.limits()
-    m, n, k = shape
     for number in rungs:
         rung = get_rung(number)
 
-        def usable(params: Mapping[str, int], rung=rung) -> bool:
-            p = rung.complete(params)
-            if p is None:
-                return False
-            try:
-                return (rung.first_violation(p, limits) is None
-                        and rung.size_problem(p, m, n, k) is None)
-            except Exception:
-                return False
+        def usable(params: Mapping[str, int], rung: Rung = rung) -> bool:
+            return usable_params(rung, params, db.limits, shape) is not None
 
         entry = db.best(number, shape, accept=usable)
         if entry is not None:

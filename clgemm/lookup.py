@@ -1,10 +1,10 @@
 """Which stored configuration a device runs: a chain from its own tuning to its family's, its
 type's, and the rungs' defaults, as CLBlast's database goes from device to architecture to vendor.
 
-Levels, first match wins (a level counts only where it holds an entry this rung can still use
+Levels, most trusted first (a level counts only where it holds an entry this rung can still use
 here: the present parameter names, within the device's limits, able to do the shape):
 
-1. `tuned`: this device and driver (the database named by the device key);
+1. `tuned`: this device and driver (the databases named by the device key);
 2. `tuned (driver X)`: this device under another driver;
 3. `family: NAME`: another device of the same family (`family.py`: NVIDIA compute capability,
    PoCL's CPU target, else vendor and type), e.g. an H100 using an H200's tuning;
@@ -12,10 +12,17 @@ here: the present parameter names, within the device's limits, able to do the sh
    nobody tuned starts from CPU-shaped configurations rather than the rungs' GPU-shaped defaults;
 5. none: the caller uses the rung's own defaults (`default`).
 
-Databases are read from the user's results folder (where `clgemm tune` writes) and from the
-databases shipped in the package (`clgemm/tuning/`); with $CLGEMM_RESULTS set, from that folder
-alone. Files are parsed once per modification time. Entries of an earlier parameter set of a
-rung are counted as stale so the commands can say so, never used.
+Every database is read at every level: the user's results folder (where `clgemm tune` writes,
+$CLGEMM_RESULTS where set) and the databases shipped in the package (`clgemm/tuning/`, unless
+$CLGEMM_SHIPPED_TUNING is 0), two files of one device included. Their entries compete by the
+speed they lead one to expect at the shape (`expected_gflops`); a level outranks a lower one
+only at a slot (rung and shape) it measured itself (`ranked`): there the device's own
+measurement is better evidence than another device's, but a tune of one rung at 128^3 says
+nothing about 1024^3 and must not push aside the faster kernels measured there. So a tune of any
+rung at any size adds choices and takes none away that it did not measure against. Files are
+parsed once per modification time; one that cannot be read is skipped with one warning.
+Entries of an earlier parameter set of a rung are counted as stale so the commands can say so,
+never used.
 """
 
 from __future__ import annotations
@@ -26,13 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .database import FORMAT, Database, read_any, read_roots, shape_distance
+from .database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any, read_key,
+                       read_roots, shape_distance, shipped_tuning_read, usable_params)
+from .errors import UsageError
 from .family import family_of, type_of_name
+from .files import is_regular_file, read_bytes, real_path
 from .rungs import GEMM_RUNGS, Rung, get_rung
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
-
 
 @dataclass(frozen=True)
 class StoredDevice:
@@ -58,6 +67,10 @@ class Found:
     shape: tuple[int, int, int]
     gflops: float
     path: Path
+
+    @property
+    def rank(self) -> int:
+        return LEVELS.index(self.level)
 
 
 def _describe(db: Database) -> StoredDevice:
@@ -87,12 +100,12 @@ def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
     if cached is not None and cached[0] == mtime:
         return cached[1], cached[2]
     try:
-        if FORMAT not in path.read_text(errors="replace")[:200]:
+        if FORMAT.encode() not in read_bytes(path, "tuning database")[:200]:
             found = (None, None)  # another kind of JSON beside the databases (a run's record)
         else:
             db = read_any(path)
             found = (db, _describe(db))
-    except Exception as exc:  # a broken file must never break a lookup: skip it, say so once
+    except (UsageError, OSError) as exc:  # a broken file must never break a lookup
         if path not in _WARNED:
             _WARNED.add(path)
             warnings.warn(f"clgemm: tuning database {path} skipped ({exc})", RuntimeWarning,
@@ -103,19 +116,43 @@ def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
 
 
 def stored_databases(roots: Iterable[Path] | None = None) -> list[tuple[Database, StoredDevice]]:
-    """Every readable database under the roots (the first root's file wins for one key)."""
-    seen: set[str] = set()
+    """Every readable database under the roots, the user's and the shipped alike: two files of
+    one device are both read (their entries compete), one file reached twice once."""
+    seen: set[Path] = set()
     out = []
     for root in roots if roots is not None else read_roots():
         if not root.is_dir():
             continue
-        for path in sorted(root.glob("*.json")):
-            db, who = _read(path)
-            if db is None or who is None or who.key in seen:
+        for path in sorted(p for p in root.glob("*.json") if is_regular_file(p)):
+            real = real_path(path)
+            if real in seen:
                 continue
-            seen.add(who.key)
-            out.append((db, who))
+            seen.add(real)
+            db, who = _read(path)
+            if db is not None and who is not None:
+                out.append((db, who))
     return out
+
+
+def read_summary(roots: Iterable[Path] | None = None) -> str:
+    """Which folders the chain reads and how many databases each holds, for the messages that
+    say where a device's tuning comes from."""
+    given = roots is not None
+    folders = list(roots) if roots is not None else read_roots()
+    counts = {real_path(r): 0 for r in folders}
+    for db, _ in stored_databases(folders):
+        folder = real_path(db.path.parent)
+        if folder in counts:
+            counts[folder] += 1
+    parts = []
+    for root in folders:
+        n = counts[real_path(root)]
+        kind = "shipped with clgemm" if is_shipped(root) else "results"
+        parts.append(f"{root} ({kind}: {n} database{'' if n == 1 else 's'})")
+    text = "tuning databases read from " + ", ".join(parts)
+    if not given and not shipped_tuning_read():
+        text += f"; the shipped ones are not ({SHIPPED_SWITCH}=0)"
+    return text
 
 
 def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
@@ -134,21 +171,6 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
     return None
 
 
-def usable_params(rung: Rung, params: Mapping[str, Any], limits: Any,
-                  shape: Sequence[int] | None) -> dict[str, int] | None:
-    """The stored set as this rung runs it here, or None: a set of an earlier parameter set,
-    beyond the device's limits, or unable to do the shape is not usable."""
-    try:
-        p = rung.complete(params)
-        if p is None or rung.first_violation(p, limits) is not None:
-            return None
-        if shape is not None and rung.size_problem(p, *shape) is not None:
-            return None
-        return p
-    except Exception:  # a malformed entry is not usable, never fatal
-        return None
-
-
 def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
     tm, tn = rung.output_tile(params)
     return -(-shape[0] // tm) * -(-shape[1] // tn)
@@ -156,7 +178,8 @@ def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
 
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
                roots: Iterable[Path] | None = None) -> list[Found]:
-    """Every usable stored configuration of `rung` for `device`, best level first."""
+    """Every usable stored configuration of `rung` for `device`, from every database and
+    level, most trusted level first (`ranked` gives the chain's order)."""
     limits = device.limits()
     out: list[tuple[int, Found]] = []
     for db, who in stored_databases(roots):
@@ -177,19 +200,6 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
     return [f for _, f in out]
 
 
-def best(device: Any, rung: Rung, shape: Sequence[int],
-         roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
-    """The configuration of `rung` a device runs at `shape`: the best level that has one; within
-    it, the highest expected speed there (`expected_gflops`: measured speed, work-group fill,
-    distance of the measured shape). With `fit` False the configuration
-    need not divide the shape (a caller that pads, as verify's buffer tests do)."""
-    found = candidates(device, rung, shape if fit else None, roots)
-    if not found:
-        return None
-    top = [f for f in found if f.level == found[0].level]
-    return min(top, key=lambda f: _score(device, rung, f, shape))
-
-
 #: how much a configuration's measured speed is trusted per unit of log-shape distance between
 #: where it was measured and where it would run (e^-0.3 per factor e in one dimension): a
 #: configuration measured at the very shape beats one measured 4x larger in each dimension
@@ -207,7 +217,38 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> 
 
 
 def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
-    return (-expected_gflops(device, rung, f, shape), shape_distance(f.shape, shape))
+    return (-expected_gflops(device, rung, f, shape), shape_distance(f.shape, shape), f.rank)
+
+
+def _outranked(f: Found, found: Sequence[Found]) -> bool:
+    """Whether a more trusted level measured this rung at `f`'s very shape: that slot is then
+    its own, whatever the two speeds (a tune measures the configurations the chain would run
+    first, so what it stored beat them on this device there). Nothing else is hidden: entries
+    of other shapes compete by expected speed, so that a tune never takes away a choice it did
+    not measure against."""
+    return any(g.rank < f.rank and g.shape == f.shape for g in found)
+
+
+def ranked(device: Any, rung: Rung, shape: Sequence[int], roots: Iterable[Path] | None = None,
+           fit: bool = True, accept: Callable[[Mapping[str, int]], bool] | None = None
+           ) -> list[Found]:
+    """Every usable stored configuration of `rung` (among those `accept` takes), the chain's
+    choice first: by expected speed at `shape` those no more trusted level outranks at their
+    slot (`_outranked`), then the outranked ones. With `fit` False the configurations need not
+    divide the shape (a caller that pads, as verify's buffer tests do)."""
+    found = [f for f in candidates(device, rung, shape if fit else None, roots)
+             if accept is None or accept(f.params)]
+    order = sorted(found, key=lambda f: _score(device, rung, f, shape))
+    live = [not _outranked(f, found) for f in order]
+    return ([f for f, ok in zip(order, live) if ok]
+            + [f for f, ok in zip(order, live) if not ok])
+
+
+def best(device: Any, rung: Rung, shape: Sequence[int],
+         roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
+    """The configuration of `rung` a device runs at `shape`: the first of `ranked`."""
+    found = ranked(device, rung, shape, roots, fit)
+    return found[0] if found else None
 
 
 def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,
@@ -215,24 +256,21 @@ def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | No
                     roots: Iterable[Path] | None = None) -> Found | None:
     """gemm()'s choice among the kernels it packs for (`GEMM_RUNGS`: the ladder and the tiled
     kernels; the direct kernel has a path of its own): each one's configuration by the chain
-    (`best`), then across them the highest expected speed at this shape (`expected_gflops`). The
-    device's own tuning, another driver's and its family's are measurements of the same chip and
-    compete as equals (an H100 whose own tiled-kernel entries are stale runs the H200's faster
-    tiled kernel rather than its own rung 8); the type's defaults count only where none of those
-    has anything."""
+    (`best`), then across them the highest expected speed at this shape (`expected_gflops`),
+    whatever level each came from. An entry of one rung hides nothing of another's: a tune of
+    rung 3 at 128^3 leaves gemm() at 1024^3 on the tiled kernel measured there, and an H100
+    whose own tiled-kernel entries are stale runs the H200's faster tiled kernel rather than
+    its own rung 8."""
     pool: list[tuple[Rung, Found]] = []
     for number in sorted(rungs if rungs is not None else GEMM_RUNGS):
         rung = get_rung(number)
-        found = [f for f in candidates(device, rung, shape, roots)
-                 if accept is None or accept(rung, f.params)]
+        found = ranked(device, rung, shape, roots,
+                       accept=None if accept is None else (lambda p, r=rung: accept(r, p)))
         if found:
-            top = [f for f in found if f.level == found[0].level]
-            pool.append((rung, min(top, key=lambda f: _score(device, rung, f, shape))))
+            pool.append((rung, found[0]))
     if not pool:
         return None
-    same_chip = [(r, f) for r, f in pool if f.level != "type"]
-    top = same_chip or pool
-    return min(top, key=lambda rf: (*_score(device, rf[0], rf[1], shape), -rf[0].number))[1]
+    return min(pool, key=lambda rf: (*_score(device, rf[0], rf[1], shape), -rf[0].number))[1]
 
 
 def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) -> int:
@@ -251,5 +289,3 @@ def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) 
 def forget() -> None:
     """Drop the parsed files (tests that rewrite a database within one second)."""
     _CACHE.clear()
-
-

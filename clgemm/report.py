@@ -8,13 +8,13 @@ from typing import Any
 from . import lookup
 from .devices import DeviceInfo
 from .hardware import Hardware
-from .ladder import LadderRun
+from .ladder import LadderRun, size_needs
 from .model import Bound
 from .references import percent_of
 from .rungs import get_rung
 from .runner import RunResult
-from .tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
-                     status_cell)
+from .tables import (BRIEF_NOTE, FULL, SPREAD_NOTE, Column, Layout, fit_lines, noisy_warning,
+                     params_brief, render, spread_cell, status_cell)
 from .tuner.budget import default_tune_minutes
 
 
@@ -62,15 +62,38 @@ def _first_line(text: str) -> str:
     return lines[0] + (" ..." if len(lines) > 1 else "") if lines else ""
 
 
+def _size_lines(run: LadderRun, wide: bool) -> list[str]:
+    """Under a ladder whose size some rungs could not do: what their tiles need (fitted; in
+    full the status column says it), and the nearest size at which every selected rung runs."""
+    groups: dict[str, list[RunResult]] = {}
+    for r in run.rows:
+        if r.status == "unsupported-size":
+            needs = size_needs(get_rung(r.rung).size_multiples(r.params))
+            groups.setdefault(needs, []).append(r)
+    if not groups:
+        return []
+    lines = [] if wide else [
+        f"rung{'s' if len(rows) > 1 else ''} {', '.join(str(r.rung) for r in rows)} "
+        f"unsupported-size: need{'' if len(rows) > 1 else 's'} {needs}"
+        for needs, rows in groups.items()]
+    near = run.runs_all_at
+    if near is not None:
+        size = (f"M=N=K={near.m} (--size {near.m})" if near.m == near.n == near.k
+                else f"M={near.m} N={near.n} K={near.k} (--mnk {near.m} {near.n} {near.k})")
+        lines.append(f"the nearest size at which every selected rung runs: {size}")
+    return lines
+
+
 def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
     """The ladder as a table. In full: every column, every parameter, failure messages in the
     status column. Fitted: short names, only the parameters that differ from the defaults, the
-    failure messages and the references' timing under the table."""
+    failure messages and the references' timing under the table. The lines under it explain
+    only the columns it shows, and call out the rows whose repeats spread too widely."""
     ups = run.speedups()
     base = run.reference()
     bounds = run.bounds()
     wide = layout.wide
-    rows, failures = [], []
+    rows, failures, repeats = [], [], []
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
@@ -78,14 +101,16 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
             status = r.status if r.ok or not r.message else f"{r.status}: {_reason(r)}"
         else:
             status = r.status
-            if not r.ok and r.message:
+            if not r.ok and r.message and r.status != "unsupported-size":
                 failures.append(f"rung {r.rung} {r.status}: {_first_line(_reason(r))}")
         b = bounds[r.rung]
+        if r.ok:
+            repeats.append((f"rung {r.rung}", r.times_ms))
         rows.append([r.rung, rung.title if wide else rung.slug, rung.adds,
                      rung.params_text(r.params) if wide else params_brief(r.params,
                                                                           rung.defaults()),
                      run.sources.get(r.rung, "default"), _num(r.ms, ".3f"),
-                     _num(r.helper_ms, ".3f"),
+                     spread_cell(r.times_ms if r.ok else None), _num(r.helper_ms, ".3f"),
                      _num(r.gflops, ".1f"), _num(percent_of(r.gflops, base), ".1f"),
                      _num(b.percent(r.gflops) if b else None, ".1f"),
                      _num(up_prev, ".2f"), _num(up_first, ".1f"),
@@ -105,25 +130,35 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
             elif ref.get("timing"):
                 timings.append(f"{ref['name'].split(' (')[0]}: {ref['timing']}")
         err = ref.get("rel_error")
+        if state == "ok":
+            repeats.append((ref["name"].split(" (")[0], ref.get("times_ms")))
         rows.append(["ref", ref["name"] if wide else ref["name"].split(" (")[0],
-                     ref.get("where", ""), "", "", _num(ref["ms"], ".3f"), "",
+                     ref.get("where", ""), "", "", _num(ref["ms"], ".3f"),
+                     spread_cell(ref.get("times_ms") if state == "ok" else None), "",
                      _num(ref["gflops"], ".1f"), _num(percent_of(ref["gflops"], base), ".1f"),
                      "", "", "", _num(err, ".1e"), status_cell(status)])
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
     columns = ["rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
-               Column("config", wrap=8), "ms", Column("helper ms", drop=4), "GFLOP/s",
-               Column("% ref", drop=6), Column("% bound", drop=5), "x prev",
-               Column("x rung 1", drop=2), Column("rel err", drop=3), "status"]
+               Column("config", wrap=8), "ms", Column("spread", drop=5, right=True),
+               Column("helper ms", drop=4), "GFLOP/s", Column("% ref", drop=7),
+               Column("% bound", drop=6), "x prev", Column("x rung 1", drop=2),
+               Column("rel err", drop=3), "status"]
     table = render(columns, rows, layout)
-    foot = (f"% ref: share of {base['name']}'s GFLOP/s" if base
-            else "% ref: no reference ran correctly")
-    lines = [head, table, foot]
+    lines = [head, table]
+    if "% ref" in table.shown:
+        lines.append(f"% ref: share of {base['name']}'s GFLOP/s" if base
+                     else "% ref: no reference ran correctly")
+    if "spread" in table.shown:
+        lines.append(SPREAD_NOTE)
     if not wide:
         lines += [BRIEF_NOTE] + (["reference timing: " + "; ".join(timings)] if timings else [])
         lines += failures
-    lines += bound_footer(run.hardware_figures(), bounds, layout)
+    lines += _size_lines(run, wide)
+    lines += noisy_warning(repeats)
+    if "% bound" in table.shown:
+        lines += bound_footer(run.hardware_figures(), bounds, layout)
     return "\n".join(fit_lines(lines, layout))
 
 
@@ -170,8 +205,9 @@ def tuning_level(device: DeviceInfo) -> str:
 
 def tuning_notes(device: DeviceInfo, numbers: list[int], sources: dict[int, str],
                  use_defaults: bool) -> list[str]:
-    """Lines under the ladder table: where a device runs untuned, the command that tunes it and
-    what it costs; stored entries of an earlier parameter set, which are not used."""
+    """Lines under the ladder table: where a device runs untuned, which databases were read, the
+    command that tunes it and what it costs; stored entries of an earlier parameter set, which
+    are not used."""
     notes = []
     own = [n for n in numbers if sources.get(n, "").startswith("tuned")]
     if not use_defaults and not own:
@@ -181,6 +217,7 @@ def tuning_notes(device: DeviceInfo, numbers: list[int], sources: dict[int, str]
         notes.append(f"note: {device.name} has no tuning of its own ({where}); "
                      f"'clgemm tune --device {device.index}' tunes the whole ladder in at most "
                      f"{default_tune_minutes(device)} minutes")
+        notes.append(f"note: {lookup.read_summary()}")
     for n in numbers:
         stale = lookup.stale_entries(device, get_rung(n))
         if stale:

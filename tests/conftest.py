@@ -3,26 +3,78 @@
 Like pyopencl's own tests, every kernel test takes the device through a fixture, so the suite can
 be pointed elsewhere with CLGEMM_TEST_DEVICE (an index or a name substring) and
 CLGEMM_TEST_BACKEND (opencl, the default, or cuda).
+
+A test that must see no tuning but its own (a results folder of its own in $CLGEMM_RESULTS, which
+chooses where results go, not what is read) also turns the shipped databases off: it takes the
+`no_shipped_tuning` fixture or mark, or is named in `WITHOUT_SHIPPED_TUNING`.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from typing import Iterator
 
 import pytest
 
 # A user's own tuning (in the per-user data folder) must not change what the tests see, and the
 # tests must not write there: point the folder at a fresh temporary one for the whole session,
-# subprocesses included.
+# subprocesses included. The shipped databases are read unless a test turns them off itself,
+# whatever the shell running the suite says.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="clgemm-tests-data-")
+os.environ.pop("CLGEMM_SHIPPED_TUNING", None)
 
-from clgemm import api
+from clgemm import api, lookup
 from clgemm.backends import open_backend
 from clgemm.backends import list_devices
+from clgemm.database import SHIPPED_SWITCH
 from clgemm.devices import pick_device
 from clgemm.problem import Problem
 from clgemm.runner import Workspace
+
+#: tests, by file and name, that store a database of their own in an empty $CLGEMM_RESULTS and
+#: check that exactly its entries (or none) decide: the shipped databases would compete with them
+WITHOUT_SHIPPED_TUNING = {
+    "test_gemm_api.py": {"test_default_choices", "test_tuned_choice_nearest_that_fits",
+                         "test_stored_choice_that_fails_falls_back"},
+    "test_injection.py": {"test_database_entries_never_used"},
+    "test_verify.py": {"test_tuned_configs_skip_entries_of_an_earlier_parameter_set"},
+    "test_python_api.py": {"test_tune_stores_where_the_command_does_and_gemm_sees_it"},
+    "test_cuda_gemm.py": {"test_tuned_choice_from_cuda_database"},
+}
+#: fixtures that promise a test no tuned entries at all
+EMPTY_TUNING_FIXTURES = {"empty_db"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "no_shipped_tuning: the test reads no shipped tuning "
+                                       f"database (${SHIPPED_SWITCH}=0)")
+
+
+def _wants_no_shipped_tuning(request: pytest.FixtureRequest) -> bool:
+    node = request.node
+    listed = WITHOUT_SHIPPED_TUNING.get(node.path.name, set())
+    return (getattr(node, "originalname", node.name) in listed
+            or node.get_closest_marker("no_shipped_tuning") is not None
+            or bool(EMPTY_TUNING_FIXTURES & set(request.fixturenames)))
+
+
+@pytest.fixture
+def no_shipped_tuning(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The shipped tuning databases unread for this test (subprocesses included), with the
+    lookup's and gemm()'s remembered files and choices dropped before and after."""
+    monkeypatch.setenv(SHIPPED_SWITCH, "0")
+    api.clear_caches()
+    lookup.forget()
+    yield
+    api.clear_caches()
+    lookup.forget()
+
+
+@pytest.fixture(autouse=True)
+def _shipped_tuning_as_needed(request: pytest.FixtureRequest) -> None:
+    if _wants_no_shipped_tuning(request):
+        request.getfixturevalue("no_shipped_tuning")
 
 
 @pytest.fixture(scope="session")

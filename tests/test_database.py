@@ -3,18 +3,22 @@ a foreign device key; and the ladder taking its parameters from it."""
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from clgemm import files
 from clgemm.database import Entry, database_path, load, shape_distance, tuned_params
-from clgemm.errors import UsageError
+from clgemm.errors import ClgemmError, UsageError
+from clgemm.files import FileWriteError
 from clgemm.limits import DeviceLimits
 
 DEV = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl",
@@ -53,10 +57,18 @@ def test_round_trip_and_nearest_shape(tmp_path):
 
 def test_record_keeps_the_faster_and_remeasures(tmp_path):
     db = load(DEV, tmp_path / "db.json")
-    assert db.record(_entry(gflops=10.0))
-    assert not db.record(_entry(gflops=8.0, TS=16, WPT=2))   # slower: kept out
-    assert db.record(_entry(gflops=12.0, TS=16, WPT=2))      # faster: replaces
-    assert db.record(_entry(gflops=11.0, TS=16, WPT=2))      # same params: newer wins
+    said = [db.record(_entry(gflops=10.0)),
+            db.record(_entry(gflops=8.0, TS=16, WPT=2)),    # slower: kept out
+            db.record(_entry(gflops=12.0, TS=16, WPT=2)),   # faster: replaces
+            db.record(_entry(gflops=11.0, TS=16, WPT=2)),   # same params: newer wins
+            db.record(_entry(gflops=11.0))]                 # as fast: kept out
+    assert [bool(r) for r in said] == [True, False, True, True, False]
+    assert [r.text() for r in said] == [
+        "stored (the first at this slot)",
+        "not stored: 10.0 GFLOP/s stored at this slot is faster",
+        "stored (faster than the 10.0 GFLOP/s stored)",
+        "stored (re-measures the stored parameters)",
+        "not stored: 11.0 GFLOP/s stored at this slot is as fast"]
     assert len(db.entries) == 1 and db.entries[0].gflops == 11.0
 
 
@@ -112,7 +124,7 @@ def _row(stdout: str, rung: int) -> str:
     return next(line for line in stdout.splitlines() if line.startswith(f"{rung} "))
 
 
-def test_ladder_uses_tuned_parameters(device, tmp_path):
+def test_ladder_uses_tuned_parameters(device, tmp_path, no_shipped_tuning):
     db = load(device, database_path(device.key, tmp_path))
     db.record(Entry(rung=3, shape=[64, 64, 64], backend=device.backend,
                     params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
@@ -143,11 +155,21 @@ def _save_many(path: str, worker: int, start) -> None:
         db.save()
 
 
-def test_concurrent_saves_lose_nothing(tmp_path):
+@pytest.mark.parametrize("through", ["one path", "two links"])
+def test_concurrent_saves_lose_nothing(tmp_path, through):
+    """Four processes saving one file at once keep every entry, also when they reach it
+    through two different symbolic links (the lock is the file's, not the link's)."""
     path = tmp_path / "db.json"
+    paths = [path] * 4
+    if through == "two links":
+        (tmp_path / "a").mkdir()
+        (tmp_path / "b").mkdir()
+        (tmp_path / "a" / "db.json").symlink_to(path)
+        (tmp_path / "b" / "link.json").symlink_to(Path("..") / "db.json")
+        paths = [tmp_path / "a" / "db.json", tmp_path / "b" / "link.json"] * 2
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Barrier(4)
-    procs = [ctx.Process(target=_save_many, args=(str(path), w, start)) for w in range(4)]
+    procs = [ctx.Process(target=_save_many, args=(str(paths[w]), w, start)) for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:
@@ -155,6 +177,8 @@ def test_concurrent_saves_lose_nothing(tmp_path):
     assert [p.exitcode for p in procs] == [0] * 4
     slots = {(e.rung, e.shape[0]) for e in load(DEV, path).entries}
     assert slots == {(w + 1, 64 + i) for w in range(4) for i in range(SAVES)}
+    assert all(p.is_symlink() for p in paths if p != path)
+    assert sorted(p.name for p in tmp_path.glob("*.lock")) == ["db.json.lock"]
 
 
 # -- entries that cannot be used ---------------------------------------------------------------
@@ -221,7 +245,7 @@ def test_entries_not_a_list_refused(tmp_path):
         load(DEV, path)
 
 
-def test_ladder_skips_invalid_entries(device, tmp_path):
+def test_ladder_skips_invalid_entries(device, tmp_path, no_shipped_tuning):
     path = database_path(device.key, tmp_path)
     good = {**GOOD, "backend": device.backend, "params": {"TS": 16, "WPT": 2}}
     _write_db_for(path, device, [good, {**good, "shape": [0, 64, 64]},
@@ -236,3 +260,141 @@ def _write_db_for(path, device, entries) -> None:
     path.write_text(json.dumps({"format": "clgemm-tuning-database", "version": 1,
                                 "device": device.key, "backend": device.backend,
                                 "entries": entries}))
+
+
+# -- entries the lookup cannot use -------------------------------------------------------------
+
+UNUSABLE = [  # (parameters as stored, what the tune says of them)
+    ({"TS": 16, "WPT": 4, "OLDPARAM": 1}, "rung 3 has no parameter OLDPARAM (an earlier "
+                                          "parameter set)"),
+    ({"TS": -8, "WPT": 4}, "TS=-8 WPT=4 breaks rung 3's 'parameters within their minimum"),
+    ({"TS": 10**30, "WPT": 4}, f"TS={10**30} is beyond what a kernel's int holds"),
+    ({"TS": 0, "WPT": 4}, "TS=0 WPT=4 "),
+    ({"TS": 4096, "WPT": 1}, "TS=4096 WPT=1 breaks rung 3's 'work-group size"),  # this device
+]
+
+
+@pytest.mark.parametrize("params,why", UNUSABLE, ids=[w.split(" ")[0] for _, w in UNUSABLE])
+def test_a_measurement_replaces_an_entry_the_lookup_cannot_use(tmp_path, params, why):
+    """However fast an unusable entry claims to be, it must not keep every later tune of its
+    slot out of the database: a verified measurement replaces it, and says so."""
+    path = tmp_path / "db.json"
+    blocker = {**GOOD, "params": params, "gflops": 1e6}
+    other = {**GOOD, "shape": [128, 128, 128], "params": {"TS": 16, "WPT": 4, "OLDPARAM": 1}}
+    _write_db(path, [blocker, other])
+    db = load(DEV, path)
+    assert tuned_params(DEV, [3], (64, 64, 64), path) == {}  # never used
+    said = db.record(_entry(shape=(64, 64, 64), gflops=2.0, TS=16, WPT=2))
+    assert said and said.text().startswith(f"stored (replaces an unusable entry: {why}")
+    db.save()
+    kept = json.loads(path.read_text())["entries"]
+    assert [(e["shape"][0], e["params"], e["gflops"]) for e in kept] == [
+        (64, {"TS": 16, "WPT": 2}, 2.0), (128, other["params"], 1.0)]  # the other slot kept
+    assert tuned_params(DEV, [3], (64, 64, 64), path) == {3: {"TS": 16, "WPT": 2}}
+
+
+def test_an_unusable_entry_never_displaces_a_usable_one(tmp_path):
+    """Not when recorded, and not when a save merges it back: a run that loaded the unusable
+    entry before another run replaced it must not bring it back."""
+    path = tmp_path / "db.json"
+    _write_db(path, [{**GOOD, "params": {"TS": 16, "WPT": 4, "OLDPARAM": 1}, "gflops": 1e6}])
+    stale_run = load(DEV, path)
+    fresh_run = load(DEV, path)
+    assert fresh_run.record(_entry(shape=(64, 64, 64), gflops=2.0, TS=16, WPT=2))
+    fresh_run.save()
+    stale_run.record(_entry(rung=4, TS=32, WIDTH=4))
+    stale_run.save()
+    kept = json.loads(path.read_text())["entries"]
+    assert [(e["rung"], e["params"]) for e in kept] == [(3, {"TS": 16, "WPT": 2}),
+                                                       (4, {"TS": 32, "WIDTH": 4})]
+    said = load(DEV, path).record(_entry(shape=(64, 64, 64), gflops=9e9, TS=16, WPT=4,
+                                         OLDPARAM=1))
+    assert not said and said.text() == (
+        "not stored: it cannot be used here (rung 3 has no parameter OLDPARAM (an earlier "
+        "parameter set)); the stored entry can")
+
+
+# -- links and failed writes -------------------------------------------------------------------
+
+def test_a_save_through_a_link_keeps_the_link(tmp_path):
+    real = tmp_path / "store" / "db.json"
+    real.parent.mkdir()
+    first = load(DEV, real)
+    first.record(_entry())
+    first.save()
+    link = tmp_path / "mine.json"
+    link.symlink_to(real)
+    db = load(DEV, link)
+    db.record(_entry(rung=4, TS=32, WIDTH=4))
+    assert db.save() == link
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert sorted(e.rung for e in load(DEV, real).entries) == [3, 4]
+    assert sorted(os.listdir(tmp_path)) == ["mine.json", "store"]  # the lock is the file's
+    assert sorted(os.listdir(real.parent)) == ["db.json", "db.json.lock"]
+    dangling = tmp_path / "later.json"  # a link to a file that does not exist yet
+    dangling.symlink_to(tmp_path / "store" / "later-target.json")
+    db = load(DEV, dangling)
+    db.record(_entry())
+    db.save()
+    assert dangling.is_symlink() and (real.parent / "later-target.json").is_file()
+
+
+def _saved(tmp_path) -> tuple[Path, str]:
+    path = tmp_path / "db.json"
+    db = load(DEV, path)
+    db.record(_entry())
+    db.save()
+    return path, path.read_text()
+
+
+def _fail_for(call: str, target: str, err: int):
+    """os.write or os.replace (`call`), failing with `err` where it writes the database's
+    temporary file or renames it over the database, and working for everything else."""
+    real = getattr(os, call)
+
+    def failing(*args):
+        if call == "write":
+            hit = os.path.basename(os.readlink(f"/proc/self/fd/{args[0]}")).startswith(
+                f".{target}.")
+        else:
+            hit = os.path.basename(str(args[1])) == target
+        if hit:
+            raise OSError(err, os.strerror(err))
+        return real(*args)
+
+    return failing
+
+
+@pytest.mark.parametrize("call", ["write", "replace"])
+def test_a_full_disk_leaves_the_old_database_whole(tmp_path, monkeypatch, call):
+    if call == "write" and not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd to tell the database's writes from others")
+    path, before = _saved(tmp_path)
+    db = load(DEV, path)
+    db.record(_entry(rung=4, TS=32, WIDTH=4))
+    monkeypatch.setattr(files.os, call, _fail_for(call, "db.json", errno.ENOSPC))
+    with pytest.raises(FileWriteError) as caught:
+        db.save()
+    monkeypatch.undo()
+    message = str(caught.value)
+    assert message == f"cannot write database {path}: No space left on device"
+    assert isinstance(caught.value, ClgemmError) and caught.value.exit_code == 1
+    assert path.read_text() == before                                      # intact
+    assert sorted(os.listdir(tmp_path)) == ["db.json", "db.json.lock"]    # no temporary file
+
+
+def test_a_folder_where_the_lock_goes_is_one_error(tmp_path):
+    path, before = _saved(tmp_path)
+    (tmp_path / "db.json.lock").unlink()
+    (tmp_path / "db.json.lock").mkdir()
+    db = load(DEV, path)
+    db.record(_entry(rung=4, TS=32, WIDTH=4))
+    with pytest.raises(FileWriteError, match=rf"cannot lock {path}: .*db\.json\.lock is a "
+                                             rf"folder, not a lock file"):
+        db.save()
+    assert path.read_text() == before
+    blocked = load(DEV, tmp_path / "a-file" / "db.json")  # its folder cannot be made
+    (tmp_path / "a-file").write_text("")
+    blocked.record(_entry())
+    with pytest.raises(FileWriteError, match=r"cannot write database .*a-file/db\.json: "):
+        blocked.save()

@@ -11,6 +11,7 @@ import pytest
 from clgemm import lookup
 from clgemm.database import Entry, database_path, load
 from clgemm.devices import DeviceInfo
+from clgemm.errors import UsageError
 from clgemm.family import family_of, nvidia_compute_capability, pocl_cpu_target
 from clgemm.paths import TUNING
 from clgemm.rungs import REGISTRY, get_rung
@@ -67,7 +68,7 @@ def _store(tmp_path, device, entries):
 
 
 def _entry(rung, shape, gflops, **params):
-    r = REGISTRY[rung]
+    r = get_rung(rung)
     return Entry(rung, list(shape), "opencl", {**r.defaults(), **params}, 1.0, gflops)
 
 
@@ -118,14 +119,28 @@ def test_stale_entries_counted_not_used(tmp_path):
 
 
 def test_user_results_live_outside_the_checkout(monkeypatch, tmp_path):
+    """$CLGEMM_RESULTS says where results go; the shipped databases are read beside them unless
+    $CLGEMM_SHIPPED_TUNING is 0."""
     from clgemm import database
 
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
+    monkeypatch.delenv("CLGEMM_SHIPPED_TUNING", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert database.results_dir() == tmp_path / "clgemm" / "results"
     assert database.read_roots() == [tmp_path / "clgemm" / "results", TUNING]
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path / "mine"))
-    assert database.read_roots() == [tmp_path / "mine"]
+    assert database.results_dir() == tmp_path / "mine"
+    assert database.read_roots() == [tmp_path / "mine", TUNING]
+    for off in ("0", "no", "off"):
+        monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", off)
+        assert database.read_roots() == [tmp_path / "mine"]
+    monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", "1")
+    assert database.read_roots() == [tmp_path / "mine", TUNING]
+    monkeypatch.setenv("CLGEMM_RESULTS", str(TUNING))  # one folder named twice is read once
+    assert database.read_roots() == [TUNING]
+    monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", "maybe")
+    with pytest.raises(UsageError, match="CLGEMM_SHIPPED_TUNING='maybe': give 0"):
+        database.read_roots()
 
 
 @pytest.fixture(autouse=True)
@@ -135,7 +150,7 @@ def _fresh():
     lookup.forget()
 
 
-def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch):
+def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shipped_tuning):
     """The plain tune's seeds: what the chain knows for other devices, best expected first."""
     from clgemm.tuner.plan import default_plan, estimated_minutes, seeds
 
@@ -167,3 +182,98 @@ def test_bound_seeds_rank_by_the_model(device):
                      for c in space.configs), reverse=True)
     got = [bound(rung, p, Problem(*shape), hw).gflops for p in picked]
     assert len(picked) == 3 and got == bounds[:3]
+
+
+# -- the user's and the shipped databases together ----------------------------------------------
+#: a CPU of another family and the same type: its database is the `default: CPU` level for CPU
+OTHER_CPU = dataclasses.replace(CPU, name="pthread-zen4-AMD EPYC 9654", vendor="AuthenticAMD",
+                                driver_version="5.0")
+TILED = dict(TSM=64, TSN=16, TSK=16, WPTM=8, WPTN=16, WIDTH=4, VWM=8, VWN=1)
+
+
+def test_two_databases_of_one_device_both_count(tmp_path):
+    """The user's file and the shipped one for the same device are both read: the entry with
+    the higher expected speed wins, whichever folder holds it."""
+    mine, shipped = tmp_path / "mine", tmp_path / "shipped"
+    _store(mine, GPU, [_entry(3, (512,) * 3, 10.0, TS=16, WPT=4)])
+    _store(shipped, GPU, [_entry(3, (512,) * 3, 90.0, TS=32, WPT=8),
+                          _entry(4, (512,) * 3, 50.0, TS=32, WIDTH=4)])
+    roots = [mine, shipped]
+    assert len(lookup.stored_databases(roots)) == 2
+    found = lookup.best(GPU, REGISTRY[3], (512,) * 3, roots)
+    assert (found.params["TS"], found.label, found.path.parent) == (32, "tuned", shipped)
+    assert lookup.best(GPU, REGISTRY[4], (512,) * 3, roots) is not None  # only shipped has it
+    _store(mine, GPU, [_entry(3, (512,) * 3, 99.0, TS=16, WPT=4)])
+    found = lookup.best(GPU, REGISTRY[3], (512,) * 3, roots)
+    assert (found.params["TS"], found.path.parent) == (16, mine)
+    # one folder reached twice (named twice, or through a link) is read once
+    (tmp_path / "again").symlink_to(shipped)
+    assert len(lookup.stored_databases([mine, shipped, tmp_path / "again"])) == 2
+
+
+def test_a_tune_at_a_small_shape_takes_no_choice_away(tmp_path):
+    """Own entries of rung 3 and of the tiled kernel at 128^3 beside another CPU's tiled kernel
+    (the `default: CPU` level): gemm()'s choice at every shape is what it was without them or
+    one of them, never a third; rung 3 itself keeps the other CPU's entry measured nearer a
+    shape, where it is faster."""
+    other = tmp_path / "other"
+    _store(other, OTHER_CPU, [_entry(12, (s,) * 3, g, **TILED)
+                              for s, g in ((256, 7.0), (512, 44.0), (1024, 70.0), (2048, 100.0))]
+           + [_entry(3, (512,) * 3, 7.6, TS=32, WPT=16)])
+    shapes = [(s,) * 3 for s in (64, 128, 256, 512, 1024, 2048, 4096)] + [(2048, 2048, 128)]
+    before = {s: lookup.best_over_rungs(CPU, s, roots=[other]) for s in shapes}
+    assert {f.rung for f in before.values()} == {12}
+    mine = tmp_path / "mine"
+    own = [_entry(3, (128,) * 3, 4.7, TS=8, WPT=8),
+           _entry(12, (128,) * 3, 24.0, **{**TILED, "TSM": 32})]
+    _store(mine, CPU, own)
+    roots = [mine, other]
+    for shape in shapes:
+        after = lookup.best_over_rungs(CPU, shape, roots=roots)
+        assert after == before[shape] or (after.path.parent == mine
+                                          and after.shape == (128,) * 3), shape
+        if shape[0] >= 512:  # far from 128^3: the faster kernel measured nearer, as before
+            assert after == before[shape], shape
+    found = lookup.best(CPU, get_rung(3), (1024,) * 3, roots)
+    assert (found.params, found.label) == ({"TS": 32, "WPT": 16}, "default: CPU")
+    found = lookup.best(CPU, get_rung(3), (128,) * 3, roots)  # measured here, and faster here
+    assert (found.params, found.label) == ({"TS": 8, "WPT": 8}, "tuned")
+
+
+def test_an_own_measurement_takes_its_slot_from_another_device(tmp_path, monkeypatch):
+    """Where the device measured a rung at a shape itself, another device's entry of that slot
+    is not used, however fast it was there; an entry of another shape still competes. The
+    plain tune's seeds follow the chain's order, the slot's other entry last."""
+    from clgemm.tuner.plan import seeds
+
+    other, mine = tmp_path / "other", tmp_path / "mine"
+    _store(other, OTHER_CPU, [_entry(12, (1024,) * 3, 900.0, **TILED),
+                              _entry(12, (2048,) * 3, 500.0, **{**TILED, "TSM": 128})])
+    _store(mine, CPU, [_entry(12, (1024,) * 3, 30.0, **{**TILED, "TSM": 32})])
+    roots = [mine, other]
+    ranked = lookup.ranked(CPU, get_rung(12), (1024,) * 3, roots)
+    assert [(f.label, f.params["TSM"]) for f in ranked] == [
+        ("default: CPU", 128), ("tuned", 32), ("default: CPU", 64)]
+    found = lookup.best(CPU, get_rung(12), (512,) * 3, roots)
+    assert (found.label, found.params["TSM"]) == ("default: CPU", 128)
+    _store(mine, CPU, [_entry(12, (1024,) * 3, 30.0, **{**TILED, "TSM": 32}),
+                       _entry(12, (2048,) * 3, 40.0, **{**TILED, "TSM": 32})])
+    found = lookup.best(CPU, get_rung(12), (1024,) * 3, roots)
+    assert (found.label, found.params["TSM"]) == ("tuned", 32)
+    monkeypatch.setattr(lookup, "read_roots", lambda: roots)
+    assert [p["TSM"] for p in seeds(CPU, get_rung(12), (1024,) * 3)] == [32, 64, 128]
+
+
+def test_a_broken_file_is_skipped_and_a_program_error_is_not(tmp_path, monkeypatch):
+    _store(tmp_path, GPU, [_entry(3, (512,) * 3, 9.0)])
+    (tmp_path / "broken.json").write_text('{"format": "clgemm-tuning-database", ')
+    with pytest.warns(RuntimeWarning, match=r"broken\.json skipped .*not valid JSON"):
+        assert len(lookup.stored_databases([tmp_path])) == 1
+    lookup.forget()
+
+    def bug(path):
+        raise TypeError("a mistake in clgemm itself")
+
+    monkeypatch.setattr(lookup, "read_any", bug)
+    with pytest.raises(TypeError, match="a mistake in clgemm itself"):
+        lookup.stored_databases([tmp_path])

@@ -261,7 +261,14 @@ def test_model_command_explains_one_rung(capsys):
         assert word in out
 
 
-def test_model_command_on_a_recorded_device_as_json(capsys):
+@pytest.mark.parametrize("results", ["default", "a folder of its own"])
+def test_model_command_on_a_recorded_device_as_json(capsys, monkeypatch, tmp_path, results):
+    """The recorded H100's rungs run its shipped tuning, wherever results are written."""
+    monkeypatch.delenv("CLGEMM_SHIPPED_TUNING", raising=False)
+    if results == "default":
+        monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
+    else:
+        monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     record = RESULTS / "h100" / "ladder-opencl-4096-tuned.json"
     assert main(["model", "--device-record", str(record), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -6,6 +6,7 @@ import click
 
 from ..backends.opencl import nvidia_icd_note
 from ..backends import list_devices
+from ..lookup import read_summary
 from ..report import devices_rows, devices_table
 from ..tables import csv_text
 from .options import output_options
@@ -15,12 +16,14 @@ from .output import Output
 @click.command()
 @output_options(csv=True)
 def devices(out: Output) -> None:
-    """List every device, numbered across platforms."""
+    """List every device, numbered across platforms, and where each one's tuning comes from."""
     found = list_devices()
     if not found:
         out.say("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
     else:
         out.table(devices_table(found, out.layout))
+        out.note(f"tuning: the best level of the lookup chain with entries for the device; "
+                 f"{read_summary()}")
     rows = devices_rows(found)
     out.write([{**d.to_json(), "tuning": r["tuning"]} for d, r in zip(found, rows)],
               csv_text(rows))

@@ -91,10 +91,10 @@ def plan_table(device: Any, steps: Sequence[Step], layout: Layout = FULL) -> str
 
 def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[str, int]]:
     """The best stored configurations for this rung at this shape, whatever level of the lookup
-    chain they come from (this device, another driver, the family, the device type), by expected
-    speed there: the search measures these first (transfer between devices)."""
-    found = lookup.candidates(device, rung, shape)
-    found.sort(key=lambda f: -lookup.expected_gflops(device, rung, f, shape))
+    chain they come from (this device, another driver, the family, the device type), in the
+    chain's order there (`lookup.ranked`: what the chain would run first): the search measures
+    these first (transfer between devices)."""
+    found = lookup.ranked(device, rung, shape)
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored

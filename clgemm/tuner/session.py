@@ -24,7 +24,8 @@ from ..runner import check_workspace
 from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
                       status_cell)
 from .evaluate import Evaluator
-from .journal import Journal, check_journal, default_journal_path
+from .journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
+                      refuse_in_use)
 from .plan import Step, bound_seeds, seeds
 from .space import SearchSpace, build_space, funnel_table
 from .tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
@@ -59,10 +60,12 @@ class PreparedShape:
 
 def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options: TuneOptions,
                   only: dict[str, tuple[int, ...]], bounded: bool, journal_file: str | None,
-                  results: Path, repeats: int, warmup: int, command: str, resume: bool,
-                  say: Say, note: Say, layout: Layout = FULL) -> PreparedShape:
+                  results: Path, repeats: int, warmup: int, command: str, fresh: bool,
+                  say: Say, note: Say, layout: Layout = FULL,
+                  wording: Wording = PYTHON) -> PreparedShape:
     """Spaces, funnels, memory and journal checks of one shape, before anything is measured;
-    the funnels go to `say` (laid out by `layout`), journal warnings to `note`."""
+    the funnels go to `say` (laid out by `layout`), what becomes of each journal and its
+    warnings to `note`, and messages name the caller's choices as `wording` says."""
     rungs = [get_rung(s.rung) for s in steps]
     spaces, resolved = {}, {}
     for step, rung in zip(steps, rungs):
@@ -91,14 +94,14 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options:
         check_writable("--journal" if journal_file else "journal", path)
         headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
                                        {r.number: resolved[r.number] for r in group})
-        _check_journal(path, headers[path], resume, note)
+        _check_journal(path, headers[path], fresh, wording, note)
     return PreparedShape(problem, steps, spaces, journals, headers)
 
 
 def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bounded: bool,
-              db: Database, resume: bool, command: str, repeats: int, warmup: int, jobs: int,
+              db: Database, fresh: bool, command: str, repeats: int, warmup: int, jobs: int,
               launch_timeout: float, build_timeout: float, note: Say,
-              stream: TextIO | None = None) -> list[RungOutcome]:
+              stream: TextIO | None = None, wording: Wording = PYTHON) -> list[RungOutcome]:
     """Measure one shape's rungs in one measuring process; store each rung's winner in `db`
     as soon as it is known, so an interrupted run keeps what it finished. Progress lines go to
     `stream` (default stderr)."""
@@ -109,7 +112,11 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                    launch_timeout=launch_timeout, build_timeout=build_timeout,
                    seed=0) as evaluator:
         for path, group in shape.journals:
-            with Journal.open(path, shape.headers[path], resume, command=command) as journal:
+            with Journal.open(path, shape.headers[path], fresh, command=command,
+                              wording=wording) as journal:
+                if journal.moved_to is not None:
+                    note(f"journal {path}: the one there was moved aside to "
+                         f"{journal.moved_to}; a new one is started")
                 for rung in group:
                     space = shape.spaces[rung.number]
                     if not len(space):
@@ -158,14 +165,20 @@ def check_known(where: str, name: str, known: set[str]) -> None:
                          f"(they have {', '.join(sorted(known)) or 'none'})")
 
 
-def _check_journal(path: Path, header: dict, resume: bool, note: Say) -> None:
-    """Refuse now what Journal.open would refuse later, and warn about edited kernels."""
-    existing = check_journal(path, header, resume)
+def _check_journal(path: Path, header: dict, fresh: bool, wording: Wording,
+                   note: Say) -> None:
+    """Refuse now what Journal.open would refuse later (a journal another run has open, one
+    made for another device, driver, size or rungs), say how many measurements an existing
+    one lends this run, and warn about kernels edited since they were made."""
+    refuse_in_use(path, wording)
+    existing = check_journal(path, header, fresh=fresh, wording=wording)
     if existing is None:
-        if resume:
-            note(f"note: {path} does not exist yet; starting it")
         return
-    old = existing[0]
+    old, records = existing[0], existing[1]
+    reused = sum(1 for r in records if "config" in r and r.get("kind", "search") == "search")
+    held = f"its {reused} measurement(s) are reused" if reused else "it holds no measurement yet"
+    note(f"journal {path}: {held} and new ones appended ({wording.fresh} moves it aside and "
+         f"starts a new one)")
     for number, digest in (old.get("kernels") or {}).items():
         if header["kernels"].get(number) not in (None, digest):
             note(f"warning: rung {number}'s kernel changed since {path} was started; "
@@ -182,6 +195,8 @@ def summary_line(out: RungOutcome) -> str:
         params = " ".join(f"{k}={v}" for k, v in best.params.items())
         text += (f"; best {best.gflops:.2f} GFLOP/s {params}"
                  f" (median of {best.repeats}: {best.ms:.3f} ms, spread {lo:.3f}-{hi:.3f} ms)")
+    if out.why:
+        text += f"; {out.why}"
     return text
 
 
@@ -211,7 +226,10 @@ def summary_table(outcomes: Sequence[RungOutcome], layout: Layout = FULL,
                Column("best parameters", short="parameters", wrap=20), "GFLOP/s",
                Column("default GFLOP/s", short="default"), "x default", "stored"]
     table = render(columns, rows, layout)
-    return "\n".join([table] + ([] if layout.wide else fit_lines([BRIEF_NOTE], layout)))
+    # what the "stored" column cannot say: why a result was kept out, or what it replaced
+    why = [f"rung {o.rung}{' at ' + 'x'.join(map(str, shapes[i])) if shapes else ''}: {o.why}"
+           for i, o in enumerate(outcomes) if o.why and (not o.stored or "unusable" in o.why)]
+    return "\n".join([table] + fit_lines(why + ([] if layout.wide else [BRIEF_NOTE]), layout))
 
 
 def outcome_rows(outcomes: Sequence[tuple[tuple[int, int, int], RungOutcome]]) -> list[dict]:

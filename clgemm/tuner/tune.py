@@ -11,8 +11,9 @@ again with more repeats before one is stored; the database gets that confirmatio
 
 A journal is a file anyone can edit, so its records are checked before they count: a record
 whose configuration is not a parameter set of its rung (an unknown name, a value that is not an
-integer) or whose numbers are not numbers is skipped with a note, never built, confirmed or
-stored.
+integer, a value outside what a kernel's int macro holds, one that breaks the rung's minimum or
+divisibility constraints) or whose numbers are not numbers is skipped with a note, never built,
+confirmed or stored.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ class RungOutcome:
     default: dict | None = None
     entry: Entry | None = None
     stored: bool = False
+    #: why the entry was stored or not (`Database.record`'s answer, as the summary prints it)
+    why: str = ""
     stop: str = ""
 
     @property
@@ -136,10 +139,34 @@ def _short(rec: Mapping[str, Any] | None) -> str:
                                                     rec["config"].items()) + ")"
 
 
+#: the values a parameter may take: what the kernels' int macros hold
+PARAM_LIMIT = 2 ** 31
+
+
+def _broken_constraint(rung: Rung, params: Mapping[str, int]) -> str | None:
+    """The first of the rung's own constraints (minimum values, divisibility) the parameters
+    break; a predicate that raises counts as broken, as in the funnel."""
+    for c in rung.all_constraints():
+        if c.stage != "divisibility":
+            continue
+        try:
+            if not c.holds(dict(params), None):
+                return c.name
+        except Exception:
+            return c.name
+    return None
+
+
 def record_problem(rung: Rung, rec: Mapping[str, Any]) -> str | None:
     """Why a journal record of `rung` cannot be used, or None if it can."""
-    if rung.complete(rec.get("config")) is None:
+    params = rung.complete(rec.get("config"))
+    if params is None:
         return f"config {rec.get('config')!r} is not a parameter set of rung {rung.number}"
+    if any(not -PARAM_LIMIT < v < PARAM_LIMIT for v in params.values()):
+        return f"config {rec.get('config')!r} holds a value beyond a 32-bit integer"
+    broken = _broken_constraint(rung, params)
+    if broken is not None:
+        return f"config {rec.get('config')!r} breaks rung {rung.number}'s constraint '{broken}'"
     if not isinstance(rec.get("status"), str):
         return f"status {rec.get('status')!r} is not a string"
     if rec["status"] != "ok":
@@ -270,7 +297,8 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
     out.best, out.entry, out.default = _confirm(rung, space, journal, evaluator, options, ref,
                                                 device, problem, command, name, default)
     if out.entry is not None and db is not None:
-        out.stored = db.record(out.entry)
+        recorded = db.record(out.entry)
+        out.stored, out.why = recorded.stored, recorded.text()
     return out
 
 

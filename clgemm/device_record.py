@@ -8,11 +8,11 @@ is refused by field name, before the model divides by or iterates over a wrong v
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Callable
 
 from .devices import DeviceInfo
 from .errors import UsageError
+from .files import read_json
 
 
 def _count(least: int) -> Callable[[Any], bool]:
@@ -46,10 +46,7 @@ OPTIONAL_RECORD_FIELDS = {
 def device_from_record(path: str) -> DeviceInfo:
     """A DeviceInfo from a ladder or bench JSON file (its "device"), or a file holding just
     that record. Messages name the file as `--device-record`, the option that reads it."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--device-record {path}: cannot read it ({exc})") from None
+    data = read_json(path, "--device-record")
     record = data.get("device", data) if isinstance(data, dict) else None
     if not isinstance(record, dict):
         raise UsageError(f"--device-record {path}: no device record in it")

@@ -5,19 +5,21 @@ The performance bound is only worth printing if no real result beats it, so the 
 `scripts/bound_table.py` set each committed number against it: tuning databases and their
 journals, ladder runs (kernel time alone), `ladder --vs-defaults` runs, and bench runs (whose
 rung times include the transpose of B). A database or journal records only its device key; the
-device's figures come from a ladder or bench file of the same key.
+device's figures come from a ladder or bench file of the same key. What cannot be read (not a
+regular file, not JSON, nesting too deep to parse) is not a measurement and is passed over.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from .database import renumbered
+from .errors import UsageError
+from .files import is_regular_file, read_json
 from .rungs import GEMM_RUNGS, get_rung
-from .tuner.journal import renumber
+from .tuner.journal import read_journal
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,11 @@ class Measurement:
 
 def _json_files(root: Path) -> Iterator[tuple[Path, Any]]:
     for path in sorted(root.rglob("*.json")):
+        if not is_regular_file(path):
+            continue
         try:
-            yield path, json.loads(path.read_text())
-        except (OSError, ValueError):
+            yield path, read_json(path, "result file")
+        except UsageError:
             continue
 
 
@@ -75,10 +79,12 @@ def _from_database(path: str, data: dict) -> list[Measurement]:
 
 
 def _from_journal(path: Path) -> list[Measurement]:
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if not lines or lines[0].get("format") != "clgemm-tune-journal":
+    if not is_regular_file(path):
         return []
-    head, records = renumber(lines[0], lines[1:])
+    try:
+        head, records, _ = read_journal(path)
+    except UsageError:
+        return []
     return [Measurement(str(path), "journal", head["device"], r["rung"], r["config"],
                         tuple(head["size"]), r["gflops"])
             for r in records if r.get("status") == "ok" and r.get("gflops")]

@@ -29,6 +29,8 @@ import numpy as np
 from .course.data import Results, Run
 from .course.tables import ladder_groups, size_text
 from .course.tiling import EXAMPLES, tiling
+from .errors import UsageError
+from .files import is_regular_file, read_bytes, read_json
 from .paths import KERNELS, ROOT
 from .rungs import ALL_RUNGS, REGISTRY
 from .tuner.replay import load_replay, trace
@@ -122,17 +124,19 @@ def digest(spec: PlotSpec, root: Path) -> str:
     h = hashlib.sha256(f"{DRAWING_VERSION} {spec.kind} {spec.name}\n".encode())
     for source in spec.sources:
         h.update(source.encode() + b"\n")
-        h.update((root / source).read_bytes())
+        h.update(read_bytes(root / source, "plot source"))
     return h.hexdigest()[:16]
 
 
 def read_manifest(folder: Path) -> dict[str, str]:
+    """The digests the plots were drawn from; a manifest that cannot be read (not a regular
+    file, not JSON) only means every plot is redrawn."""
     path = folder / MANIFEST
-    if not path.exists():
+    if not is_regular_file(path):
         return {}
     try:
-        return dict(json.loads(path.read_text()).get("plots", {}))
-    except (ValueError, AttributeError):
+        return dict(read_json(path, "plot manifest").get("plots", {}))
+    except (UsageError, ValueError, TypeError, AttributeError):
         return {}
 
 

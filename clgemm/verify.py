@@ -33,8 +33,9 @@ from .backends import KINDS
 from .config import stored_configs
 from .devices import DeviceInfo
 from .errors import ClgemmError, UsageError
+from .files import read_json
 from .memory import check_host_memory, checking_bytes
-from .rungs import get_rung
+from .rungs import get_rung, kernel_label
 from .tables import (BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief,
                      params_text, render)
 
@@ -354,7 +355,7 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
     for number, params, source in _configs(device, rungs, quick):
         rung = get_rung(number)
         text = rung.params_text(params)
-        group = Group(f"rung {number}", "buffers", text, source, rung=number, params=params)
+        group = Group(kernel_label(number), "buffers", text, source, rung=number, params=params)
         bad = rung.first_violation(params, limits)
         if bad is not None:
             group.skipped = f"breaks '{bad.name}' on this device"
@@ -431,7 +432,7 @@ def replay(device: DeviceInfo, cases: list[Case],
     for case in cases:
         if case.path == "buffers":
             key = (case.rung, json.dumps(case.params, sort_keys=True), case.source)
-            name, kernel = f"rung {case.rung}", params_text(case.params or {})
+            name, kernel = kernel_label(case.rung), params_text(case.params or {})
         else:
             key = (case.path,)
             name, kernel = f"gemm() {case.path}", "chosen by gemm()"
@@ -512,16 +513,22 @@ def failures_json(report: Report, command: str = "") -> dict[str, Any]:
 
 
 def load_cases(path: str | Path) -> list[Case]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--replay {path}: cannot read it ({exc})") from None
+    return read_cases(path)[0]
+
+
+def read_cases(path: str | Path) -> tuple[list[Case], str | None]:
+    """The cases of a --failures file, and the key of the device they were recorded on (None
+    if it does not say): the file is read once, so the cases and the key come from one
+    version of it."""
+    data = read_json(path, "--replay")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"--replay {path}: not a file written by 'clgemm verify --failures'")
     cases = data.get("cases")
     if not isinstance(cases, list):
         raise UsageError(f"--replay {path}: 'cases' is not a list")
-    return [_case_from_json(f"--replay {path}: case {i}", c) for i, c in enumerate(cases, 1)]
+    device = data.get("device")
+    return ([_case_from_json(f"--replay {path}: case {i}", c) for i, c in enumerate(cases, 1)],
+            device if isinstance(device, str) else None)
 
 
 def _is_int(v: Any) -> bool:

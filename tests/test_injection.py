@@ -25,6 +25,10 @@ from clgemm.tuner.tune import TuneOptions, tune_rung
 INJECTED = "X -DWPTN=4"
 BAD_PARAMS = [{"TS": 16, "WPT": 4, INJECTED: 1}, {"TS": "16 -DX=1", "WPT": 4},
               {"TS": 16.9, "WPT": 4}, {"TS": 16, "WPT": True}, {"TS": 16, "WPT": "4"}]
+#: integers, but none a kernel can be built with: below the minimum (-DTS=-16), beyond a C int
+#: (and beyond NumPy's int64, where the search's distances are computed), breaking TS % WPT
+OUT_OF_RANGE = [{"TS": -16, "WPT": 4}, {"TS": 0, "WPT": 1}, {"TS": 2 ** 31, "WPT": 4},
+                {"TS": 10 ** 30, "WPT": 4}, {"TS": 16, "WPT": 3}]
 
 
 # -- the journal, on resume ----------------------------------------------------------------
@@ -53,33 +57,37 @@ HEADER = {"device": FAKE_DEVICE.key, "backend": "opencl", "driver": "1.0",
 
 def _journal_with(path, configs) -> None:
     """A journal whose records (edited by hand, say) claim these configurations ran fastest."""
-    with Journal.open(path, HEADER, resume=False) as j:
+    with Journal.open(path, HEADER) as j:
         for config in configs:
             j.append({"kind": "search", "rung": 3, "config": config, "status": "ok",
                       "ms": 0.001, "gflops": 1e6, "rel_error": 0.0, "times_ms": [0.001]})
 
 
+@pytest.mark.parametrize("strategy", ["exhaustive", "annealing"])
 @pytest.mark.parametrize("confirm", [0, 2], ids=["stored-directly", "confirmed"])
-def test_journal_records_never_built_on_resume(tmp_path, confirm, capsys):
+def test_journal_records_never_built_on_resume(tmp_path, confirm, strategy, capsys):
     rung, problem = get_rung(3), Problem(64, 64, 64)
     space = build_space(rung, DeviceLimits(), problem)
     journal_path = tmp_path / "j.jsonl"
-    _journal_with(journal_path, BAD_PARAMS)
+    _journal_with(journal_path, BAD_PARAMS + OUT_OF_RANGE)
     evaluator = RecordingEvaluator()
     db = load(FAKE_DEVICE, tmp_path / "db.json")
-    options = TuneOptions(strategy="exhaustive", budget=2, confirm=confirm)
-    with Journal.open(journal_path, HEADER, resume=True) as journal:
+    options = TuneOptions(strategy=strategy, budget=2, confirm=confirm)
+    with Journal.open(journal_path, HEADER) as journal:
         out = tune_rung(rung, space, journal, evaluator, options, device=FAKE_DEVICE,
                         problem=problem, db=db)
     names = set(rung.param_names())
     assert evaluator.built and all(set(c) == names for c in evaluator.built)
     assert all(type(v) is int for c in evaluator.built for v in c.values())
+    assert all(rung.first_violation(c, None) is None for c in evaluator.built)
+    assert all(0 < v < 2 ** 31 for c in evaluator.built for v in c.values())
     assert out.entry is not None and set(out.entry.params) == names
     assert out.measured == 2  # the skipped records do not count against the budget
     db.save()
     assert INJECTED not in (tmp_path / "db.json").read_text()
     err = capsys.readouterr().err
-    assert f"{len(BAD_PARAMS)} record(s) of rung 3 skipped" in err and INJECTED in err
+    assert f"{len(BAD_PARAMS) + len(OUT_OF_RANGE)} record(s) of rung 3 skipped" in err
+    assert INJECTED in err
 
 
 # -- the database ----------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def test_failures_recorded_and_skipped(device, tmp_path, jobs):
     t0 = time.monotonic()
     with Evaluator(device, problem, repeats=1, warmup=0, jobs=jobs, launch_timeout=4,
                    build_timeout=60) as ev, \
-            Journal.open(tmp_path / "j.jsonl", header, resume=False) as journal:
+            Journal.open(tmp_path / "j.jsonl", header) as journal:
         out = tune_rung(FAKE, space, journal, ev, options, device=device, problem=problem,
                         ref=REF)
         restarts = ev.restarts

@@ -1,9 +1,11 @@
-"""The journal: every result durable the moment it is known, torn tails dropped, a journal of
-another device, driver or size refused by name, and an interrupted run resumed with no result
-lost or repeated."""
+"""The journal: every result durable the moment it is known, torn tails dropped, reused as a
+cache by the next run of the same tune and moved aside (never lost) to start over, a journal of
+another device, driver or size refused by name, a full disk one error with no empty journal
+left, and an interrupted run resumed with no result lost or repeated."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -14,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.errors import ClgemmError, UsageError
+from clgemm.errors import UsageError
+from clgemm.files import FileWriteError
 from clgemm.tuner import journal as journal_module
 from clgemm.tuner.journal import Journal, read_journal
+from clgemm.tuner.journal import refuse_in_use as check_in_use
 
 HEADER = {"device": "opencl-acme-gpu-1.0", "backend": "opencl", "driver": "1.0",
           "size": [64, 64, 64], "rungs": [3], "clgemm": "0.1.0"}
@@ -29,7 +33,7 @@ def _rec(ts: int, wpt: int, gflops: float | None = 1.0) -> dict:
 
 def test_records_durable_and_torn_tail_dropped(tmp_path):
     path = tmp_path / "j.jsonl"
-    with Journal.open(path, HEADER, resume=False) as j:
+    with Journal.open(path, HEADER) as j:
         j.append(_rec(8, 1))
         j.append(_rec(8, 2, float("nan")))  # NaN is not JSON: written as null
     lines = path.read_text().splitlines()
@@ -39,7 +43,7 @@ def test_records_durable_and_torn_tail_dropped(tmp_path):
         f.write('{"kind": "search", "rung": 3, "config": {"TS"')
     header, records, good = read_journal(path)
     assert header["device"] == HEADER["device"] and len(records) == 2
-    with Journal.open(path, HEADER, resume=True) as j:
+    with Journal.open(path, HEADER) as j:
         assert len(j.results(3)) == 2
         j.append(_rec(16, 4))
     _, records, _ = read_journal(path)
@@ -49,11 +53,28 @@ def test_records_durable_and_torn_tail_dropped(tmp_path):
     assert path.read_text().endswith("\n")
 
 
-def test_exists_without_resume_refused(tmp_path):
+def test_existing_journal_is_a_cache_and_fresh_moves_it_aside(tmp_path):
+    """The same tune twice reuses what the first measured; starting over keeps the old
+    journal under another name, never loses it."""
     path = tmp_path / "j.jsonl"
-    Journal.open(path, HEADER, resume=False).close()
-    with pytest.raises(UsageError, match="already exists: add --resume"):
-        Journal.open(path, HEADER, resume=False)
+    with Journal.open(path, HEADER) as j:
+        j.append(_rec(8, 1))
+        j.append(_rec(8, 2))
+    first = path.read_text()
+    with Journal.open(path, HEADER) as j:
+        assert j.moved_to is None and j.measurements == 2
+        j.append(_rec(8, 4))
+    assert path.read_text().startswith(first)
+    assert [r["config"]["WPT"] for r in read_journal(path)[1] if "config" in r] == [1, 2, 4]
+    whole = path.read_text()
+    with Journal.open(path, HEADER, fresh=True) as j:
+        assert j.moved_to == tmp_path / "j.jsonl.old1" and j.measurements == 0
+        j.append(_rec(16, 1))
+    assert (tmp_path / "j.jsonl.old1").read_text() == whole
+    assert [r["config"] for r in read_journal(path)[1]] == [{"TS": 16, "WPT": 1}]
+    with Journal.open(path, HEADER, fresh=True) as j:  # the first one moved aside stays
+        assert j.moved_to == tmp_path / "j.jsonl.old2"
+    assert (tmp_path / "j.jsonl.old1").read_text() == whole
 
 
 @pytest.mark.parametrize("field,value", [
@@ -62,28 +83,80 @@ def test_exists_without_resume_refused(tmp_path):
 ])
 def test_foreign_journal_refused_by_name(tmp_path, field, value):
     path = tmp_path / "j.jsonl"
-    Journal.open(path, HEADER, resume=False).close()
-    with pytest.raises(UsageError, match=rf"cannot resume .*: its {field} is "):
-        Journal.open(path, {**HEADER, field: value}, resume=True)
+    with Journal.open(path, HEADER) as j:
+        j.append(_rec(8, 1))
+    before = path.read_text()
+    with pytest.raises(UsageError, match=rf"cannot be reused: its {field} is .*; fresh=True "
+                                         rf"moves it aside"):
+        Journal.open(path, {**HEADER, field: value})
+    assert path.read_text() == before
+    with Journal.open(path, {**HEADER, field: value}, fresh=True) as j:
+        assert j.measurements == 0
+    assert (tmp_path / "j.jsonl.old1").read_text() == before
+
+
+def test_messages_name_the_callers_choices(tmp_path):
+    """From Python a message names the keyword; only the command's names its options."""
+    path = tmp_path / "j.jsonl"
+    Journal.open(path, HEADER).close()
+    with pytest.raises(UsageError) as python:
+        Journal.open(path, {**HEADER, "driver": "2.0"})
+    assert "fresh=True" in str(python.value) and "--" not in str(python.value)
+    with pytest.raises(UsageError) as command:
+        Journal.open(path, {**HEADER, "driver": "2.0"}, wording=journal_module.COMMAND)
+    assert "--fresh moves it aside" in str(command.value)
+    assert "--journal FILE uses another" in str(command.value)
+    with Journal.open(path, HEADER):
+        with pytest.raises(UsageError) as busy:
+            Journal.open(path, HEADER)
+        assert "in use by another clgemm tune" in str(busy.value)
+        assert "--" not in str(busy.value)
+        with pytest.raises(UsageError, match="give --journal FILE to start another"):
+            check_in_use(path, journal_module.COMMAND)
 
 
 def test_not_a_journal_refused(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"hello": 1}\n')
     with pytest.raises(UsageError, match="not a clgemm tuning journal"):
-        Journal.open(path, HEADER, resume=True)
+        Journal.open(path, HEADER)
+    assert path.read_text() == '{"hello": 1}\n'
+
+
+def _expire(signum, frame):
+    raise TimeoutError("still waiting on the journal after 30 s")
+
+
+def test_fifo_or_folder_at_the_journal_refused_without_waiting(tmp_path):
+    """Opening a FIFO to append waits for a reader for ever: it is refused by its type."""
+    fifo, folder = tmp_path / "fifo.jsonl", tmp_path / "dir.jsonl"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    old = signal.signal(signal.SIGALRM, _expire)
+    signal.alarm(30)
+    try:
+        for path in (fifo, folder):
+            for fresh in (False, True):
+                with pytest.raises(UsageError, match=f"journal {path} is not a regular file"):
+                    Journal.open(path, HEADER, fresh=fresh)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def test_journal_in_use_refused_until_closed(tmp_path):
-    """A resume cuts a torn tail; cutting a journal another run still appends to would drop
+    """Reopening cuts a torn tail; cutting a journal another run still appends to would drop
     the lines it wrote meanwhile, so a journal serves one run at a time."""
     path = tmp_path / "j.jsonl"
-    with Journal.open(path, HEADER, resume=False) as first:
+    with Journal.open(path, HEADER) as first:
         first.append(_rec(8, 1))
         with pytest.raises(UsageError, match=r"journal .*j\.jsonl is in use by another"):
-            Journal.open(path, HEADER, resume=True)
+            Journal.open(path, HEADER)
+        with pytest.raises(UsageError, match=r"journal .*j\.jsonl is in use by another"):
+            check_in_use(path)
         first.append(_rec(8, 2))
-    with Journal.open(path, HEADER, resume=True) as again:
+    check_in_use(path)
+    with Journal.open(path, HEADER) as again:
         assert len(again.results(3)) == 2
 
 
@@ -92,16 +165,63 @@ def test_short_write_leaves_no_part_line(tmp_path, monkeypatch):
     part line that would make the journal unreadable."""
     path = tmp_path / "j.jsonl"
     real_write = os.write
-    with Journal.open(path, HEADER, resume=False) as j:
+    with Journal.open(path, HEADER) as j:
         j.append(_rec(8, 1))
         monkeypatch.setattr(journal_module.os, "write",
                             lambda fd, data: real_write(fd, data[:len(data) // 2]))
-        with pytest.raises(ClgemmError, match="only .* bytes of a record could be written"):
+        with pytest.raises(FileWriteError, match="only .* bytes of a record could be written"):
             j.append(_rec(8, 2))
         monkeypatch.setattr(journal_module.os, "write", real_write)
         j.append(_rec(8, 4))
     _, records, _ = read_journal(path)
     assert [r["config"]["WPT"] for r in records] == [1, 4]
+
+
+def _disk_full(fd, data):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_full_disk_one_error_and_no_empty_journal(tmp_path, monkeypatch):
+    """A header that cannot be written leaves no journal (an empty one would stand in the next
+    run's way); a record that cannot be written is one FileWriteError naming the file, and what
+    was written before stays."""
+    path = tmp_path / "j.jsonl"
+    monkeypatch.setattr(journal_module.os, "write", _disk_full)
+    with pytest.raises(FileWriteError, match=rf"cannot write journal {path}: No space left"):
+        Journal.open(path, HEADER)
+    assert not path.exists()
+    monkeypatch.undo()
+    with Journal.open(path, HEADER) as j:
+        j.append(_rec(8, 1))
+        monkeypatch.setattr(journal_module.os, "write", _disk_full)
+        with pytest.raises(FileWriteError, match=rf"cannot write journal {path}: No space"):
+            j.append(_rec(8, 2))
+        monkeypatch.undo()
+    assert [r["config"]["WPT"] for r in read_journal(path)[1] if "config" in r] == [1]
+    kept = path.read_text()
+    monkeypatch.setattr(journal_module.os, "write", _disk_full)
+    with pytest.raises(FileWriteError) as reused:
+        Journal.open(path, HEADER)
+    assert str(reused.value) == f"cannot write journal {path}: No space left on device"
+    monkeypatch.undo()
+    assert path.read_text() == kept
+
+
+def test_a_journal_started_by_a_failed_run_is_removed(tmp_path):
+    """A run that fails before its first measurement (its measuring process cannot start)
+    leaves nothing behind; a journal it only reused is never removed."""
+    path = tmp_path / "j.jsonl"
+    with pytest.raises(RuntimeError):
+        with Journal.open(path, HEADER):
+            raise RuntimeError("the measuring process could not start")
+    assert not path.exists()
+    with Journal.open(path, HEADER) as j:
+        j.append(_rec(8, 1))
+    kept = path.read_text()
+    with pytest.raises(RuntimeError):
+        with Journal.open(path, HEADER):
+            raise RuntimeError("the measuring process could not start")
+    assert path.read_text().startswith(kept)
 
 
 # -- interrupted run -----------------------------------------------------------------------
@@ -167,12 +287,12 @@ def test_killed_run_resumes_without_loss_or_repeat(tmp_path):
     configs = [tuple(sorted(r["config"].items())) for r in after]
     assert len(configs) == 7 and len(set(configs)) == 7  # all done, none twice
     assert after[:len(before)] == before  # nothing measured before the kill was lost
-    # The default first, then generation order.
-    expected = [(32, 8), (8, 1), (8, 2), (8, 4), (8, 8), (16, 1), (16, 2)]
-    assert [(r["config"]["TS"], r["config"]["WPT"]) for r in after] == expected
-    # Resuming a finished journal measures nothing more.
-    again = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=180,
-                           env=env)
+    # The default first (then the configurations stored for the device, then generation
+    # order: which are stored depends on the databases shipped, so only the first is fixed).
+    assert (after[0]["config"]["TS"], after[0]["config"]["WPT"]) == (32, 8)
+    # The same tune again (no option needed) measures nothing more.
+    again = subprocess.run(args, capture_output=True, text=True, timeout=180, env=env)
     assert again.returncode == 0, again.stderr
+    assert "its 7 measurement(s) are reused" in again.stderr
     assert len(_search(journal)) == 7
     assert json.loads(db.read_text())["entries"][0]["rung"] == 3

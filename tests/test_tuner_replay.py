@@ -27,7 +27,7 @@ def journal(tmp_path_factory):
     header = {"device": "opencl-acme-gpu-1.0", "backend": "opencl", "driver": "1.0",
               "size": [512, 512, 512], "rungs": [7], "strategy": "exhaustive",
               "params": {"7": {"A": list(A), "B": list(B)}}}
-    with Journal.open(path, header, resume=False) as j:
+    with Journal.open(path, header) as j:
         for a in A:
             for b in B:
                 g = _gflops(a, b)

@@ -107,7 +107,7 @@ GOOD = {"path": "numpy", "m": 7, "n": 7, "k": 7}
 
 
 @pytest.mark.parametrize("content,message", [
-    ("not json", "cannot read it"),
+    ("not json", "cannot be read: not valid JSON"),
     (json.dumps({"format": "other"}), "not a file written by"),
     (_failures_file({"a": 1}), "'cases' is not a list"),
     (_failures_file([GOOD, 1]), "case 2 is not a JSON object"),

@@ -1,8 +1,9 @@
 """`clgemm tune`: the tuner's command. Parses, checks, prints; the run is `clgemm.tuner.run`.
 
 Everything that can be refused is refused before the first kernel is built (unknown strategy,
-bad budget, a journal that exists without --resume or belongs to another device, a foreign
-database), so a mistake costs a second, not the first hour of a tuning run.
+bad budget, a journal of another device or one another run has open, a foreign database), so a
+mistake costs a second, not the first hour of a tuning run. A journal of the same device, size
+and rungs is reused as a cache; --fresh moves it aside and starts a new one.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import click
 from ..database import load, results_dir
 from ..backends import select_device
 from ..errors import UsageError
+from ..files import is_regular_file
 from ..ladder import default_size
 from ..paths import check_writable
 from ..rungs import get_rung, parse_rungs
 from ..problem import parse_sizes
+from ..tuner.journal import COMMAND
 from ..tuner.plan import GO_FURTHER, plan_table
 from ..tuner.replay import compare
 from ..tuner.run import TuneRun, plan_steps
@@ -54,7 +57,11 @@ FORMAT = "clgemm-tune"
 @click.option("--time", "time_s", type=float, default=None, callback=positive(),
               help="at most this many seconds per rung (without --budget, --time or "
                    "--exhaustive: a plan of at most 10 minutes on a GPU, 15 on a CPU)")
-@click.option("--resume", is_flag=True, help="continue the journal, skipping what it holds")
+@click.option("--fresh", is_flag=True,
+              help="move existing journals aside (<journal>.old1, ...) and measure everything "
+                   "again (default: reuse what they hold)")
+@click.option("--resume", is_flag=True,
+              help="reuse what the journals hold (what a run always does; kept for scripts)")
 @click.option("--no-heuristics", is_flag=True, help="measure everything the device can run")
 @click.option("--journal", "journal_file", type=click.Path(dir_okay=False), default=None,
               help="one journal for all rungs of one shape (default: <results>/journals/"
@@ -85,7 +92,7 @@ FORMAT = "clgemm-tune"
 @output_options(csv=True)
 def tune(device: str | None, backend: str | None, rungs: str | None, size: int | None,
          mnk: tuple[int, int, int] | None, shapes: str | None, exhaustive: bool,
-         strategy: str, budget: int | None, time_s: float | None, resume: bool,
+         strategy: str, budget: int | None, time_s: float | None, fresh: bool, resume: bool,
          no_heuristics: bool, journal_file: str | None, seed: int, jobs: int | None,
          repeats: int | None, warmup: int | None, confirm: int, launch_timeout: float,
          build_timeout: float, database_file: str | None, only_specs: tuple[str, ...],
@@ -97,8 +104,10 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     configurations known for the device, its family and its type. Results go to the per-user
     data folder ($CLGEMM_RESULTS or --database choose another place)."""
     if replay_file:
-        if not Path(replay_file).is_file():
+        if not Path(replay_file).exists():
             raise UsageError(f"--compare-strategies: no such file {replay_file}")
+        if not is_regular_file(replay_file):
+            raise UsageError(f"--compare-strategies {replay_file}: not a regular file")
         if out.json_file or out.csv_file:
             raise UsageError("--compare-strategies prints a table only: leave out --json and "
                              "--csv")
@@ -111,6 +120,9 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
         make_strategy(strategy)  # an unknown name is refused now, not after the first rung
     if shapes is not None and (size is not None or mnk):
         raise UsageError("give either --shapes or --size/--mnk, not both")
+    if fresh and resume:
+        raise UsageError("--fresh starts the journals over and --resume continues them: give "
+                         "one of them")
 
     dev = select_device(device, backend=backend)
     numbers = parse_rungs(rungs) if rungs is not None else None
@@ -126,8 +138,8 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
                           time_s=time_s, seed=seed, heuristics=not no_heuristics,
                           confirm=confirm)
-    run = TuneRun(dev, steps, bounded, options, only, repeats, warmup, jobs, resume,
-                  journal_file, launch_timeout, build_timeout, command_line())
+    run = TuneRun(dev, steps, bounded, options, only, repeats, warmup, jobs, fresh,
+                  journal_file, launch_timeout, build_timeout, command_line(), COMMAND)
     results = results_dir()
 
     out.say(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "

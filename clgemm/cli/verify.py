@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
 from ..backends import select_device
 from ..errors import ClgemmError
 from ..paths import write_output
-from ..rungs import parse_rungs
+from ..rungs import kernel_label, parse_rungs
 from ..tables import csv_text
-from ..verify import (failures_json, load_cases, replay, report_json, run_verify, summary_rows,
+from ..verify import (failures_json, read_cases, replay, report_json, run_verify, summary_rows,
                       summary_table)
 from .options import command_line, device_options, output_file, output_options
 from .output import Output, progress
@@ -38,24 +37,27 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     dev = select_device(device, backend=backend)
     numbers = None
     if replay_file:
-        cases = load_cases(replay_file)
-        recorded = json.loads(Path(replay_file).read_text()).get("device")
+        cases, recorded = read_cases(replay_file)
         if recorded and recorded != dev.key:
             out.note(f"note: the cases were recorded on {recorded}; replaying them on {dev.key}")
         report = replay(dev, cases, progress)
     else:
         numbers = parse_rungs(rungs)
         out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
-                 f"{','.join(map(str, numbers))}, {'quick' if quick else 'full'} sweep")
+                 f"{', '.join(kernel_label(n).removeprefix('rung ') for n in numbers)}, "
+                 f"{'quick' if quick else 'full'} sweep")
         report = run_verify(dev, numbers, quick, progress)
     out.table(summary_table(report, out.layout))
     for r in report.failures[:SHOWN_FAILURES]:
-        out.note(f"FAILED {r.case.label()} [rung {r.case.rung or 'auto'}]: {r.message}")
+        out.note(f"FAILED {r.case.label()} "
+                 f"[{kernel_label(r.case.rung) if r.case.rung else 'chosen by gemm()'}]: "
+                 f"{r.message}")
     if len(report.failures) > SHOWN_FAILURES:
         out.note(f"... and {len(report.failures) - SHOWN_FAILURES} more")
     if failures_file:
         write_output(failures_file,
-                     json.dumps(failures_json(report, command_line()), indent=1) + "\n")
+                     json.dumps(failures_json(report, command_line()), indent=1) + "\n",
+                     "--failures")
         out.note(f"wrote {len(report.failures)} failing case(s) to {failures_file}")
     out.write(report_json(report, command_line(), numbers, None if replay_file else quick),
               csv_text(summary_rows(report)))

@@ -4,22 +4,25 @@ the geo-means; and the README's one-table summary of the same runs."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from tabulate import tabulate
 
 from ..callbench import FORMAT
+from ..errors import UsageError
+from ..files import is_regular_file, read_json
 
 
 def call_runs(results: Path) -> list[tuple[Path, dict]]:
     """The call-bench JSON files under `results/` (found by their format, in path order)."""
     out = []
     for path in sorted(results.rglob("bench-call-*.json")):
+        if not is_regular_file(path):
+            continue
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
+            data = read_json(path, "call-bench file")
+        except UsageError:
             continue
         if isinstance(data, dict) and data.get("format") == FORMAT:
             out.append((path, data))

@@ -6,17 +6,19 @@ databases by their contents; journals are the `.jsonl` files under `results/jour
 devices, sizes or backends therefore appear in the course as soon as their files are committed,
 with no list to keep up to date. Everything is sorted (devices by name, backend and key; runs
 by size and configuration) so that the pages generated from it are the same on every machine.
+Only regular files are read: a FIFO or a folder named like a result is not one, and reading a
+FIFO would wait for ever.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import database as _database
 from ..errors import UsageError
+from ..files import is_regular_file, read_json
 from ..tuner.journal import read_journal
 
 BACKEND_NAMES = {"opencl": "OpenCL", "cuda": "CUDA"}
@@ -177,10 +179,7 @@ def _device_from_json(d: dict) -> Device:
 
 
 def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot be read as JSON ({exc})") from None
+    return read_json(path, "result file")
 
 
 def _size(value: Any, path: Path) -> tuple[int, int, int]:
@@ -268,7 +267,7 @@ def _journal(rel: str, path: Path, devices: dict[str, Device]) -> JournalFile:
 
 def _json_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.json") if "journals" not in p.relative_to(folder).parts
-                  and not p.name.startswith("."))
+                  and not p.name.startswith(".") and is_regular_file(p))
 
 
 def load_results(folder: Path, tuning: Path | None = None) -> Results:
@@ -278,7 +277,8 @@ def load_results(folder: Path, tuning: Path | None = None) -> Results:
     folder = Path(folder)
     out = Results(folder=folder)
     databases = []
-    shipped = sorted(Path(tuning).glob("*.json")) if tuning is not None else []
+    shipped = sorted(p for p in Path(tuning).glob("*.json")
+                     if is_regular_file(p)) if tuning is not None else []
     for path in _json_files(folder) + shipped:
         rel = path.relative_to(folder.parent).as_posix()
         data = _load_json(path)
@@ -309,7 +309,7 @@ def load_results(folder: Path, tuning: Path | None = None) -> Results:
     journals = folder / "journals"
     if journals.is_dir():
         out.journals = [_journal(p.relative_to(folder.parent).as_posix(), p, described)
-                        for p in sorted(journals.rglob("*.jsonl"))]
+                        for p in sorted(journals.rglob("*.jsonl")) if is_regular_file(p)]
         out.journals.sort(key=lambda j: (j.device.order, j.rungs(), j.size, j.path))
     _name_drivers(out)
     out.runs.sort(key=lambda r: r.order)

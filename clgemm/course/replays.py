@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from ..files import is_regular_file
 from ..tuner.journal import read_journal
 from ..tuner.replay import load_replay, run_once
 from ..tuner.tune import AUTO_PARTIAL
@@ -21,6 +22,8 @@ SEEDS = 20
 def _plain_budget(folder: Path, rung: int) -> tuple[int, str] | None:
     """Search evaluations the plain tune made for `rung` on this device (its journal), and where."""
     for path in sorted(folder.glob(f"rung{rung}-*-plain-tune.jsonl")):
+        if not is_regular_file(path):
+            continue
         _, records, _ = read_journal(path)
         n = sum(1 for r in records if r.get("kind", "search") == "search")
         if n:

@@ -65,6 +65,12 @@ def get_rung(number: int) -> Rung:
         raise UsageError(f"there is no rung {number} ({_known()})") from None
 
 
+def kernel_label(number: int) -> str:
+    """How tables and messages name a kernel: 'rung N' on the ladder, the name beside it."""
+    rung = LIBRARY.get(number)
+    return f"rung {number}" if rung is None else f"{rung.slug} ({number})"
+
+
 def parse_rungs(spec: str) -> list[int]:
     """'1-5', '1,3,7-10', 'all' (the ladder), 'direct', 'tiled' or 'tiled-any' among them ->
     sorted numbers; anything else is a UsageError."""

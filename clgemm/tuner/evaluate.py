@@ -33,10 +33,11 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from typing import Any, Mapping
 
 from ..devices import DeviceInfo
-from ..errors import ClgemmError
+from ..errors import ClgemmError, UsageError
 from ..problem import Problem
 from . import worker as _worker
 
@@ -49,21 +50,46 @@ def _tag(ref: int | str, params: Mapping[str, int]) -> tuple:
 
 
 def _start_deaf_to_ctrl_c(proc: Any) -> None:
-    """Start a child that ignores SIGINT from its first instruction. Ctrl-C reaches the whole
-    process group, and a child that took it, even while still importing (before its main can
-    say so, `worker.ignore_ctrl_c`), would print a traceback of its own; the parent alone
-    decides what an interrupt means. An ignored SIGINT is the one disposition a child keeps
-    across exec (a blocked one is not: starting a process clears the mask), so the parent
-    ignores it for the few milliseconds of the start; a Ctrl-C landing exactly then is lost
-    and has to be pressed again."""
-    if threading.current_thread() is not threading.main_thread():
-        proc.start()  # only the main thread may change a handler; no Ctrl-C lands elsewhere
+    """Start a child that cannot take SIGINT from its first instruction, without losing a
+    Ctrl-C meant for the parent. Ctrl-C reaches the whole process group, and a child that
+    took it, even while still importing (before its main can say so, `worker.ignore_ctrl_c`),
+    would print a traceback of its own; the parent alone decides what an interrupt means.
+
+    The starting thread blocks SIGINT for the start: a child begins with the signal mask of
+    the thread that started it (multiprocessing's fork-and-exec keeps it across exec), so the
+    child's Python holds any SIGINT unseen until `ignore_ctrl_c` ignores it for good. The
+    parent meanwhile only notes a Ctrl-C (another of its threads, a driver's, may take it)
+    and acts on it once the child is fully started: an interrupt in the middle of the start
+    would leave a child waiting for what the parent never sent, and complaining. Ignoring
+    SIGINT in the parent for the start instead would drop a Ctrl-C that the kernel hands to
+    one of those other threads. multiprocessing's resource tracker is started first: starting
+    it unblocks SIGINT in the starting thread, which inside the block would start the child
+    with SIGINT open after all."""
+    if not hasattr(signal, "pthread_sigmask"):  # no POSIX signal masks: nothing to hold
+        proc.start()
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    resource_tracker.ensure_running()
+    main = threading.current_thread() is threading.main_thread()
+    pressed: list[int] = []
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum)) \
+        if main else None
     try:
         proc.start()
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler if old is None else old)
+        if main:
+            signal.signal(signal.SIGINT, signal.default_int_handler if old is None else old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    if pressed:
+        signal.raise_signal(signal.SIGINT)  # now, to whatever the parent does with it
+
+
+def _refuse_script_rerun(child: "_Child") -> None:
+    """A child that ended because it found itself calling clgemm.tune() while it started
+    means the caller's script lacks its main guard: no child of this run can ever start, so
+    the run stops with that, not with a timeout or a crash of its own."""
+    if child.proc.exitcode == _worker.SCRIPT_RERUN_EXIT:
+        raise UsageError(_worker.script_rerun_message()) from None
 
 
 class _Child:
@@ -72,10 +98,17 @@ class _Child:
     def __init__(self, ctx, target, args: tuple):
         parent_end, child_end = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=target, args=(child_end, *args), daemon=True)
-        _start_deaf_to_ctrl_c(self.proc)
-        child_end.close()
         self.conn = parent_end
         self.ready = False
+        try:
+            _start_deaf_to_ctrl_c(self.proc)
+        except BaseException:  # a Ctrl-C held back during the start arrives as it ends
+            if self.proc.pid is not None:
+                self.kill()
+            child_end.close()
+            parent_end.close()
+            raise
+        child_end.close()
 
     @property
     def pid(self) -> int | None:
@@ -161,9 +194,10 @@ class BuildPool:
     def _drop(self, slot: _Slot, outcome: str) -> None:
         if slot.tag is not None:
             self.state[slot.tag] = outcome
-        if slot.child is not None:
-            slot.child.kill()
-        slot.child, slot.tag = None, None
+        child, slot.child, slot.tag = slot.child, None, None
+        if child is not None:
+            child.kill()
+            _refuse_script_rerun(child)
 
     def pump(self) -> None:
         """Collect finished pre-builds, kill stuck builders, hand queued work to idle ones."""
@@ -284,8 +318,13 @@ class Evaluator:
             if not child.alive():
                 break
             if self.pool:
-                self.pool.pump()
+                try:
+                    self.pool.pump()
+                except BaseException:  # a builder's end that ends the run ends this child too
+                    child.kill()
+                    raise
         child.kill()
+        _refuse_script_rerun(child)
         raise ClgemmError("the measuring process could not start (it died or took longer "
                           f"than {self.start_timeout:g} s)")
 

@@ -9,7 +9,8 @@ scores the best GFLOP/s it saw as a fraction of the journal's best; the table sh
 over the seeds (20 by default), so one lucky seed does not flatter a strategy.
 
 The space replayed is the set of configurations the journal measured (for an exhaustive journal,
-exactly what the funnel left), and failures replay as failures.
+exactly what the funnel left), and failures replay as failures. A record that is not a
+measurement of integer parameters (an edited journal) is left out of the replay.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from typing import Mapping, Sequence
 from tabulate import tabulate
 
 from ..errors import UsageError
+from ..values import is_finite, is_int
 from .journal import read_journal
 from .space import Config, SearchSpace
 from .strategies import Trial, make_strategy, strategy_names
+from .tune import PARAM_LIMIT
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.10)
 SEEDS = 20
@@ -45,19 +48,40 @@ class ReplaySet:
         return max((s for s in self.scores.values() if s), default=0.0)
 
 
+def _value(v: object) -> bool:
+    return is_int(v) and -PARAM_LIMIT < v < PARAM_LIMIT
+
+
+def _measurement(r: Mapping) -> bool:
+    """A search record with a rung number and a configuration of integers."""
+    config = r.get("config")
+    return (r.get("kind", "search") == "search" and is_int(r.get("rung", 0))
+            and isinstance(config, dict) and bool(config)
+            and all(isinstance(k, str) and _value(v) for k, v in config.items()))
+
+
+def _declared(header: Mapping, rung: int) -> Mapping[str, Sequence[int]]:
+    """The candidates the header declares for a rung, where they are lists of integers."""
+    params = header.get("params")
+    declared = params.get(str(rung)) if isinstance(params, dict) else None
+    if not isinstance(declared, dict) or not all(
+            isinstance(v, list) and all(_value(x) for x in v) for v in declared.values()):
+        return {}
+    return declared
+
+
 def load_replay(path: Path) -> list[ReplaySet]:
     """One replay set per rung in the journal."""
     header, records, _ = read_journal(Path(path))
     by_rung: dict[int, list[dict]] = {}
     for r in records:
-        if "config" in r and r.get("kind", "search") == "search":
+        if "config" in r and _measurement(r):
             by_rung.setdefault(int(r.get("rung", 0)), []).append(r)
     if not by_rung:
         raise UsageError(f"{path}: the journal holds no measurements to replay")
-    params_by_rung = header.get("params", {})
     sets = []
     for rung, recs in sorted(by_rung.items()):
-        declared: Mapping[str, Sequence[int]] = params_by_rung.get(str(rung)) or {}
+        declared = _declared(header, rung)
         names = tuple(declared) or tuple(recs[0]["config"])
         scores: dict[Config, float | None] = {}
         for r in recs:
@@ -65,12 +89,15 @@ def load_replay(path: Path) -> list[ReplaySet]:
                 continue
             key = tuple(int(r["config"][n]) for n in names)
             score = r.get("gflops") if r.get("status") == "ok" else None
+            score = score if is_finite(score) and score > 0 else None
             scores[key] = score
         configs = list(scores)
         candidates = tuple(tuple(declared[n]) if n in declared
                            else tuple(sorted({c[i] for c in configs}))
                            for i, n in enumerate(names))
-        made_by = (header.get("strategies") or {}).get(str(rung)) or header.get("strategy", "?")
+        strategies = header.get("strategies")
+        made_by = ((strategies.get(str(rung)) if isinstance(strategies, dict) else None)
+                   or header.get("strategy", "?"))
         sets.append(ReplaySet(rung, SearchSpace(names, candidates, configs), scores,
                               str(made_by)))
     return sets

@@ -31,11 +31,13 @@ from ..paths import check_writable
 from ..problem import Problem, parse_sizes
 from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
 from ..tables import FULL, Layout
+from .journal import PYTHON, Wording
 from .plan import Step, bounded_steps, default_plan, plan_table
 from .session import (PreparedShape, check_known, prepare_shape, run_shape, summary_table,
                       units)
 from .strategies import make_strategy
 from .tune import RungOutcome, TuneOptions
+from .worker import SCRIPT_RERUN_EXIT, starting_child
 
 Shape = tuple[int, int, int]
 Say = Callable[[str], None]
@@ -82,7 +84,8 @@ class TuneResult:
 class TuneRun:
     """Everything one run needs besides its database: the device, the steps, the search
     options and the measuring settings (None: the device type's repeats and warm-up, one
-    pre-building process per core)."""
+    pre-building process per core). `fresh` moves existing journals aside instead of reusing
+    them; `wording` is how messages name the caller's choices (options or keywords)."""
 
     device: DeviceInfo
     steps: list[Step]
@@ -92,11 +95,12 @@ class TuneRun:
     repeats: int | None = None
     warmup: int | None = None
     jobs: int | None = None
-    resume: bool = False
+    fresh: bool = False
     journal_file: str | None = None
     launch_timeout: float = 30.0
     build_timeout: float = 300.0
     command: str = ""
+    wording: Wording = PYTHON
 
     def __post_init__(self) -> None:
         dw, dr = default_repeats(self.device)
@@ -112,8 +116,8 @@ class TuneRun:
         (warnings to `note`), before anything is measured."""
         return [prepare_shape(self.device, problem, steps, self.options, dict(self.only),
                               self.bounded, self.journal_file, results, self.repeats,
-                              self.warmup, self.command, self.resume, say=say, note=note,
-                              layout=layout)
+                              self.warmup, self.command, self.fresh, say=say, note=note,
+                              layout=layout, wording=self.wording)
                 for problem, steps in units(self.steps)]
 
     def measure(self, prepared: Sequence[PreparedShape], db: Database, note: Say,
@@ -122,9 +126,10 @@ class TuneRun:
         as soon as it is known; progress lines go to `stream` (default stderr)."""
         outcomes: list[tuple[Shape, RungOutcome]] = []
         for shape in prepared:
-            done = run_shape(self.device, shape, self.options, self.bounded, db, self.resume,
+            done = run_shape(self.device, shape, self.options, self.bounded, db, self.fresh,
                              self.command, self.repeats, self.warmup, self.jobs,
-                             self.launch_timeout, self.build_timeout, note=note, stream=stream)
+                             self.launch_timeout, self.build_timeout, note=note, stream=stream,
+                             wording=self.wording)
             outcomes += [(shape.problem.as_tuple(), o) for o in done]
         journals = [path for shape in prepared for path, _ in shape.journals]
         return TuneResult(self.device, db.path, journals, outcomes,
@@ -238,9 +243,10 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
          budget: int | None = None, exhaustive: bool = False, strategy: str = "auto",
          only: Mapping[str, Iterable[int]] | None = None, heuristics: bool = True,
          seed: int = 0, confirm: int = 3, repeats: int | None = None,
-         warmup: int | None = None, jobs: int | None = None, resume: bool = False,
-         database: str | os.PathLike | None = None, launch_timeout: float = 30.0,
-         build_timeout: float = 300.0, verbose: bool = True) -> TuneResult:
+         warmup: int | None = None, jobs: int | None = None, fresh: bool = False,
+         resume: bool = False, database: str | os.PathLike | None = None,
+         launch_timeout: float = 30.0, build_timeout: float = 300.0,
+         verbose: bool = True) -> TuneResult:
     """Tune a device as `clgemm tune` does and return what was stored.
 
     With neither `seconds`, `budget` nor `exhaustive` the run is the bounded plain tune (the
@@ -250,7 +256,19 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     the database `<results>/<device-key>.json` (or `database`) and journals under
     `<results>/journals`, `<results>` being $CLGEMM_RESULTS or the per-user data folder. gemm()
     in this process uses them at its next call. `verbose` prints the plan, the funnels and the
-    summary (stdout) and the progress (stderr); without it nothing is printed."""
+    summary (stdout) and the progress (stderr); without it nothing is printed.
+
+    The journals are a cache: what an earlier run with the same device, size and rungs measured
+    is reused, not measured again; `fresh` moves them aside (`<name>.old1`, ...) and starts
+    new ones. `resume` is accepted for older programs and changes nothing.
+
+    The measuring processes are started the way multiprocessing's "spawn" starts them, which
+    runs the caller's script again in each of them; a script must therefore call tune() under
+    `if __name__ == "__main__":`. Called while such a process starts, tune() ends that process
+    at once (status SCRIPT_RERUN_EXIT), and the tune() that started it raises a `UsageError`
+    saying so."""
+    if starting_child():
+        raise SystemExit(SCRIPT_RERUN_EXIT)
     given = {k: v for k, v in (("device", device), ("rungs", rungs), ("shapes", shapes),
                                ("seconds", seconds), ("backend", backend), ("budget", budget),
                                ("exhaustive", exhaustive or None))
@@ -265,8 +283,13 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     _positive("build_timeout", build_timeout)
     if sum(x is not None for x in (budget, seconds)) + bool(exhaustive) > 1:
         raise UsageError("give one of seconds, budget and exhaustive, not several")
+    if not isinstance(strategy, str):
+        raise ArgumentTypeError(f"strategy={strategy!r}: give a strategy's name")
     if strategy.strip().lower() != "auto":
-        make_strategy(strategy)
+        make_strategy(strategy, f"strategy={strategy!r}")
+    if fresh and resume:
+        raise UsageError("fresh=True starts the journals over and resume=True continues them: "
+                         "give one of them")
     numbers = _rung_numbers(rungs)
     problems = _problems(shapes)
 
@@ -276,8 +299,8 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
                           time_s=seconds, seed=seed, heuristics=heuristics, confirm=confirm)
     run = TuneRun(dev, steps, bounded, options,
-                  _only(only, sorted({s.rung for s in steps})), repeats, warmup, jobs, resume,
-                  None, launch_timeout, build_timeout, _call_text(given))
+                  _only(only, sorted({s.rung for s in steps})), repeats, warmup, jobs, fresh,
+                  None, launch_timeout, build_timeout, _call_text(given), PYTHON)
 
     quiet = io.StringIO()  # where the progress lines go when nothing is to be printed
     say: Say = print if verbose else _silent

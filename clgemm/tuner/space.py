@@ -81,8 +81,20 @@ class SearchSpace:
         return tuple(int(params[n]) for n in self.names)
 
     def hamming(self, config: Sequence[int]) -> np.ndarray:
-        """Number of differing parameters between `config` and every valid configuration."""
-        return (self.array != np.asarray(config, dtype=np.int64)).sum(axis=1)
+        """Number of differing parameters between `config` and every valid configuration. A
+        value no configuration can hold (beyond int64, read from an edited journal) differs
+        from all of them rather than stopping the search."""
+        try:
+            row = np.asarray(config, dtype=np.int64)
+        except (OverflowError, TypeError, ValueError):
+            distance = np.zeros(len(self.configs), dtype=np.int64)
+            for column, value in enumerate(config):
+                try:
+                    distance += self.array[:, column] != np.int64(value)
+                except (OverflowError, TypeError, ValueError):
+                    distance += 1
+            return distance
+        return (self.array != row).sum(axis=1)
 
 
 # -- the tuner's heuristics --------------------------------------------------------------------
@@ -198,7 +210,7 @@ def funnel_table(space: SearchSpace, title: str = "", layout: Layout = FULL) -> 
     for r in space.funnel:
         stage = r.stage if r.stage != last_stage else ""
         last_stage = r.stage
-        removed = r.note if r.note else (f"-{r.removed}" if r.removed else "0")
+        removed = r.note if r.note else str(r.removed)
         rows.append([stage, r.name, removed, r.left])
     rows.append(["to measure", "", "", len(space)])
     table = render(["stage", Column("constraint", wrap=40), Column("removed", right=True),

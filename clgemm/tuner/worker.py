@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import multiprocessing as mp
 import os
 import signal
+import sys
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -33,6 +35,30 @@ from ..backends.base import Backend
 from ..rungs import Rung, get_rung
 from ..problem import Problem
 from ..runner import Workspace, run_rung
+
+#: the exit status of a child that found itself calling clgemm.tune() while it started: the
+#: parent reads it as "the script calls tune() without a main guard" (see `starting_child`)
+SCRIPT_RERUN_EXIT = 3
+
+
+def starting_child() -> bool:
+    """Whether this process is a child that multiprocessing is still starting. A spawned child
+    runs the parent's main script again (as `__mp_main__`) before it gets its task, so a
+    script that calls clgemm.tune() outside `if __name__ == "__main__":` calls it once more in
+    every measuring process; the flag is the one multiprocessing itself checks to refuse a
+    child starting children of its own."""
+    return bool(getattr(mp.current_process(), "_inheriting", False))
+
+
+def script_rerun_message() -> str:
+    """What the parent says when a child ended with SCRIPT_RERUN_EXIT, naming the script."""
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    where = f"the script {script}" if script else "the calling script"
+    return (f"clgemm.tune() is called at the top level of {where}: the measuring processes it "
+            f"starts run that script again (multiprocessing's spawn start method), so each "
+            f"of them called tune() too; put the call under 'if __name__ == \"__main__\":' "
+            f"(docs/python.md shows how)")
+
 
 def resolve_rung(ref: int | str) -> Rung:
     """The rung a reference names; a "module:attribute" reference lets a child process find a
@@ -55,10 +81,10 @@ def die_with_parent() -> None:
 
 def ignore_ctrl_c() -> None:
     """Leave Ctrl-C to the parent, which stops the run, keeps the journal whole and ends the
-    children. `evaluate` starts the children ignoring SIGINT, which covers Python; but the
-    OpenCL compiler (LLVM, inside PoCL) installs a SIGINT handler of its own while it
-    compiles, and a Ctrl-C then breaks the build with a stray "1 error generated." on the
-    terminal. Leaving the terminal's process group keeps Ctrl-C from reaching the child at
+    children. `evaluate` starts the children with SIGINT blocked, which covers their start;
+    here it is ignored for good, which covers Python; but the OpenCL compiler (LLVM, inside
+    PoCL) installs a SIGINT handler of its own while it compiles, and a Ctrl-C then breaks
+    the build with a stray "1 error generated." on the terminal. Leaving the terminal's process group keeps Ctrl-C from reaching the child at
     all; the parent ends it (and `die_with_parent` covers a parent that is killed)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:

@@ -59,11 +59,14 @@ def _registry() -> dict[str, type[Strategy]]:
     return {s.name: s for s in (Exhaustive, RandomSample, Annealing, Genetic)}
 
 
-def make_strategy(name: str) -> Strategy:
+def make_strategy(name: str, given: str | None = None) -> Strategy:
+    """The strategy called `name`; an unknown name is refused as `given` (how the caller wrote
+    it: the command's `--strategy 'x'` by default, `strategy='x'` from Python)."""
     try:
         return _registry()[name.strip().lower()]()
     except KeyError:
-        raise UsageError(f"--strategy '{name}': unknown (choose from "
+        shown = given if given is not None else f"--strategy '{name}'"
+        raise UsageError(f"{shown}: unknown (choose from "
                          f"{', '.join(strategy_names())}, or auto)") from None
 
 

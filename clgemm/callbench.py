@@ -25,7 +25,6 @@ against A (B x), Freivalds' check: a wrong element shows in its row), plus every
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import os
 import platform
@@ -40,6 +39,7 @@ import numpy as np
 from . import __version__, api, check
 from .backends import KINDS, Backend, VendorBlas, vendor_blas, versions
 from .errors import UsageError
+from .files import read_json
 from .rungs import get_rung
 from .tables import FULL, Column, Layout, fit_lines, render, status_cell
 
@@ -320,10 +320,7 @@ def read_clblast_params(path: str) -> tuple[dict[str, int], dict]:
     """A tuning of CLBlast's Xgemm for the device: {"params": {NAME: int}, "provenance": {...}};
     checked, since the names and values go to the library."""
 
-    try:
-        data = json.loads(open(path).read())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--clblast-params {path}: cannot be read ({exc})") from None
+    data = read_json(path, "--clblast-params")
     params = data.get("params") if isinstance(data, dict) else None
     if not isinstance(params, dict) or not params:
         raise UsageError(f"--clblast-params {path}: no 'params' object")
@@ -348,6 +345,36 @@ def _fmt(x: float | None, spec: str = ",.0f") -> str:
     return "" if x is None else format(x, spec)
 
 
+def _ratio(x: float | None) -> str:
+    """gemm() over a library: two decimals, or two significant digits below 0.1, so a tiny
+    shape's 0.004 does not read as zero."""
+    if x is None:
+        return ""
+    return format(x, ".2f") if x >= 0.1 else format(x, ".2g")
+
+
+def geo_mean(values: Sequence[float | None]) -> float | None:
+    """The geometric mean of the positive finite values (None where there is none): a ratio
+    that is missing or zero says nothing about the others."""
+    xs = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def ratios(data: dict) -> dict[str, list[float | None]]:
+    """Per library: gemm()'s GFLOP/s over the library's, one per row that ran (None where the
+    library did not), unrounded."""
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    out: dict[str, list[float | None]] = {n: [] for n in names}
+    for r in data["rows"]:
+        if r["status"] != "ok":
+            continue
+        for n in names:
+            ref = r["references"].get(n, {})
+            ok = ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
+            out[n].append(r["call_gflops"] / ref["gflops"] if ok else None)
+    return out
+
+
 def table(data: dict, layout: Layout = FULL) -> str:
     """One line per shape: gemm()'s call, its kernel alone, the overhead, each library's call,
     and gemm() as a multiple of each library. Fitted, the headers are short and a line under
@@ -368,21 +395,20 @@ def table(data: dict, layout: Layout = FULL) -> str:
                          + [""] * (len(columns) - 3))
             continue
         refs = [r["references"].get(n, {}) for n in names]
-        ratios = [(r["call_gflops"] / ref["gflops"]) if ref.get("gflops") else None
-                  for ref in refs]
+        shares = [(r["call_gflops"] / ref["gflops"])
+                  if ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
+                  else None for ref in refs]
         lines.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
                       _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
                      + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
                         else status_cell(ref.get("status", "")) for ref in refs]
-                     + [_fmt(x, ".2f") for x in ratios])
+                     + [_ratio(x) for x in shares])
     geo = []
-    for i, n in enumerate(names):
-        vals = [row[5 + len(names) + i] for row in lines if row[1] not in ("skipped", "failed",
-                                                                          "wrong")]
-        xs = [float(v) for v in vals if v]
-        if xs:
-            geo.append(f"{n}: geo-mean {math.exp(sum(map(math.log, xs)) / len(xs)):.2f}, "
-                       f"lowest {min(xs):.2f}")
+    for n, values in ratios(data).items():
+        mean = geo_mean(values)
+        if mean is not None:
+            lowest = min(v for v in values if v is not None and v > 0)
+            geo.append(f"{n}: geo-mean {_ratio(mean)}, lowest {_ratio(lowest)}")
     text = [render(columns, lines, layout)]
     if not layout.wide:
         text.append("GFLOP/s of gemm()'s whole call, of its kernel alone and of each library's "

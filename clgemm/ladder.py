@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import platform as _platform
 import sys
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
 from . import __version__
 from .backends import open_backend, versions
 from .devices import DeviceInfo
+from .errors import UsageError
 from .hardware import Hardware, hardware_for_device
 from .model import Bound, bound_for
 from .references import baseline, collect_references, percent_of
@@ -26,15 +28,89 @@ FORMAT = "clgemm-ladder"
 VS_DEFAULTS_FORMAT = "clgemm-ladder-vs-defaults"
 
 
+#: the square size the ladder runs by default, by device type: it runs the whole ladder quickly
+#: yet fills the device (the naive rung takes a fraction of a second on a CPU at 512)
+DEFAULT_SIZE = {"CPU": 512, "GPU": 4096}
+#: (warm-up, timed) launches per rung by default, by device type: fewer on a CPU, where one
+#: launch already lasts milliseconds
+DEFAULT_REPEATS = {"CPU": (1, 3), "GPU": (3, 10)}
+
+
 def default_size(device: DeviceInfo) -> int:
-    """A size that runs the whole ladder quickly yet fills the device: 512 on a CPU (the naive
-    rung takes a fraction of a second there), 4096 on a GPU."""
-    return 512 if device.is_cpu else 4096
+    return DEFAULT_SIZE["CPU" if device.is_cpu else "GPU"]
 
 
 def default_repeats(device: DeviceInfo) -> tuple[int, int]:
-    """(warm-up, repeats): fewer on a CPU, where one launch already lasts milliseconds."""
-    return (1, 3) if device.is_cpu else (3, 10)
+    """(warm-up, repeats)."""
+    return DEFAULT_REPEATS["CPU" if device.is_cpu else "GPU"]
+
+
+def size_needs(multiples: tuple[int, int, int]) -> str:
+    """What a rung's tiles ask of the sizes, from `Rung.size_multiples`: 'M and N multiples of
+    128, K of 16'; 'any size' where they ask nothing."""
+    groups: dict[int, list[str]] = {}
+    for dim, mult in zip("MNK", multiples):
+        if mult > 1:
+            groups.setdefault(mult, []).append(dim)
+    parts = []
+    for mult, dims in groups.items():
+        names = dims[0] if len(dims) == 1 else ", ".join(dims[:-1]) + " and " + dims[-1]
+        if not parts:
+            parts.append(f"{names} {'a multiple' if len(dims) == 1 else 'multiples'} of {mult}")
+        else:
+            parts.append(f"{names} of {mult}")
+    return ", ".join(parts) or "any size"
+
+
+#: configurations per rung at a problem (how the command resolves them); UsageError: none there
+ConfigsAt = Callable[[Problem], Mapping[int, Mapping[str, int]]]
+
+
+def _runs_all(configs_at: ConfigsAt, p: Problem) -> bool:
+    try:
+        configs = configs_at(p)
+    except UsageError:
+        return False
+    return all(get_rung(n).size_problem(dict(params), p.m, p.n, p.k) is None
+               for n, params in configs.items())
+
+
+def _near(value: int, step: int) -> list[int]:
+    """Multiples of `step` around `value`, nearest first (a tie goes to the larger)."""
+    j = max(1, round(value / step))
+    return sorted({step * i for i in range(max(1, j - 2), j + 3)},
+                  key=lambda x: (abs(x - value), -x))
+
+
+def nearest_size(problem: Problem, configs_at: ConfigsAt, tries: int = 8) -> Problem | None:
+    """The problem nearest to `problem` (square where it is square) at which every rung's
+    configuration there divides M, N and K, so no rung is left out for its size; None where
+    every rung runs already or none is found near it. The configurations come from
+    `configs_at`, since the lookup chain may choose other tiles at another size."""
+    if _runs_all(configs_at, problem):
+        return None
+    try:
+        here = configs_at(problem)
+    except UsageError:
+        return None
+    steps = []
+    for found in (here, {n: get_rung(n).defaults() for n in here}):
+        mults = [get_rung(n).size_multiples(dict(params)) for n, params in found.items()]
+        steps.append([math.lcm(*(m[d] for m in mults)) for d in range(3)])
+    sizes = (problem.m, problem.n, problem.k)
+    if problem.m == problem.n == problem.k:
+        candidates = [Problem(s, s, s) for step in steps for s in _near(problem.m, math.lcm(*step))]
+    else:
+        candidates = [Problem(m, n, k) for step in steps
+                      for m in _near(sizes[0], step[0])[:2] for n in _near(sizes[1], step[1])[:2]
+                      for k in _near(sizes[2], step[2])[:2]]
+    seen: set[tuple[int, int, int]] = set()
+    ordered = []
+    for c in sorted(candidates, key=lambda c: sum(abs(a - b) for a, b in zip(c.as_list(), sizes))):
+        if tuple(c.as_list()) not in seen:
+            seen.add(tuple(c.as_list()))
+            ordered.append(c)
+    return next((c for c in ordered[:tries] if _runs_all(configs_at, c)), None)
 
 
 @dataclass
@@ -47,6 +123,9 @@ class LadderRun:
     command: str
     #: figures for the performance bound (model.py); None: the device's own, from the table
     hardware: Hardware | None = None
+    #: where some rungs could not run at this size: the nearest at which all would
+    #: (`nearest_size`)
+    runs_all_at: Problem | None = None
 
     def hardware_figures(self) -> Hardware:
         return self.hardware or hardware_for_device(self.device)

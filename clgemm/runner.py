@@ -170,8 +170,9 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
     return result
 
 
-def time_numpy(ws: Workspace, repeats: int = 5) -> float:
-    """Median wall time (ms) of the host's float32 A @ B through NumPy's BLAS."""
+def time_numpy(ws: Workspace, repeats: int = 5) -> list[float]:
+    """Wall times (ms) of the host's float32 A @ B through NumPy's BLAS, one per repeat (the
+    caller takes the median and shows their spread: a shared host's BLAS varies widely)."""
     a, b = ws.a, ws.b
     a @ b  # warm-up (thread pool start, page faults)
     times = []
@@ -179,4 +180,4 @@ def time_numpy(ws: Workspace, repeats: int = 5) -> float:
         t0 = time.perf_counter()
         a @ b
         times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return times

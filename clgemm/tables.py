@@ -36,7 +36,17 @@ def visible_len(text: str) -> int:
 
 
 class Table(str):
-    """A rendered table: laid out already, so `fit_lines` passes it through as it is."""
+    """A rendered table: laid out already, so `fit_lines` passes it through as it is. `shown`
+    holds the full headers of the columns it kept, so the lines under a fitted table explain
+    only columns that are there."""
+
+    shown: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, shown: Sequence[str]) -> "Table":
+        table = cls(text)
+        table.shown = tuple(shown)
+        return table
 
 
 class Bad(str):
@@ -160,9 +170,10 @@ def render(columns: Sequence[Column | str], rows: Iterable[Sequence[Any]],
     cols = [c if isinstance(c, Column) else Column(c) for c in columns]
     body = [[_cell(x) for x in row] for row in rows]
     if layout.wide:
-        return Table(tabulate([[_marked(c, layout) for c in row] for row in body],
-                              headers=[c.header for c in cols], disable_numparse=True,
-                              colalign=["right" if c.right else "left" for c in cols]))
+        return Table.of(tabulate([[_marked(c, layout) for c in row] for row in body],
+                                 headers=[c.header for c in cols], disable_numparse=True,
+                                 colalign=["right" if c.right else "left" for c in cols]),
+                        [c.header for c in cols])
     keep = [i for i in range(len(cols)) if not body or any(r[i].strip() for r in body)]
     while True:
         headers = [cols[i].short or cols[i].header for i in keep]
@@ -170,7 +181,8 @@ def render(columns: Sequence[Column | str], rows: Iterable[Sequence[Any]],
                       layout.width or DEFAULT_WIDTH)
         droppable = [i for i in keep if cols[i].drop]
         if _total(headers, fitted) <= (layout.width or DEFAULT_WIDTH) or not droppable:
-            return Table(_grid(headers, fitted, [cols[i].right for i in keep], layout))
+            return Table.of(_grid(headers, fitted, [cols[i].right for i in keep], layout),
+                            [cols[i].header for i in keep])
         keep.remove(min(droppable, key=lambda i: cols[i].drop))
 
 
@@ -209,6 +221,46 @@ def fit_lines(lines: Iterable[str], layout: Layout = FULL) -> list[str]:
                                  initial_indent=indent, subsequent_indent=indent + "  ",
                                  break_long_words=False, break_on_hyphens=False)
     return out
+
+
+#: a row whose repeats spread wider than this, (max - min) / median, is called out under the
+#: table: its median may be off by as much, so the comparisons drawn from it are not to be
+#: trusted (pyperf warns the same way, on the standard deviation)
+NOISY_SPREAD = 0.2
+#: the line under a table with a spread column
+SPREAD_NOTE = "spread: (slowest - fastest) / median of the timed repeats"
+
+
+def spread(times: Sequence[float] | None) -> float | None:
+    """(max - min) / median of a row's timed repeats; None with fewer than two, or no median."""
+    values = sorted(t for t in (times or ()) if t is not None)
+    if len(values) < 2:
+        return None
+    mid = len(values) // 2
+    median = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    return (values[-1] - values[0]) / median if median > 0 else None
+
+
+def spread_cell(times: Sequence[float] | None) -> str:
+    """A row's spread as a percentage, marked `Bad` where it is too wide to trust."""
+    s = spread(times)
+    if s is None:
+        return ""
+    text = f"{100 * s:.0f}%"
+    return Bad(text) if s > NOISY_SPREAD else text
+
+
+def noisy_warning(rows: Sequence[tuple[str, Sequence[float] | None]]) -> list[str]:
+    """One warning line naming every row (label, its timed repeats) whose spread is too wide,
+    or none."""
+    wide = [(label, s) for label, times in rows
+            if (s := spread(times)) is not None and s > NOISY_SPREAD]
+    if not wide:
+        return []
+    named = ", ".join(f"{label} ({100 * s:.0f}%)" for label, s in wide)
+    return [f"warning: the repeats of {named} spread by more than {100 * NOISY_SPREAD:.0f}% "
+            f"of their median: those times may be off by as much; run again on a quieter "
+            f"machine or with more --repeats"]
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -70,3 +70,27 @@ def test_clblast_params_file_checked(tmp_path, params, why):
     path.write_text(json.dumps({"params": params}))
     with pytest.raises(UsageError, match=why):
         callbench.read_clblast_params(str(path))
+
+
+def _call_data(ratio_to_numpy: float) -> dict:
+    """A call bench of one shape where gemm() reaches `ratio_to_numpy` of NumPy's GFLOP/s."""
+    return {"rows": [{"shape": [1, 1, 1], "status": "ok", "note": "",
+                      "choice": "direct kernel (default)", "call_gflops": ratio_to_numpy,
+                      "kernel_gflops": 0.01, "overhead_ms": 0.05,
+                      "references": {"NumPy": {"status": "ok", "gflops": 1.0},
+                                     "CLBlast": {"status": "failed", "gflops": None}}}]}
+
+
+def test_geo_mean_of_ratios_that_round_to_zero():
+    """A 1x1x1 call is thousands of times slower than NumPy's: its ratio prints as 0.00 with two
+    decimals, and a geo-mean taken over the printed ratios was log(0)."""
+    text = callbench.table(_call_data(0.0004))
+    assert "NumPy: geo-mean 0.0004, lowest 0.0004" in text
+    assert "CLBlast: geo-mean" not in text   # no ratio at all: no mean
+    assert callbench.geo_mean([4.0, None, 1.0, 0.0]) == pytest.approx(2.0)
+    assert callbench.geo_mean([None, 0.0]) is None
+
+
+def test_call_bench_of_a_1x1x1_product(capsys):
+    assert main(["bench", "--call", "--sizes", "1"]) == 0
+    assert "geo-mean" in capsys.readouterr().out

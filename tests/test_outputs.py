@@ -3,11 +3,18 @@ one line with exit status 2, instead of a traceback once the work is done and it
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+import stat
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
-from clgemm import paths
+from clgemm import files, paths
 from clgemm.cli import main
 from clgemm.errors import UsageError
 from clgemm.paths import check_writable, write_output
@@ -82,3 +89,91 @@ def test_tune_refuses_a_results_folder_it_cannot_write(blocker, capsys, monkeypa
     monkeypatch.setenv("CLGEMM_RESULTS", str(blocker / "results"))
     assert main(["tune", "--size", "64", "--rungs", "1", "--budget", "1", "--jobs", "0"]) == 2
     _one_error_line(capsys, "cannot be created")
+
+
+# -- writing: whole or not at all, one line when it fails ----------------------------------------
+def test_a_full_device_is_one_error_line(capsys):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    assert main(["show", "5", "--json", "/dev/full"]) == 1
+    _one_error_line(capsys, "cannot write --json /dev/full: No space left on device")
+
+
+def test_a_full_disk_leaves_the_old_file_and_no_part_file(tmp_path, capsys, monkeypatch):
+    target = tmp_path / "out.json"
+    target.write_text("the old results\n")
+    real_write = os.write
+
+    def full(fd: int, data) -> int:
+        if fd > 2:  # any file; stdout and stderr still print
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(files.os, "write", full)
+    assert main(["show", "5", "--json", str(target)]) == 1
+    monkeypatch.undo()
+    _one_error_line(capsys, f"cannot write --json {target}: No space left on device")
+    assert target.read_text() == "the old results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temporary left
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/proc"),
+                    reason="only root passes the permission check in /proc")
+def test_a_folder_that_takes_no_file_is_refused_up_front(capsys):
+    """Root may write to /proc by its permissions, yet no file can be made there: found by
+    trying, before the work starts rather than after it."""
+    with pytest.raises(UsageError, match=r"^--json /proc/x.json: cannot be created in the "
+                                         r"folder /proc \("):
+        check_writable("--json", "/proc/x.json")
+    assert main(["ladder", "--size", "64", "--rungs", "1", "--repeats", "1", "--json",
+                 "/proc/x.json"]) == 2
+    _one_error_line(capsys, "--json /proc/x.json: cannot be created")
+
+
+def test_a_file_in_a_folder_that_takes_no_new_file_is_refused(tmp_path, monkeypatch):
+    """The file is replaced through a temporary file beside it: its folder must take one."""
+    target = tmp_path / "out.json"
+    target.write_text("{}")
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(paths.tempfile, "mkstemp", refuse)
+    with pytest.raises(UsageError, match="cannot be replaced, the folder .* takes no new file "
+                                         r"\(Read-only file system\)"):
+        check_writable("--json", target)
+
+
+def test_devices_and_fifos_are_written_where_they_are(tmp_path):
+    """/dev/null stays a device (a rename would have put a file in its place), a FIFO nobody
+    reads is one error line rather than a wait for ever, and one that is read gets the JSON."""
+    assert main(["show", "5", "--json", "/dev/null"]) == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "-m", "clgemm", "show", "5", "--json", str(fifo)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stderr.strip() == (
+        f"error: cannot write --json {fifo}: nothing reads from it"), r.stderr
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    try:
+        time.sleep(0.2)  # the reader has the FIFO open before the writer looks
+        r = subprocess.run([sys.executable, "-m", "clgemm", "show", "5", "--json", str(fifo)],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        if reader.is_alive():  # the writer failed: let the reader go
+            with open(fifo, "w"):
+                pass
+        reader.join()
+    assert r.returncode == 0, r.stderr
+    assert json.loads(got[0])["rung"] == 5
+
+
+def test_dev_stdout_gets_the_json_after_the_source():
+    r = subprocess.run([sys.executable, "-m", "clgemm", "show", "5", "--json", "/dev/stdout"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    source, _, data = r.stdout.rpartition("\n{\n")
+    assert "__kernel" in source and json.loads("{" + data)["rung"] == 5

@@ -82,6 +82,8 @@ def test_the_shipped_databases_are_read_and_never_written(monkeypatch, tmp_path)
     assert not database.results_dir().is_relative_to(paths.PACKAGE)
     assert not database.database_path("some-device").is_relative_to(paths.PACKAGE)
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path / "mine"))
+    assert database.read_roots() == [tmp_path / "mine", paths.TUNING]
+    monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", "0")
     assert database.read_roots() == [tmp_path / "mine"]
 
 
@@ -93,3 +95,62 @@ def test_report_outside_a_checkout_is_one_error_line(monkeypatch, tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: clgemm report needs a checkout")
     assert list(tmp_path.iterdir()) == []
+
+
+def _distribution(monkeypatch) -> Distribution:
+    monkeypatch.chdir(paths.ROOT)
+    dist = Distribution()
+    dist.parse_config_files(["setup.cfg"])
+    return dist
+
+
+def test_every_course_page_is_installed_beside_the_package(monkeypatch):
+    """`clgemm explain` names a page of the course; a wheel installs them all under its
+    prefix (share/clgemm/ladder), from the checkout's own ladder/, not from copies."""
+    dist = _distribution(monkeypatch)
+    installed = {str(paths.COURSE_DATA): set()}
+    for folder, names in dist.data_files:
+        for pattern in names:
+            installed.setdefault(folder, set()).update(
+                p.resolve() for p in paths.ROOT.glob(pattern))
+    pages = {p.resolve() for p in (paths.ROOT / "ladder").glob("*.md")}
+    assert pages and installed[str(paths.COURSE_DATA)] == pages
+
+
+def test_the_metadata_names_its_authors_and_no_address_it_does_not_have(monkeypatch):
+    meta = _distribution(monkeypatch).metadata
+    assert meta.author and meta.license == "MIT" and meta.keywords and meta.classifiers
+    assert not meta.url and not meta.project_urls  # no public address exists to name
+
+
+def _page_named(capsys, rung: str) -> Path:
+    assert main(["explain", rung, "--wide"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines()
+                if ln.startswith("  page:"))
+    return Path(line.split()[1].split("#")[0])
+
+
+def test_explain_names_a_page_that_exists_from_anywhere(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # not the checkout: a relative ladder/ would name nothing
+    for rung in ("6", "tiled"):
+        page = _page_named(capsys, rung)
+        assert page.is_absolute() and page.is_file(), page
+
+
+def test_installed_the_course_is_found_under_the_prefix(capsys, monkeypatch, tmp_path):
+    """Installed from a wheel, the folder above the package has no ladder/: the pages are in
+    the environment's share/clgemm/ladder, and explain names them there."""
+    prefix = tmp_path / "venv"
+    course = prefix / paths.COURSE_DATA
+    course.mkdir(parents=True)
+    for page in (paths.ROOT / "ladder").glob("*.md"):
+        (course / page.name).write_text(page.read_text())
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(paths.sysconfig, "get_path", lambda name, scheme=None: str(prefix))
+    assert paths.course_folder() == course
+    assert _page_named(capsys, "6") == course / "06-register-blocking.md"
+    for page in course.iterdir():
+        page.unlink()
+    assert paths.course_folder() is None
+    assert main(["explain", "6"]) == 0
+    assert "ladder/06-register-blocking.md in the clgemm repository" in capsys.readouterr().out

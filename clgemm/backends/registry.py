@@ -47,17 +47,30 @@ def list_devices() -> list[DeviceInfo]:
 
 def default_device() -> str | None:
     """$CLGEMM_DEVICE: the device (an index or a name part, as --device takes) used wherever
-    none is named, as pyopencl users set PYOPENCL_CTX; None where it is unset or empty."""
-    return os.environ.get(DEVICE_ENV, "").strip() or None
+    none is named, as pyopencl users set PYOPENCL_CTX; None where it is unset or empty (as
+    `CLGEMM_DEVICE= clgemm ...` unsets it). Blanks alone are a value, refused where used."""
+    return os.environ.get(DEVICE_ENV) or None
+
+
+def _named(spec: str | int) -> str | int:
+    """A device named by a blank string would be matched by every name (the empty string is
+    part of all of them), so the first device would be taken without being chosen."""
+    if isinstance(spec, str) and not spec.strip():
+        raise UsageError(f"device {spec!r}: an empty name names no device; give an index or a "
+                         f"part of a name (see 'clgemm devices')")
+    return spec
 
 
 def select_device(spec: str | int | None, backend: str | None = None) -> DeviceInfo:
     """A listed device by index or name part; None: $CLGEMM_DEVICE's, else the first CPU
-    device (see `pick_device`). A $CLGEMM_DEVICE that picks nothing is refused as a --device
-    would be, naming the variable."""
+    device (see `pick_device`). A $CLGEMM_DEVICE that picks nothing (blanks included) is
+    refused as a --device would be, naming the variable."""
     env = default_device() if spec is None else None
     if env is None:
-        return pick_device(list_devices(), spec, backend)
+        return pick_device(list_devices(), spec if spec is None else _named(spec), backend)
+    if not env.strip():
+        raise UsageError(f"{DEVICE_ENV}={env!r}: blanks name no device; unset it, or give an "
+                         f"index or a part of a name (see 'clgemm devices')")
     try:
         return pick_device(list_devices(), env, backend)
     except UsageError as exc:

@@ -14,8 +14,8 @@ from ..ladder import default_repeats, provenance
 from ..model import bound_for
 from ..problem import Problem
 from ..rungs import get_rung
-from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, params_text,
-                      render, status_cell)
+from ..tables import (BRIEF_NOTE, FULL, SPREAD_NOTE, Column, Layout, fit_lines, noisy_warning,
+                      params_brief, params_text, render, spread_cell, status_cell)
 from .engine import MAX_REPEATS, MIN_REPEATS, TARGET_S
 from .sets import MAX_SETS, ROTATE_BYTES, _release_memory
 from .shape import DEFAULT_RUNGS, _clean, bench_shape
@@ -97,9 +97,11 @@ class BenchRun:
         return buf.getvalue()
 
     def table(self, layout: Layout = FULL) -> str:
-        """One line per shape: the best rung, its time and bound, each library's GFLOP/s and
-        the rung's speed over it. Fitted: the rung's short name, only the parameters that
-        differ from its defaults, the libraries' own GFLOP/s left out first."""
+        """One line per shape: the best rung, its time, the spread of its repeats and its
+        bound, each library's GFLOP/s and the rung's speed over it. Fitted: the rung's short
+        name, only the parameters that differ from its defaults, the libraries' own GFLOP/s
+        left out first. A line under the table names every contender whose repeats spread too
+        widely to trust."""
         def num(x, fmt):
             return "" if x is None else format(x, fmt)
 
@@ -107,16 +109,21 @@ class BenchRun:
         host = "" if self.device.is_cpu else " (host)"
         columns: list[Column | str] = [
             "shape", Column("best rung", wrap=12), Column("parameters", wrap=20),
-            Column("config", wrap=8), Column("ms", drop=4), "GFLOP/s",
-            Column("bound", drop=1), "% bound"]
+            Column("config", wrap=8), Column("ms", drop=4),
+            Column("spread", drop=5, right=True), "GFLOP/s", Column("bound", drop=1), "% bound"]
         for i, key in enumerate(self.ref_keys):
             label = REF_LABEL[key] + (host if key == "numpy" else "")
             columns += [Column(f"{label} GFLOP/s", short=label, drop=3 - i),
                         f"x {REF_LABEL[key]}"]
         columns.append(Column("notes", wrap=16))
-        body = []
+        body, repeats = [], []
         for r in self.rows:
             best = r.get("best") or {}
+            shape = shape_text(Problem(*r["shape"]))
+            if best:
+                repeats.append((f"{shape} rung {best['rung']}", best.get("times_ms")))
+            repeats += [(f"{shape} {REF_LABEL.get(ref['key'], ref['key'])}", ref.get("times_ms"))
+                        for ref in r.get("references", []) if ref.get("status") == "ok"]
             config = best.get("source", "")
             if best.get("gemm_pick"):
                 config += ", gemm's pick" if wide else "*"
@@ -127,8 +134,8 @@ class BenchRun:
             else:
                 params_cell = params_text(params)
                 name = f"{best['rung']} {best['name']}" if best else ""
-            line = [shape_text(Problem(*r["shape"])), name, params_cell, config,
-                    num(best.get("ms"), ".3f"), num(best.get("gflops"), ".1f"),
+            line = [shape, name, params_cell, config, num(best.get("ms"), ".3f"),
+                    spread_cell(best.get("times_ms")), num(best.get("gflops"), ".1f"),
                     num((r.get("bound") or {}).get("gflops"), ".1f"),
                     num((r.get("bound") or {}).get("pct"), ".1f")]
             refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
@@ -140,8 +147,11 @@ class BenchRun:
             body.append(line)
         d = self.device
         head = f"{d.name} ({d.backend}, {d.platform}, driver {d.driver_version})"
+        table = render(columns, body, layout)
         foot = ["x REF: the best rung's GFLOP/s over REF's (above 1: the rung is faster). Rung "
                 "times include the transpose of B; all contenders timed interleaved, median."]
+        if "spread" in table.shown:
+            foot.append(SPREAD_NOTE + " (the best rung's)")
         if not wide:
             foot += [BRIEF_NOTE, "config: where the parameters came from; *: gemm()'s own pick"]
         if not d.is_cpu:
@@ -150,7 +160,8 @@ class BenchRun:
         if rotated_rows:
             foot.append(f"Below {ROTATE_BYTES // 2**20} MiB of A+B+C the inputs rotate among "
                         f"several sets, so no call reads a cache warmed by the call before it.")
-        if self.hardware:
+        foot += noisy_warning(repeats)
+        if self.hardware and "% bound" in table.shown:
             foot.append("bound: the best rung's upper bound from the performance model, with the "
                         "transpose of B's DRAM traffic in the time as in the rung's; device "
                         "figures:")
@@ -162,7 +173,6 @@ class BenchRun:
                         shape_text(Problem(*r["shape"])))
             foot += [f"  limited by {limit}: {', '.join(shapes)}"
                      for limit, shapes in by_limit.items()]
-        table = render(columns, body, layout)
         return "\n".join(fit_lines([head, table, *foot], layout))
 
 

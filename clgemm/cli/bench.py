@@ -9,6 +9,7 @@ from .. import api, callbench
 from ..bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
 from ..backends import select_device
 from ..devices import DeviceInfo
+from ..errors import UsageError
 from ..hardware import Overrides, hardware_for_device
 from ..rungs import parse_rungs
 from ..problem import parse_sizes
@@ -25,8 +26,8 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
     shapes = ([(p.m, p.n, p.k) for p in parse_sizes(sizes)] if sizes else
               list(callbench.CPU_SHAPES if dev.is_cpu else callbench.GPU_SHAPES))
     backend = api.backend_for(dev)
-    click.echo(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
-               f"{len(shapes)} shapes, {mode} arrays", err=True)
+    out.note(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
+             f"{len(shapes)} shapes, {mode} arrays")
     rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
                                progress=progress)
     data = callbench.to_json(backend, rows, command_line(), mode, clblast)
@@ -65,14 +66,18 @@ def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str
     if call_mode:
         _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file, out)
         return
+    for flag, value in (("--arrays", arrays), ("--clblast-params", clblast_file)):
+        if value is not None:  # accepted and ignored, a user would believe it measured
+            raise UsageError(f"{flag} {value}: applies only with --call (the bench of gemm()'s "
+                             f"whole call)")
 
     problems = parse_sizes(sizes) if sizes is not None else None
     numbers = parse_rungs(rungs) if rungs is not None else None
     dev = select_device(device, backend=backend)
     hardware = hardware_for_device(dev, overrides)
     problems = problems or default_sizes(dev)
-    click.echo(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
-               f"{len(problems)} shapes", err=True)
+    out.note(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
+             f"{len(problems)} shapes")
     run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
                     command=command_line(), progress=progress, hardware=hardware)
     out.table(run.table(out.layout))

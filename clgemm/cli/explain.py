@@ -6,17 +6,18 @@ import click
 
 from ..course.explain import explain_lines
 from ..tables import fit_lines
-from .options import output_options
+from .options import RUNG, output_options
 from .output import Output, colour_on
 
 COLOURS = {"add": "green", "remove": "red"}
 
 
 @click.command()
-@click.argument("rung_number", metavar="RUNG", type=int)
+@click.argument("rung_number", metavar="RUNG", type=RUNG)
 @output_options(json=False)
 def explain(rung_number: int, out: Output) -> None:
-    """What a rung adds and teaches, its macros, and its kernel's diff against the rung before."""
+    """What a rung adds and teaches, its macros, and its kernel's diff against the rung before.
+    RUNG: 1-10, or a library kernel by number or name (direct, tiled, tiled-any)."""
     layout = out.layout
     for kind, line in explain_lines(rung_number, layout):
         if kind in COLOURS:  # a line of the diff: code, printed as it is

@@ -12,15 +12,15 @@ from ..config import configure_all
 from ..devices import DeviceInfo
 from ..errors import UsageError
 from ..hardware import Overrides, hardware_for_device
-from ..ladder import (compare_with_defaults, default_size, ladder_rows, run_ladder,
-                      vs_defaults_rows)
+from ..ladder import (DEFAULT_REPEATS, compare_with_defaults, default_size, ladder_rows,
+                      nearest_size, run_ladder, vs_defaults_rows)
 from ..report import ladder_table, tuning_notes, vs_defaults_table
 from ..rungs import get_rung, parse_rungs
 from ..problem import Problem
 from ..runner import check_workspace
 from ..tables import csv_text
-from .options import (bound_options, command_line, device_options, output_options,
-                      param_option, parse_param_options, problem_from_options, size_options,
+from .options import (bound_options, command_line, default_size_options, device_options,
+                      output_options, param_option, parse_param_options, problem_from_options,
                       timing_options)
 from .output import Output, progress
 
@@ -30,11 +30,16 @@ VS_DEFAULTS_ROUNDS = 10
 
 @click.command()
 @device_options
-@size_options
+@default_size_options
 @click.option("--rungs", "-r", default="all", show_default=True, help="e.g. 1-5 or 1,3,6-10")
-@param_option("[RUNG:]NAME=VALUE, repeatable (e.g. -p 3:WPT=4)")
-@timing_options(repeats_help="timed launches per rung (median)",
-                warmup_help="untimed launches before timing")
+@param_option("[RUNG:]NAME=VALUE, repeatable; RUNG a number or a kernel name (e.g. -p "
+              "3:WPT=4, -p tiled:TSK=16)")
+@timing_options(repeats_help=f"timed launches per rung, the median reported (default: "
+                             f"{DEFAULT_REPEATS['CPU'][1]} on a CPU device, "
+                             f"{DEFAULT_REPEATS['GPU'][1]} on a GPU)",
+                warmup_help=f"untimed launches before timing (default: "
+                            f"{DEFAULT_REPEATS['CPU'][0]} on a CPU device, "
+                            f"{DEFAULT_REPEATS['GPU'][0]} on a GPU)")
 @output_options(csv=True)
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
@@ -46,7 +51,11 @@ def ladder(device: str | None, backend: str | None, size: int | None,
            mnk: tuple[int, int, int] | None, rungs: str, param_opts: tuple[str, ...],
            repeats: int | None, warmup: int | None, use_defaults: bool, vs_defaults: bool,
            overrides: Overrides, out: Output) -> None:
-    """Run every rung on one device and compare them step by step."""
+    """Run every rung on one device and compare them step by step.
+
+    Rungs 1-9 run only where M, N and K are multiples of their tiles; at any other size they
+    are listed as unsupported-size, and the lines under the table say what each needs and the
+    nearest size at which every selected rung runs."""
     dev = select_device(device, backend=backend)
     hardware = hardware_for_device(dev, overrides)
     problem = problem_from_options(size, mnk, default_size(dev))
@@ -65,11 +74,14 @@ def ladder(device: str | None, backend: str | None, size: int | None,
                                           if sources[n] not in ("default", "user")},
                            repeats, out)
         return
-    click.echo(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
-               f"K={problem.k}", err=True)
+    out.note(f"ladder on device {dev.index}: {dev.name}, M={problem.m} N={problem.n} "
+             f"K={problem.k}")
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
                      repeats=repeats, command=command_line(), progress=progress)
     run.hardware = hardware
+    run.runs_all_at = nearest_size(problem, lambda p: {
+        n: c.params for n, c in configure_all(dev, numbers, p.as_list(), user,
+                                              stored=not use_defaults).items()})
     out.table(ladder_table(run, out.layout))
     for line in tuning_notes(dev, numbers, sources, use_defaults):
         out.note(line)

@@ -14,8 +14,8 @@ from ..ladder import default_size
 from ..model import bound, bounds_table, explain
 from ..rungs import REGISTRY, get_rung
 from ..tables import fit_lines
-from .options import (bound_options, device_options, output_options, param_option,
-                      parse_param_options, problem_from_options, size_options)
+from .options import (RUNG, bound_options, default_size_options, device_options,
+                      output_options, param_option, parse_param_options, problem_from_options)
 from .output import Output
 
 #: the "format" of what `clgemm model --json` writes
@@ -26,10 +26,11 @@ FORMAT = "clgemm-model"
 @device_options
 @click.option("--device-record", type=click.Path(dir_okay=False), default=None,
               help="instead of --device: the device recorded in a ladder or bench JSON file")
-@click.option("--rung", "-r", "rung_number", type=int, default=None,
-              help="show every term for this rung (default: one line per rung)")
+@click.option("--rung", "-r", "rung_number", type=RUNG, default=None,
+              help="show every term for this rung: 1-10, or a library kernel by number or name "
+                   "(direct, tiled, tiled-any) (default: one line per rung)")
 @param_option()
-@size_options
+@default_size_options
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
 @output_options()

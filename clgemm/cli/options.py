@@ -18,8 +18,9 @@ import click
 
 from ..errors import UsageError
 from ..hardware import Overrides
+from ..ladder import DEFAULT_SIZE
 from ..paths import check_writable
-from ..rungs import get_rung
+from ..rungs import LIBRARY, LIBRARY_NAMES, get_rung
 from ..problem import Problem
 from .output import STDOUT, Output
 
@@ -139,11 +140,54 @@ def output_options(json: bool = True, csv: bool = False, wide: bool = True) -> C
     return apply
 
 
+# -- one rung, by number or name ---------------------------------------------------------------
+def rung_number(text: str | int) -> int:
+    """A rung's number from what a user writes for one: 1-10 for the ladder, or a library
+    kernel's number or its name as --rungs takes it ('direct', 'tiled', 'tiled-any')."""
+    if isinstance(text, int):
+        return get_rung(text).number
+    name = text.strip().lower()
+    if name in LIBRARY_NAMES:
+        return LIBRARY_NAMES[name]
+    try:
+        number = int(name)
+    except ValueError:
+        kernels = ", ".join(f"{n} '{r.slug}'" for n, r in sorted(LIBRARY.items()))
+        raise UsageError(f"'{text}' is not a valid integer or kernel name (the ladder is rungs "
+                         f"1-10; beside it the kernels {kernels})") from None
+    return get_rung(number).number
+
+
+class RungType(click.ParamType):
+    """A click type for one rung: its number or its kernel name, as `rung_number` reads it."""
+
+    name = "rung"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        return rung_number(value)
+
+
+RUNG = RungType()
+
+
 # -- the problem size ------------------------------------------------------------------------------
-size_options = _stack(
-    click.option("--size", "-s", type=int, default=None, help="square size M=N=K"),
-    click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K"),
-)
+#: what every command with --size must tell: not every rung runs at every size
+SIZES_RUN = ("rungs 1-9 need M, N and K to be multiples of their tiles (multiples of 128 suit "
+             "every rung's defaults); rung 10 and the tiled-any and direct kernels run any size")
+
+
+def _size_options(default: str) -> Callable[[F], F]:
+    return _stack(
+        click.option("--size", "-s", type=int, default=None,
+                     help=f"square size M=N=K{default}; {SIZES_RUN}"),
+        click.option("--mnk", type=int, nargs=3, default=None, help="three sizes M N K"),
+    )
+
+
+size_options = _size_options("")
+#: --size and --mnk where a command runs at the device's default size without them
+default_size_options = _size_options(f" (default: {DEFAULT_SIZE['CPU']} on a CPU device, "
+                                     f"{DEFAULT_SIZE['GPU']} on a GPU)")
 
 
 def problem_from_options(size: int | None, mnk: tuple[int, int, int] | None,
@@ -157,7 +201,8 @@ def problem_from_options(size: int | None, mnk: tuple[int, int, int] | None,
 
 
 # -- kernel parameters -----------------------------------------------------------------------------
-def param_option(help: str = "[RUNG:]NAME=VALUE, repeatable") -> Callable[[F], F]:
+def param_option(help: str = "[RUNG:]NAME=VALUE, repeatable; RUNG a number or a kernel name"
+                 ) -> Callable[[F], F]:
     """--param/-p, repeatable; parse what it collects with `parse_param_options`."""
     return click.option("--param", "-p", "param_opts", multiple=True, help=help)
 
@@ -180,9 +225,9 @@ def parse_param_options(options: tuple[str, ...] | list[str],
             raise UsageError(f"--param '{opt}': value '{value}' is not an integer") from None
         if target:
             try:
-                wanted = [int(target)]
-            except ValueError:
-                raise UsageError(f"--param '{opt}': rung '{target}' is not a number") from None
+                wanted = [rung_number(target)]
+            except UsageError as exc:
+                raise UsageError(f"--param '{opt}': {exc}") from None
             if wanted[0] not in rungs:
                 raise UsageError(f"--param '{opt}': rung {wanted[0]} is not among the selected rungs")
             if name not in get_rung(wanted[0]).param_names():

@@ -2,7 +2,8 @@
 $COLUMNS, 120 columns where neither says) unless --wide, with failures in bold red when stdout is
 a terminal and NO_COLOR is not set. --json and --csv go to a file, or with '-' to stdout, which
 then carries that and nothing else: the table is left out (the data holds all it says) and
-whatever else the command says goes to stderr.
+whatever else the command says goes to stderr. Progress and notes on stderr are wrapped to the
+same width, so none runs off the edge of a terminal.
 """
 
 from __future__ import annotations
@@ -18,22 +19,29 @@ import click
 
 from ..errors import UsageError
 from ..paths import write_output
-from ..tables import DEFAULT_WIDTH, MIN_WIDTH, Layout
+from ..tables import DEFAULT_WIDTH, MIN_WIDTH, Layout, fit_lines
 
 #: what names stdout as the file of --json or --csv
 STDOUT = "-"
-
-
-def progress(msg: str) -> None:
-    """A progress line on stderr, indented under the command's heading, so that stdout holds
-    only the result (a table, or JSON/CSV with `-`)."""
-    click.echo(f"  {msg}", err=True)
 
 
 def terminal_width() -> int:
     """$COLUMNS, else the terminal's width, else 120; never below the narrowest a table is
     fitted to."""
     return max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def to_stderr(text: str) -> None:
+    """Lines on stderr wrapped to the terminal's width, a continued line indented under its
+    first: a long device name or parameter list would otherwise run past the edge."""
+    for line in fit_lines([text], Layout(width=terminal_width())):
+        click.echo(line, err=True)
+
+
+def progress(msg: str) -> None:
+    """A progress line on stderr, indented under the command's heading, so that stdout holds
+    only the result (a table, or JSON/CSV with `-`)."""
+    to_stderr(f"  {msg}")
 
 
 def _bold_red(text: str) -> str:
@@ -89,19 +97,22 @@ class Output:
 
     @staticmethod
     def note(text: str) -> None:
-        """Progress, warnings and notes: stderr, always."""
-        click.echo(text, err=True)
+        """Progress, warnings and notes: stderr, always, wrapped to the terminal."""
+        to_stderr(text)
 
     def write(self, data: Any = None, csv_text: str | None = None) -> None:
         """The --json data and the --csv text, each where its option said."""
         if self.json_file and data is not None:
-            self._put(self.json_file, json.dumps(strict(data), indent=2, allow_nan=False) + "\n")
+            self._put("--json", self.json_file,
+                      json.dumps(strict(data), indent=2, allow_nan=False) + "\n")
         if self.csv_file and csv_text is not None:
-            self._put(self.csv_file, csv_text)
+            self._put("--csv", self.csv_file, csv_text)
 
-    def _put(self, where: str, text: str) -> None:
+    def _put(self, option: str, where: str, text: str) -> None:
+        """One output, whole or not at all: a failure (a full disk, a refused write) is one
+        `FileWriteError` line naming the option, the file and why, and leaves no part file."""
         if where == STDOUT:
             click.echo(text, nl=False)
         else:
-            write_output(where, text)
+            write_output(where, text, option)
             self.note(f"wrote {where}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ..paths import KERNELS
-from ..rungs import get_rung
-from .options import output_options, param_option, parse_param_options
+from ..rungs import REGISTRY, get_rung
+from .options import RUNG, output_options, param_option, parse_param_options
 from .output import Output
 
 #: the "format" of what `clgemm show --json` writes
@@ -14,11 +14,12 @@ FORMAT = "clgemm-show"
 
 
 @click.command()
-@click.argument("rung_number", metavar="RUNG", type=int)
+@click.argument("rung_number", metavar="RUNG", type=RUNG)
 @param_option("NAME=VALUE, repeatable")
 @output_options(wide=False)
 def show(rung_number: int, param_opts: tuple[str, ...], out: Output) -> None:
-    """Print a rung's source as it is compiled: the macros set, then the kernel."""
+    """Print a rung's source as it is compiled: the macros set, then the kernel. RUNG: 1-10, or
+    a library kernel by number or name (direct, tiled, tiled-any)."""
     rung = get_rung(rung_number)
     params = rung.resolve(parse_param_options(param_opts, [rung_number]).get(rung_number))
     rung.validate(params)
@@ -26,7 +27,9 @@ def show(rung_number: int, param_opts: tuple[str, ...], out: Output) -> None:
     derived = rung.derive(params)  # not passed: the kernel file derives them itself
     helpers = rung.helpers_for(params)
     common, kernel = (KERNELS / "common.h").read_text(), (KERNELS / rung.file).read_text()
-    lines = [f"// rung {rung.number}: {rung.title} ({rung.file}, kernel {rung.kernel})",
+    which = (f"rung {rung.number}" if rung.number in REGISTRY
+             else f"kernel {rung.number} ('{rung.slug}')")
+    lines = [f"// {which}: {rung.title} ({rung.file}, kernel {rung.kernel})",
              "// build options:", *(f"#define {k} {v}" for k, v in macros.items())]
     if derived:
         lines.append("// derived by the kernel: "

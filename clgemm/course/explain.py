@@ -2,18 +2,29 @@
 
 The same registry records and kernel files as the pages in `ladder/`, so what a student reads
 here and there is the same; the terminal version leaves out the measurements, which belong to
-a device, and points to the page for them.
+a device, and points to the page for them: the checkout's, or the copy an install holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..rungs import REGISTRY, get_rung
+from ..paths import course_folder
+from ..rungs import REGISTRY, Rung, get_rung
 from ..tables import FULL, Column, Layout, render
 from . import page_link
 from .diffs import diff_stats, kernel_file, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
+
+
+def page_path(rung: Rung) -> str:
+    """Where the rung's page is here: the checkout's ladder/ or the copy an install holds, as a
+    path that can be opened; where neither exists, its place in the repository."""
+    folder = course_folder()
+    link = page_link(rung)
+    if folder is None:
+        return f"ladder/{link} in the clgemm repository (not installed with this copy)"
+    return f"{folder / link}"
 
 
 def explain_lines(number: int, layout: Layout = FULL) -> list[tuple[str, str]]:
@@ -35,7 +46,7 @@ def explain_lines(number: int, layout: Layout = FULL) -> list[tuple[str, str]]:
     if rung.helpers:
         text("  before it: " + ", ".join(f"{h.name} ({h.kernel} in {kernel_file(h.file)})"
                                          for h in rung.helpers))
-    text(f"  page:     ladder/{page_link(rung)} (measurements and what the tuner chose)")
+    text(f"  page:     {page_path(rung)} (measurements and what the tuner chose)")
     text()
     rows = [(m.name, m.default, ",".join(map(str, m.candidates)), m.meaning)
             for m in macro_rows(rung)]

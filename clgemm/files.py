@@ -15,6 +15,7 @@ Symbolic links are followed first, so the link stays a link and the file it name
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -119,8 +120,10 @@ def write_atomic(path: str | os.PathLike, text: str | bytes, what: str = "file")
     data = text.encode("utf-8") if isinstance(text, str) else text
     tmp = None
     try:
+        if target.is_symlink():  # a loop of links: there is no file to replace
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
         if target.is_dir():
-            raise IsADirectoryError(21, "Is a directory")
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:

@@ -88,6 +88,14 @@ def test_write_atomic_through_a_link_keeps_the_link(tmp_path):
     assert link.is_symlink() and real.read_text() == "new"
 
 
+def test_a_loop_of_links_is_refused_and_left_alone(tmp_path):
+    loop = tmp_path / "db.json"
+    loop.symlink_to(loop)
+    with pytest.raises(FileWriteError, match="symbolic links"):
+        files.write_atomic(loop, "text")
+    assert loop.is_symlink()
+
+
 def test_a_folder_in_the_way_is_one_line(tmp_path):
     (tmp_path / "x.json").mkdir()
     with pytest.raises(FileWriteError, match="Is a directory"):

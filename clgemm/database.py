@@ -389,7 +389,12 @@ def _read(path: Path, device_key: str, backend: str) -> Database:
     if not isinstance(raw, list):
         raise UsageError(f"database {path}: 'entries' is not a list")
     version = data.get("version", 1)
-    if is_int(version) and version < VERSION:  # rungs renumbered since: read them as they are now
+    if not is_int(version) or version > VERSION:
+        # a newer clgemm's file: its entries may mean what this one cannot tell, and a save
+        # would write it back in the older format
+        raise UsageError(f"database {path} is of format version {version!r}; this clgemm reads "
+                         f"versions up to {VERSION} (a newer clgemm wrote it)")
+    if version < VERSION:  # rungs renumbered since: read them as they are now
         raw = [{**d, "rung": renumbered(d["rung"], version)}
                if isinstance(d, dict) and "rung" in d else d for d in raw]
     entries, invalid, reasons = [], [], []

@@ -4,6 +4,7 @@ leave an empty or half-written file, and locks that two links to one file share.
 from __future__ import annotations
 
 import errno
+import json
 import multiprocessing
 import os
 import threading
@@ -152,3 +153,20 @@ def test_exclusive_waits_for_another_process(tmp_path):
     finally:
         p.join(60)
     assert waited > 0.3
+
+
+def test_files_of_a_newer_format_are_refused(tmp_path):
+    """A newer clgemm's database or journal is refused by name: read, its entries could mean
+    something else; saved over, it would go back to the older format."""
+    from clgemm.database import FORMAT as DB_FORMAT, VERSION as DB_VERSION, read_any
+    from clgemm.tuner.journal import FORMAT as JOURNAL_FORMAT, VERSION, read_journal
+
+    db = tmp_path / "db.json"
+    db.write_text(json.dumps({"format": DB_FORMAT, "version": DB_VERSION + 1, "device": "x",
+                              "backend": "opencl", "entries": []}))
+    with pytest.raises(UsageError, match=f"format version {DB_VERSION + 1}"):
+        read_any(db)
+    journal = tmp_path / "j.jsonl"
+    journal.write_text(json.dumps({"format": JOURNAL_FORMAT, "version": VERSION + 1}) + "\n")
+    with pytest.raises(UsageError, match="newer clgemm"):
+        read_journal(journal)

@@ -93,6 +93,10 @@ def read_journal(path: Path) -> tuple[dict, list[dict], int]:
         good += len(raw) + 1
     if header is None:
         raise UsageError(f"{path}: empty or not a clgemm tuning journal")
+    version = header.get("version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version > VERSION:
+        raise UsageError(f"journal {path} is of format version {version!r}; this clgemm reads "
+                         f"versions up to {VERSION} (a newer clgemm wrote it)")
     header, records = renumber(header, records)
     return header, records, good
 

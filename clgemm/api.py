@@ -22,7 +22,7 @@ import math
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
@@ -155,9 +155,11 @@ def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> Config:
             tuned = _tuned_choice(device, m, n, k)
             indirect = tuned[0] if tuned else _default_choice(device)
             direct = _direct_choice(device, m, n, k)
-            use_direct = direct is not None and _prefer_direct(
-                device, m, n, k, direct[1], tuned[1] if tuned else None)
-            _CHOICES[key] = direct[0] if use_direct else indirect
+            if direct is not None and _prefer_direct(device, m, n, k, direct[1],
+                                                     tuned[1] if tuned else None):
+                _CHOICES[key] = direct[0]
+            else:
+                _CHOICES[key] = indirect
         return _CHOICES[key]
 
 
@@ -183,6 +185,13 @@ class _Plan:
     temps: list[tuple[str, int]] = field(default_factory=list)
 
     @property
+    def chosen(self) -> Config:
+        """The configuration of a plan that computes a product (`use_p`), which `_new_plan`
+        chooses for every such plan before anything reads it."""
+        assert self.choice is not None, "a plan with a product to compute has a configuration"
+        return self.choice
+
+    @property
     def use_p(self) -> bool:
         return self.k > 0 and self.alpha != 0
 
@@ -202,8 +211,8 @@ def _round_up(x: int, mult: int) -> int:
 def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
     """The helper steps the chosen configuration adds after gemm's own packing (panels), each
     with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
-    rung = get_rung(plan.choice.rung)
-    extra = rung.extra_helpers(plan.choice.params) if rung.extra_helpers else ()
+    rung = get_rung(plan.chosen.rung)
+    extra = rung.extra_helpers(plan.chosen.params) if rung.extra_helpers else ()
     return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
 
 
@@ -314,9 +323,9 @@ def _launches(backend: Backend, plan: _Plan,
         for name in _copies(plan, alias):
             rows, cols = dims[name]
             out.append((f"copy of {name.upper()}", *_tiles_geometry(backend, rows, cols)))
-        return out + [("direct kernel", *direct_geometry(plan.choice.params, plan.m, plan.n))]
+        return out + [("direct kernel", *direct_geometry(plan.chosen.params, plan.m, plan.n))]
     if plan.use_p:
-        rung = get_rung(plan.choice.rung)
+        rung = get_rung(plan.chosen.rung)
         if plan.pack_a:
             out.append(("pack of A", *_tiles_geometry(backend, plan.mp, plan.kp)))
         if plan.pack_b:
@@ -324,7 +333,7 @@ def _launches(backend: Backend, plan: _Plan,
             out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
         for helper, rows in _panel_steps(plan):
             out.append((helper.name, *helper_geometry(helper, rows, plan.kp)))
-        out.append((f"rung {rung.number}", *rung.geometry(plan.choice.params, plan.mp, plan.np_)))
+        out.append((f"rung {rung.number}", *rung.geometry(plan.chosen.params, plan.mp, plan.np_)))
     if not plan.direct_c:
         out.append(("epilogue", *_tiles_geometry(backend, plan.m, plan.n)))
     return out
@@ -458,23 +467,23 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _O
     p_buf, ldp = None, m
     with backend.lock:
         if plan.direct:
-            knl = backend.program(DIRECT.file, direct_macros(plan.choice.params, a.trans,
+            knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans,
                                                              b.trans), DIRECT.kernel)
             copies = _copies(plan, alias)
             if "a" in copies:
                 a = _copy(backend, order, a, m, k)
             if "b" in copies:
                 b = _copy(backend, order, b, k, n)
-            gsize, lsize = direct_geometry(plan.choice.params, m, n)
+            gsize, lsize = direct_geometry(plan.chosen.params, m, n)
             order.enqueue(knl, gsize, lsize,
                           [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
                            b.buf, b.offset, b.ld, c.buf, c.offset, c.ld])
             return
         if plan.use_p:
-            rung: Rung = get_rung(plan.choice.rung)
+            rung: Rung = get_rung(plan.chosen.rung)
             # Built before anything is queued, so a configuration that fails to build here
             # leaves nothing half done and the next choice can run instead.
-            backend.program(rung.file, rung.macros(plan.choice.params), rung.kernel)
+            backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
             copies = _copies(plan, alias)
             if "a" in copies:
                 a = _copy(backend, order, a, m, k)
@@ -491,7 +500,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _O
             p_buf = c.buf if plan.direct_c else order.scratch(plan.mp * plan.np_)
             ldp = plan.mp
             # gemm's own packing did the transpose of B; what remains is packing into panels
-            prepared = prepare(backend, rung, plan.choice.params, plan.mp, plan.np_, plan.kp,
+            prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp,
                                a_buf, b_buf, p_buf, [h for h, _ in _panel_steps(plan)],
                                lambda name, count: order.scratch(count))
             for step in (*prepared.helpers, prepared.main):
@@ -733,7 +742,8 @@ def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, d
                              f"{device.backend} backend")
     info = None
     if device is not None:
-        info = registry.device_info(device, backend_name or (kind and kind.backend))
+        info = registry.device_info(device, backend_name
+                                    or (kind.backend if kind is not None else None))
         if backend_obj is not None and (info.backend != backend_obj.name
                                         or info.handle != backend_obj.device.handle):
             raise UsageError(f"device '{info.name}' is not the backend's device "
@@ -864,13 +874,15 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
              wait_for: Any = None) -> Any:
     """gemm once the backend is known, with its device active: plan, check, then run."""
     waits = be.wait_list(wait_for)
-    c_on_device = c is not None and kinds["c"] is not None
-    out_on_device = c_on_device if c is not None else kind is not None
+    c_kind = kinds["c"] if c is not None else None
+    c_on_device = c_kind is not None
+    # the result's device kind: C's where it is given, else the operands' (None: NumPy)
+    out_kind = c_kind if c is not None else kind
 
     if m == 0 or n == 0:
         if c is not None:
             return c
-        return kind.empty(be, on_device, (m, n)) if out_on_device else np.empty(
+        return out_kind.empty(be, on_device, (m, n)) if out_kind is not None else np.empty(
             (m, n), dtype=np.float32)
 
     # Describe every operand; C decides the output layout. A C-ordered C is the column-major
@@ -879,12 +891,13 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
     ops: dict[str, _Operand] = {}
     if reads_ab:
         for name, x, t in (("a", a, trans_a), ("b", b, trans_b)):
-            ops[name] = (kinds[name].in_place(name, x) if kinds[name] is not None
+            x_kind = kinds[name]
+            ops[name] = (x_kind.in_place(name, x) if x_kind is not None
                          else host_operand(name, x, prefer_c=t))
     if c is None:  # a new C-ordered array, made once the memory check has passed
         c_op = _Operand("c", None, True, max(1, n))
-    elif c_on_device:
-        c_op = kinds["c"].in_place("c", c)
+    elif c_kind is not None:
+        c_op = c_kind.in_place("c", c)
     else:
         c_op = host_operand("c", c, prefer_c=True)
     c_is_ours = not c_on_device  # NumPy's C and a new C are buffers nobody else reads
@@ -922,38 +935,41 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
     check(plan)
 
     # Every check has passed; only now is anything allocated, sent or launched.
-    queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
-    for _, x in on_device:
-        waits += kind.events(x)
+    if kind is not None:  # the arrays that live on a device, all of this kind
+        queue = kind.queue_for(be, on_device)
+        for _, x in on_device:
+            waits += kind.events(x)
+    else:
+        queue = getattr(be, "queue", None)
     order = _Order(be, queue, waits)
     if c is not None:
         result = c
-    elif out_on_device:
+    elif out_kind is not None:
         order.pooled()
-        result = kind.empty(be, on_device, (m, n))
+        result = out_kind.empty(be, on_device, (m, n))
     else:
         result = np.empty((m, n), dtype=np.float32)
     if c_op.array is None:
         c_op.array = result
-        if out_on_device:
-            c_op.buf, c_op.offset = kind.buffer_of(result)
+        if out_kind is not None:
+            c_op.buf, c_op.offset = out_kind.buffer_of(result)
     for op in (*ops.values(), c_op):
         if op.buf is not None:
             continue
         if op is c_op and not plan.read_c:
             op.buf = order.scratch(m * n)
         else:
-            layout = "C" if op.c_order else "F"
+            layout: Literal["C", "F"] = "C" if op.c_order else "F"
             op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))
     ma, mb = operands()
     _run(be, plan, replan, check, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), order,
          alias)
 
-    if isinstance(result, np.ndarray):
+    if out_kind is None:  # a NumPy result
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
         flat = be.to_host(c_op.buf, m * n)
         result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
     else:
-        kind.add_event(result, order.last)
+        out_kind.add_event(result, order.last)
     return result

@@ -409,7 +409,7 @@ def table(data: dict, layout: Layout = FULL) -> str:
         if mean is not None:
             lowest = min(v for v in values if v is not None and v > 0)
             geo.append(f"{n}: geo-mean {_ratio(mean)}, lowest {_ratio(lowest)}")
-    text = [render(columns, lines, layout)]
+    text: list[str] = [render(columns, lines, layout)]
     if not layout.wide:
         text.append("GFLOP/s of gemm()'s whole call, of its kernel alone and of each library's "
                     "call; over ms: the call's time beyond its launches; / X: gemm() over X")

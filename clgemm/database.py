@@ -484,6 +484,7 @@ def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
             return usable_params(rung, params, db.limits, shape) is not None
 
         entry = db.best(number, shape, accept=usable)
-        if entry is not None:
-            out[number] = rung.complete(entry.params)
+        params = None if entry is None else rung.complete(entry.params)
+        if params is not None:
+            out[number] = params
     return out

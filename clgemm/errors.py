@@ -7,6 +7,10 @@ NumPy users expect: `UsageError` derives from `ValueError`, `ArgumentTypeError` 
 and `TypeError`, so `except ValueError`, `except TypeError` and `except UsageError` all work.
 """
 
+from __future__ import annotations
+
+from typing import Any, Mapping
+
 
 class ClgemmError(Exception):
     """Base class; `exit_code` is what the CLI exits with."""
@@ -27,7 +31,7 @@ class ArgumentTypeError(UsageError, TypeError):
 class ConstraintError(UsageError):
     """A parameter set breaks a named constraint of a rung."""
 
-    def __init__(self, rung: int, constraint: str, params: dict):
+    def __init__(self, rung: int, constraint: str, params: Mapping[str, Any]):
         self.rung = rung
         self.constraint = constraint
         self.params = dict(params)

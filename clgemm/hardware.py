@@ -164,7 +164,7 @@ TABLE: tuple[_Row, ...] = (
 )
 
 #: when nothing in the table matches: generic figures, all marked assumed
-_FALLBACK = {
+_FALLBACK: dict[str, tuple[str, Mapping[str, Any]]] = {
     "CPU": ("assumed figures for a CPU (AVX2-class: 2 FMA units x 8 lanes per core)",
             {**_X86, "lanes_per_cu": 16, "simd_width": 8, "local_bytes_per_clock": 64}),
     "GPU": ("assumed figures for a GPU (64 FP32 lanes per compute unit)",
@@ -212,12 +212,12 @@ def hardware_for(name: str, limits: DeviceLimits, clock_mhz: float,
     device_type = "CPU" if limits.device_type == "CPU" else "GPU"
     row = _row_for(name, device_type)
     if row is not None:
-        kind, figures = row.label, dict(row.figures)
-        sources = {k: ("table" if k not in row.guessed else ASSUMED) for k in figures}
+        kind, table = row.label, row.figures
+        sources = {k: ("table" if k not in row.guessed else ASSUMED) for k in table}
     else:
-        kind, figures = _FALLBACK[device_type]
-        figures = dict(figures)
-        sources = {k: ASSUMED for k in figures}
+        kind, table = _FALLBACK[device_type]
+        sources = {k: ASSUMED for k in table}
+    figures = dict(table)
     if device_type == "CPU" and "mem_gbps" not in figures:
         figures["mem_gbps"] = _CPU_MEM_GBPS_PER_CORE * max(1, limits.compute_units)
         sources["mem_gbps"] = ASSUMED
@@ -235,7 +235,7 @@ def hardware_for(name: str, limits: DeviceLimits, clock_mhz: float,
         sources["local_mem_per_cu"] = ASSUMED
     sources["peak_gflops"] = "derived"
     hw = Hardware(name=name, kind=kind, device_type=device_type,
-                  sources=sources, **figures)  # type: ignore[arg-type]
+                  sources=sources, **figures)
     return apply_overrides(hw, overrides)
 
 

@@ -52,7 +52,7 @@ def size_needs(multiples: tuple[int, int, int]) -> str:
     for dim, mult in zip("MNK", multiples):
         if mult > 1:
             groups.setdefault(mult, []).append(dim)
-    parts = []
+    parts: list[str] = []
     for mult, dims in groups.items():
         names = dims[0] if len(dims) == 1 else ", ".join(dims[:-1]) + " and " + dims[-1]
         if not parts:
@@ -107,8 +107,8 @@ def nearest_size(problem: Problem, configs_at: ConfigsAt, tries: int = 8) -> Pro
     seen: set[tuple[int, int, int]] = set()
     ordered = []
     for c in sorted(candidates, key=lambda c: sum(abs(a - b) for a, b in zip(c.as_list(), sizes))):
-        if tuple(c.as_list()) not in seen:
-            seen.add(tuple(c.as_list()))
+        if c.as_tuple() not in seen:
+            seen.add(c.as_tuple())
             ordered.append(c)
     return next((c for c in ordered[:tries] if _runs_all(configs_at, c)), None)
 
@@ -138,16 +138,17 @@ class LadderRun:
 
     def speedups(self) -> dict[int, tuple[float | None, float | None]]:
         """Per rung: (speed-up over the previous ok row, speed-up over rung 1)."""
-        first = next((r for r in self.rows if r.rung == 1 and r.ok), None)
-        out, prev = {}, None
+        first = next((r.ms for r in self.rows if r.rung == 1 and r.ok), None)
+        out: dict[int, tuple[float | None, float | None]] = {}
+        prev: float | None = None
         for r in self.rows:
-            if not r.ok:
+            if not r.ok or r.ms is None:  # run_rung times every ok row; one built by hand may not
                 out[r.rung] = (None, None)
                 continue
-            over_prev = prev.ms / r.ms if prev else None
-            over_first = first.ms / r.ms if first else None
+            over_prev = prev / r.ms if prev is not None else None
+            over_first = first / r.ms if first is not None else None
             out[r.rung] = (over_prev, over_first)
-            prev = r
+            prev = r.ms
         return out
 
     def reference(self) -> dict | None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -99,6 +100,7 @@ def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
     cached = _CACHE.get(path)
     if cached is not None and cached[0] == mtime:
         return cached[1], cached[2]
+    found: tuple[Database | None, StoredDevice | None]
     try:
         if FORMAT.encode() not in read_bytes(path, "tuning database")[:200]:
             found = (None, None)  # another kind of JSON beside the databases (a run's record)
@@ -193,8 +195,9 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
             p = usable_params(rung, e.params, limits, shape)
             if p is None:
                 continue
+            m, n, k = e.shape  # three sizes: entries that say otherwise are set apart on reading
             out.append((rank, Found(rung.number, p, LEVELS[rank], label,
-                                    tuple(int(v) for v in e.shape), float(e.gflops or 0.0),
+                                    (int(m), int(n), int(k)), float(e.gflops or 0.0),
                                     db.path)))
     out.sort(key=lambda rf: rf[0])
     return [f for _, f in out]
@@ -265,7 +268,7 @@ def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | No
     for number in sorted(rungs if rungs is not None else GEMM_RUNGS):
         rung = get_rung(number)
         found = ranked(device, rung, shape, roots,
-                       accept=None if accept is None else (lambda p, r=rung: accept(r, p)))
+                       accept=None if accept is None else partial(accept, rung))
         if found:
             pool.append((rung, found[0]))
     if not pool:

@@ -94,8 +94,14 @@ def current(m: Measurement) -> bool:
     """Whether the measurement applies to its rung's present kernel (`Rung.complete`): what a
     rung's earlier version measured stays on record but says nothing about the bound of the
     present one."""
+    return _params_now(m) is not None
+
+
+def _params_now(m: Measurement) -> dict[str, int] | None:
+    """The measurement's parameters as its rung reads them now (completed with the defaults
+    of parameters added since), or None where they no longer apply (`current`)."""
     rung = get_rung(m.rung) if m.rung in GEMM_RUNGS else None
-    return rung is not None and rung.complete(m.params) is not None
+    return None if rung is None else rung.complete(m.params)
 
 
 def measurements(*roots: Path) -> list[Measurement]:
@@ -114,5 +120,5 @@ def measurements(*roots: Path) -> list[Measurement]:
             out += _from_run(str(path), data)
     for journal in sorted(j for root in roots for j in root.rglob("*.jsonl")):
         out += _from_journal(journal)
-    # completed with the defaults of parameters added since, as the rung now reads them
-    return [replace(m, params=get_rung(m.rung).complete(m.params)) for m in out if current(m)]
+    now = [(m, _params_now(m)) for m in out]
+    return [replace(m, params=params) for m, params in now if params is not None]

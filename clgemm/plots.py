@@ -62,6 +62,14 @@ class PlotSpec:
     def path(self) -> str:
         return f"results/plots/{self.name}"
 
+    @property
+    def number(self) -> int:
+        """The rung of a plot drawn for one (tiling, landscape, wg-shapes): `plan` gives them
+        one, and a spec made elsewhere without it is refused here rather than drawn blank."""
+        if self.rung is None:
+            raise UsageError(f"plot {self.name}: a {self.kind} plot needs a rung")
+        return self.rung
+
 
 def _blocked_rung(number: int) -> bool:
     """Rungs with a 2D register block: their work-group is RTSM x RTSN work-items."""
@@ -217,7 +225,7 @@ def draw_ladder(spec: PlotSpec, results: Results, path: Path) -> None:
     width = 0.8 / max(1, len(runs))
     for i, run in enumerate(runs):
         xs = [x + (i - (len(runs) - 1) / 2) * width for x in range(len(numbers))]
-        ys = [(run.row(n).gflops or 0) if run.row(n) else 0 for n in numbers]
+        ys = [(row.gflops or 0) if (row := run.row(n)) else 0 for n in numbers]
         how = ", measured in alternating rounds" if run.kind == "vs-defaults" else ""
         ax.bar(xs, ys, width=width, label=f"rungs, {run.config} parameters{how}")
     # Reference lines from the last run in order (tuned after default): the ladder a student
@@ -276,7 +284,7 @@ def draw_bench(spec: PlotSpec, results: Results, path: Path) -> None:
         for row in rows:
             ref = next((r for r in row.get("references") or [] if r["name"] == name), None)
             ok = ref is not None and ref.get("status", "ok") == "ok" and ref.get("gflops")
-            ys.append(ref["gflops"] if ok else math.nan)
+            ys.append(ref["gflops"] if ref is not None and ok else math.nan)
         ax.plot(xs, ys, marker="s", linestyle="none", label=name)
     ax.set_xticks(xs, [size_text(row["shape"]) for row in rows], rotation=45, ha="right")
     ax.set_xlabel("shape M×N×K (in the order the bench ran them)")
@@ -308,8 +316,9 @@ def _best_so_far_curves(journal_path: Path, rung: int):
 
 def draw_landscape(spec: PlotSpec, results: Results, path: Path) -> None:
     journal = next(j for j in results.journals if j.path == spec.target)
-    rung = ALL_RUNGS.get(spec.rung)
-    records = journal.records_of(spec.rung)
+    number = spec.number
+    rung = ALL_RUNGS.get(number)
+    records = journal.records_of(number)
     ok = sorted((r["gflops"] for r in records if r.get("status") == "ok" and r.get("gflops")),
                 reverse=True)
     failed = len(records) - len(ok)
@@ -329,7 +338,7 @@ def draw_landscape(spec: PlotSpec, results: Results, path: Path) -> None:
     left.set_title(f"{len(ok)} configurations ran correctly"
                    + (f", {failed} failed" if failed else ""), fontsize=10)
     left.grid(alpha=0.3)
-    curves, rs = _best_so_far_curves(results.file(journal.path), spec.rung)
+    curves, rs = _best_so_far_curves(results.file(journal.path), number)
     for name, curve in curves.items():
         right.plot(range(1, len(curve) + 1), [100 * c for c in curve], label=name)
     right.set_xscale("log")
@@ -339,7 +348,7 @@ def draw_landscape(spec: PlotSpec, results: Results, path: Path) -> None:
                     fontsize=10)
     right.legend(fontsize=8)
     right.grid(alpha=0.3)
-    fig.suptitle(f"Rung {spec.rung} on {journal.device.label}, {size_text(journal.size)}: "
+    fig.suptitle(f"Rung {number} on {journal.device.label}, {size_text(journal.size)}: "
                  f"best {rs.best:,.2f} GFLOP/s")
     _save(fig, path)
 
@@ -354,7 +363,8 @@ def _shape_scores(records: list[dict], number: int) -> dict[tuple[int, int], flo
         if r.get("status") != "ok" or not r.get("gflops"):
             continue
         try:
-            shape = tuple(int(x) for x in rung.local_size(r["config"]))
+            rows, cols = rung.local_size(r["config"])
+            shape = (int(rows), int(cols))
         except (KeyError, TypeError, ZeroDivisionError):
             continue
         best[shape] = max(best.get(shape, 0.0), float(r["gflops"]))
@@ -363,7 +373,8 @@ def _shape_scores(records: list[dict], number: int) -> dict[tuple[int, int], flo
 
 def draw_wg_shapes(spec: PlotSpec, results: Results, path: Path) -> None:
     journal = next(j for j in results.journals if j.path == spec.target)
-    scores = _shape_scores(journal.records_of(spec.rung), spec.rung)
+    number = spec.number
+    scores = _shape_scores(journal.records_of(number), number)
     rows = sorted({s[0] for s in scores})
     cols = sorted({s[1] for s in scores})
     grid = np.full((len(rows), len(cols)), np.nan)
@@ -387,9 +398,9 @@ def draw_wg_shapes(spec: PlotSpec, results: Results, path: Path) -> None:
     ax.set_yticks(range(len(rows)), [str(r) for r in rows])
     ax.set_xlabel("RTSN = TSN / WPTN (work-items along N)")
     ax.set_ylabel("RTSM = TSM / WPTM (work-items along M)")
-    ax.set_title(f"Rung {spec.rung}, {journal.device.label}, {size_text(journal.size)}:\n"
-                 f"best GFLOP/s per work-group shape ({len(journal.records_of(spec.rung))} "
-                 f"configurations, {journal.strategy(spec.rung)}; blank: not tried)", fontsize=9)
+    ax.set_title(f"Rung {number}, {journal.device.label}, {size_text(journal.size)}:\n"
+                 f"best GFLOP/s per work-group shape ({len(journal.records_of(number))} "
+                 f"configurations, {journal.strategy(number)}; blank: not tried)", fontsize=9)
     bar = fig.colorbar(image, ax=ax, label="GFLOP/s")
     _thousands(bar.ax)
     _save(fig, path)
@@ -427,22 +438,23 @@ def draw_tiling(spec: PlotSpec, results: Results, path: Path) -> None:
     (A, B) or computes (C) it."""
     from matplotlib import colormaps
 
-    t = tiling(spec.rung)
+    number = spec.number
+    t = tiling(number)
     colours = colormaps["tab20"]
     edge = t.edge
     fig = _figure(11, 4.4)
     ax_a, ax_b, ax_c = fig.subplots(1, 3, width_ratios=[t.a.shape[1], t.b.shape[1],
                                                         t.c.shape[1]])
-    local = "read from global memory by work-item 0" if spec.rung == 1 else (
-        "in local memory, x2 buffers" if spec.rung in (9, 10) else "in local memory")
+    local = "read from global memory by work-item 0" if number == 1 else (
+        "in local memory, x2 buffers" if number in (9, 10) else "in local memory")
     _tiles(ax_a, t.a, f"A tile ({local})", colours, edge and edge[0], edge and edge[2],
            "k", "m")
     _tiles(ax_b, t.b, f"B tile ({local})", colours, edge and edge[2], edge and edge[1],
            "n", "k")
     _tiles(ax_c, t.c, "C tile: who computes each element", colours, edge and edge[0],
            edge and edge[1], "n", "m")
-    rung = REGISTRY[spec.rung]
-    fig.suptitle(f"Rung {spec.rung}, {rung.title}: {t.work_items} work-items "
+    rung = REGISTRY[number]
+    fig.suptitle(f"Rung {number}, {rung.title}: {t.work_items} work-items "
                  f"({rung.params_text(t.params)})\n{t.note}", fontsize=10)
     _save(fig, path)
 

@@ -105,7 +105,8 @@ def baseline(references: list[Reference]) -> Reference | None:
     else NumPy's row when it was."""
     usable = [r for r in references if r.get("status", "ok") == "ok" and r.get("gflops")]
     vendors = [r for r in usable if not r["name"].startswith("NumPy")]
-    return (vendors or usable or [None])[0]
+    found = vendors or usable
+    return found[0] if found else None
 
 
 def percent_of(gflops: float | None, base: Reference | None) -> float | None:

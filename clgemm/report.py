@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from . import lookup
 from .devices import DeviceInfo
@@ -28,10 +28,11 @@ def devices_table(devices: list[DeviceInfo], layout: Layout = FULL) -> str:
              else f"{d.local_mem_bytes // 1024} KiB", d.max_work_group_size, d.driver_version,
              tuning_level(d)]
             for d in devices]
-    columns = [Column("#", right=True), "backend", Column("platform", wrap=12),
-               Column("device", wrap=16), "type", Column("CUs", right=True), "clock",
-               "global mem", Column("local mem", drop=2), Column("max WG", drop=1, right=True),
-               Column("driver", wrap=10), Column("tuning", wrap=10)]
+    columns: list[Column | str] = [
+        Column("#", right=True), "backend", Column("platform", wrap=12),
+        Column("device", wrap=16), "type", Column("CUs", right=True), "clock",
+        "global mem", Column("local mem", drop=2), Column("max WG", drop=1, right=True),
+        Column("driver", wrap=10), Column("tuning", wrap=10)]
     return render(columns, rows, layout)
 
 
@@ -93,7 +94,9 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
     base = run.reference()
     bounds = run.bounds()
     wide = layout.wide
-    rows, failures, repeats = [], [], []
+    rows: list[list[Any]] = []
+    failures: list[str] = []
+    repeats: list[tuple[str, Sequence[float] | None]] = []  # label, its timed repeats
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
@@ -140,11 +143,12 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
-    columns = ["rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
-               Column("config", wrap=8), "ms", Column("spread", drop=5, right=True),
-               Column("helper ms", drop=4), "GFLOP/s", Column("% ref", drop=7),
-               Column("% bound", drop=6), "x prev", Column("x rung 1", drop=2),
-               Column("rel err", drop=3), "status"]
+    columns: list[Column | str] = [
+        "rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
+        Column("config", wrap=8), "ms", Column("spread", drop=5, right=True),
+        Column("helper ms", drop=4), "GFLOP/s", Column("% ref", drop=7),
+        Column("% bound", drop=6), "x prev", Column("x rung 1", drop=2),
+        Column("rel err", drop=3), "status"]
     table = render(columns, rows, layout)
     lines = [head, table]
     if "% ref" in table.shown:

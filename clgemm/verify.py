@@ -24,7 +24,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal
 
 import numpy as np
 
@@ -159,7 +159,8 @@ def _judge(case: Case, out: np.ndarray, ref: np.ndarray, outside_ok: bool) -> Ca
     return CaseResult(case, True, err)
 
 
-def _embed(x: np.ndarray, order: str, pad: int, offset: int, fill: float) -> np.ndarray:
+def _embed(x: np.ndarray, order: str, pad: int, offset: int,
+           fill: float | np.float32) -> np.ndarray:
     """`x` stored in a flat buffer: `order` layout, leading dimension padded by `pad`, starting at
     `offset`; everything else is `fill`."""
     rows, cols = x.shape
@@ -209,8 +210,9 @@ def _run_buffers(backend: Any, case: Case) -> CaseResult:
 def _host_view(x: np.ndarray, order: str, pad: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
     """`x` as a view into a larger array (a strided, offset view when pad or offset is set)."""
     rows, cols = x.shape
+    layout: Literal["C", "F"] = "F" if order == "F" else "C"
     big = np.full((rows + offset + pad, cols + offset + pad), SENTINEL, dtype=np.float32,
-                  order=order)
+                  order=layout)
     view = big[offset:offset + rows, offset:offset + cols]
     view[...] = x
     return big, view
@@ -322,7 +324,8 @@ def _rung_sizes(rung_number: int, params: dict[str, int],
         if rung.any_size:
             return [(1, 1, 1), (7, 129, 64), (129, 7, 7)]
         return [(dims[0][-1], dims[1][0], dims[2][-1])]
-    triples = list(itertools.product(*dims))
+    dm, dn, dk = dims
+    triples = list(itertools.product(dm, dn, dk))
     if len(triples) > 12:  # keep the corners and the diagonal, not the whole cube
         keep = {(d0[i % len(d0)], d1[i % len(d1)], d2[i % len(d2)])
                 for d0, d1, d2 in [dims] for i in range(max(map(len, dims)))}
@@ -430,10 +433,11 @@ def replay(device: DeviceInfo, cases: list[Case],
     t0 = time.perf_counter()
     by_group: dict[tuple, tuple[Group, list[Case]]] = {}
     for case in cases:
-        if case.path == "buffers":
+        key: tuple[Any, ...]
+        if case.path == "buffers" and case.rung is not None:
             key = (case.rung, json.dumps(case.params, sort_keys=True), case.source)
             name, kernel = kernel_label(case.rung), params_text(case.params or {})
-        else:
+        else:  # gemm() chooses the kernel (gemm_buffers too, where the case names no rung)
             key = (case.path,)
             name, kernel = f"gemm() {case.path}", "chosen by gemm()"
         if key not in by_group:

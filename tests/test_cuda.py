@@ -226,7 +226,7 @@ def test_cublas_reference(cuda_backend, cuda_workspace):
 def test_ladder_command_on_cuda(cuda_backend, tmp_path):
     out = tmp_path / "cuda.json"
     r = subprocess.run([sys.executable, "-m", "clgemm", "ladder", "--backend", "cuda", "--size",
-                        "512", "--repeats", "2", "--json", str(out)],
+                        "512", "--repeats", "2", "--json", str(out), "--wide"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())

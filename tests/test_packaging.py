@@ -154,3 +154,9 @@ def test_installed_the_course_is_found_under_the_prefix(capsys, monkeypatch, tmp
     assert paths.course_folder() is None
     assert main(["explain", "6"]) == 0
     assert "ladder/06-register-blocking.md in the clgemm repository" in capsys.readouterr().out
+
+
+def test_the_package_says_it_is_typed(monkeypatch):
+    """py.typed (PEP 561) ships, so a user's type checker reads clgemm's annotations."""
+    assert (paths.PACKAGE / "py.typed").is_file()
+    assert (paths.PACKAGE / "py.typed").resolve() in _shipped(monkeypatch)

@@ -331,8 +331,17 @@ class DeviceArrays(ABC):
 
 
 # -- vendor BLAS -------------------------------------------------------------------------------
-#: one timed launch: runs it (to completion) and returns its time in milliseconds
-TimedCall = Callable[[], float]
+class TimedCall:
+    """One timed launch: calling it runs the launch to completion and returns its time in
+    milliseconds. `timing["label"]` says how it was timed; the call itself may change it to
+    "host wall time" where the device cannot time it."""
+
+    def __init__(self, run: Callable[[], float], timing: dict[str, str]):
+        self.run = run
+        self.timing = timing
+
+    def __call__(self) -> float:
+        return self.run()
 
 
 class VendorBlas(ABC):
@@ -353,9 +362,7 @@ class VendorBlas(ABC):
     @abstractmethod
     def timed_sgemm(self, backend: "Backend", m: int, n: int, k: int, a: Any, b: Any,
                     c: Any) -> TimedCall:
-        """A timed call of C := A B on tight column-major buffers of the backend. The returned
-        function has a `timing` dict whose "label" says how it was timed (it may change to
-        "host wall time" where the device cannot time the call)."""
+        """A timed call of C := A B on tight column-major buffers of the backend."""
 
     @abstractmethod
     def matmul(self, backend: "Backend", a: Any, b: Any, out: Any = None) -> Any:

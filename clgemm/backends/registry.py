@@ -32,7 +32,7 @@ _LOCK = threading.RLock()
 #: one backend per device opened here, keyed by (backend name, device handle)
 _BY_DEVICE: dict[tuple[str, Any], Backend] = {}
 #: OpenCL backends by (context, device), including those adopted from callers' arrays
-_BY_CONTEXT: dict[tuple[int, int], Backend] = {}
+_BY_CONTEXT: dict[tuple[int, int], opencl.OpenCLBackend] = {}
 #: device selections, remembered: listing devices queries every platform, too slow per call
 _SELECTED: dict[tuple[str, str | None], DeviceInfo] = {}
 
@@ -148,7 +148,7 @@ def shared_backend(info: DeviceInfo) -> Backend:
         return _BY_DEVICE[key]
 
 
-def backend_in_context(context: Any, device: Any) -> Backend:
+def backend_in_context(context: Any, device: Any) -> opencl.OpenCLBackend:
     """The OpenCL backend of a pyopencl context and one of its devices (a caller's arrays')."""
     with _LOCK:
         key = (context.int_ptr, device.int_ptr)

@@ -27,6 +27,10 @@ REF_LABEL = {"clblast": "CLBlast", "cublas": "cuBLAS", "numpy": "NumPy"}
 def default_sizes(device: Any) -> list[Problem]:
     """Square powers of two, non-tile sizes, and LU-shaped trailing updates N x BS . BS x N
     (M = N, K = BS, as in Li, Dongarra and Tomov's GEMM study); smaller sets on a CPU."""
+    squares: tuple[int, ...]
+    odd: tuple[int, ...]
+    lu_n: tuple[int, ...]
+    lu_bs: tuple[int, ...]
     if device.is_cpu:
         squares, odd, lu_n, lu_bs = (256, 512, 1024, 2048), (1000, 1023), (1024, 2048), (64, 256)
     else:

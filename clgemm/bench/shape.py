@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Iterable, Sequence
 
@@ -77,8 +78,8 @@ def _check_rungs(backend: Any, device: Any, ws0: Workspace, rungs: Sequence[int]
         d.update(source=source, gemm_pick=gemm_pick, kernel_ms=None, repeats=0)
         rung_rows.append(d)
         if res.ok:
-            passed.append((f"rung{number}", lambda ws, rung=rung, params=params:
-                           _rung_timer(backend, ws, rung, params),
+            passed.append((f"rung{number}",
+                           functools.partial(_rung_timer, backend, rung=rung, params=params),
                            (res.ms or 0) + (res.helper_ms or 0)))
     return rung_rows, passed
 

@@ -12,7 +12,7 @@ import functools
 import math
 import shlex
 import sys
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 import click
 
@@ -136,7 +136,9 @@ def output_options(json: bool = True, csv: bool = False, wide: bool = True) -> C
             kwargs["out"] = Output(given.get("json_file"), given.get("csv_file"),
                                    bool(given.get("wide")))
             return command(*args, **kwargs)
-        return _stack(*options)(with_output)  # type: ignore[arg-type]
+        # cast: the wrapper takes the command's place (wraps gave it the command's name and
+        # help, and click calls it by keyword), which is all a decorator's F promises
+        return _stack(*options)(cast(F, with_output))
     return apply
 
 
@@ -255,6 +257,7 @@ def bound_options(command: F) -> F:
         kwargs["overrides"] = Overrides(**{name: kwargs.pop(name) for name in _BOUND_FIGURES})
         return command(*args, **kwargs)
 
+    # cast: as in output_options, the wrapper takes the command's place
     return _stack(
         click.option("--peak-gflops", type=float, default=None,
                      help="performance bound: the device's FP32 peak in GFLOP/s, instead of "
@@ -263,4 +266,4 @@ def bound_options(command: F) -> F:
                      help="performance bound: local-memory bandwidth per compute unit, GB/s"),
         click.option("--mem-gbps", type=float, default=None,
                      help="performance bound: DRAM bandwidth of the device, GB/s"),
-    )(with_overrides)  # type: ignore[arg-type]
+    )(cast(F, with_overrides))

@@ -168,10 +168,10 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
 
     result = run.measure(prepared, db, note=out.note)
     if result.outcomes:
-        shapes = [shape for shape, _ in result.outcomes]
+        tuned = [shape for shape, _ in result.outcomes]
         out.say("")
         out.table(summary_table([o for _, o in result.outcomes], out.layout,
-                                shapes if len(set(shapes)) > 1 else None))
+                                tuned if len(set(tuned)) > 1 else None))
         out.say(f"\ndatabase: {result.database}")
         if bounded:
             out.say(GO_FURTHER)

@@ -45,7 +45,8 @@ def _run_block(path: Path, data: dict, here: Path, root: Path) -> list[str]:
     rel = Path(*([".."] * len(here.parts)), link).as_posix() if here.parts else link
     lines = [f"#### {dev['name']} ({dev['backend']}, {prov['mode']} arrays): [{link}]({rel})", "",
              f"`{prov['command']}` ({prov['date'][:10]})", ""]
-    rows, ratios = [], {n: [] for n in names}
+    rows: list[list[str]] = []
+    ratios: dict[str, list[float]] = {n: [] for n in names}
     for r in data["rows"]:
         shape = "×".join(map(str, r["shape"]))
         if r["status"] != "ok":

@@ -239,7 +239,11 @@ def _tuning_database(rel: str, data: dict, devices: dict[str, Device]) -> Tuning
         e.rung = _database.renumbered(e.rung, version)  # as an older database's rungs read now
         prov = e.provenance or {}
         first_prov = first_prov or prov
-        entries.append(TunedEntry(rung=int(e.rung), shape=tuple(int(x) for x in e.shape),
+        try:
+            m, n, k = (int(x) for x in e.shape)
+        except (TypeError, ValueError):
+            raise UsageError(f"{rel}: shape {e.shape!r} should be three integers") from None
+        entries.append(TunedEntry(rung=int(e.rung), shape=(m, n, k),
                                   params=dict(e.params), gflops=float(e.gflops),
                                   strategy=str(prov.get("strategy", "")),
                                   evaluations=prov.get("evaluations"), space=prov.get("space"),

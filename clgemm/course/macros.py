@@ -38,15 +38,15 @@ class Geometry:
 def geometry(rung: Rung, params: Mapping[str, int]) -> Geometry | None:
     """The geometry of `params`, or None when they break a divisibility constraint (the registry
     only derives macros for sets that pass it) or do not fit the rung's parameter names."""
-    params = rung.complete(params)
-    if params is None:
+    full = rung.complete(params)
+    if full is None:
         return None
     try:
-        if rung.first_violation(params, None, stages=("divisibility",)) is not None:
+        if rung.first_violation(full, None, stages=("divisibility",)) is not None:
             return None
-        return Geometry(work_group=tuple(rung.local_size(params)),
-                        tile=tuple(rung.output_tile(params)), k_step=rung.k_step(params),
-                        local_bytes=rung.local_mem_bytes(params), derived=rung.derive(params))
+        return Geometry(work_group=rung.local_size(full), tile=rung.output_tile(full),
+                        k_step=rung.k_step(full), local_bytes=rung.local_mem_bytes(full),
+                        derived=rung.derive(full))
     except (KeyError, ZeroDivisionError, ValueError):
         return None
 

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 from ..rungs import REGISTRY, Rung, get_rung
 from . import BEYOND, page_link, page_name
-from .data import BACKEND_NAMES, Results, Run
+from .data import BACKEND_NAMES, Results, Row, Run
 from .diffs import diff_stats, kernel_file, previous, rung_diff
 from .macros import constraint_rows, geometry, kib, macro_rows
 
@@ -139,12 +139,13 @@ def macros_block(rung: Rung) -> str:
     return "\n".join(out)
 
 
-def _previous_ok(run: Run, rung: int):
+def _previous_ok(run: Run, rung: int) -> Row | None:
     """The row a rung's speed-up is measured against: the closest ladder rung below it that ran
     correctly; for a library kernel, the fastest ladder rung of the run."""
     if rung not in REGISTRY:
         ladder = [r for r in run.rows if r.rung in REGISTRY and r.gflops]
-        return max(ladder, key=lambda r: r.gflops) if ladder else None
+        # every row of `ladder` has GFLOP/s (the filter above); `or 0.0` narrows the Optional
+        return max(ladder, key=lambda r: r.gflops or 0.0) if ladder else None
     earlier = [r for r in run.rows if r.rung < rung and r.gflops]
     return earlier[-1] if earlier else None
 
@@ -162,7 +163,7 @@ def measured_block(rung: Rung, results: Results, here: str = "ladder") -> str:
                          DASH, DASH, NOT_MEASURED, link(run.path, here)])
             continue
         prev = _previous_ok(run, rung.number)
-        up = row.gflops / prev.gflops if row.gflops and prev else None
+        up = row.gflops / prev.gflops if row.gflops and prev and prev.gflops else None
         ref = (f"{percent(row.pct_of_reference)} of {run.base}"
                if row.pct_of_reference is not None and run.base else DASH)
         # a rung with nothing stored runs at its defaults even in a run of tuned parameters
@@ -289,7 +290,7 @@ def ladder_table(runs: Sequence[Run], here: str = "ladder") -> str:
     where a run holds none for it; library kernels appear where a run measured them."""
     numbers = sorted(set(REGISTRY) | {r.rung for run in runs for r in run.rows})
     headers = ["rung", "name"] + [f"{config_label(run)}: GFLOP/s" for run in runs]
-    rows = []
+    rows: list[Sequence[object]] = []
     for n in numbers:
         title = _rung_title(n)
         cells = []
@@ -334,7 +335,7 @@ def ladders_block(results: Results, images: dict[str, str], here: str = "ladder"
 
 # -- results/README.md ------------------------------------------------------------------------
 def runs_block(results: Results, here: str = "results") -> str:
-    seen = {}
+    seen: dict[str, Run] = {}
     for run in results.runs:
         seen.setdefault(run.path, run)
     rows = [[link(r.path, here, r.path.removeprefix("results/")), r.device.label,

@@ -50,8 +50,11 @@ def _by_backend(benches: Iterable[Bench], backend: str) -> dict[str, Bench]:
 
 
 def _worst_against_clblast(bench: Bench) -> tuple[float, tuple] | None:
-    ratios = [(_best(r) / _reference(r, "clblast"), tuple(r["shape"])) for r in bench.rows
-              if min(r["shape"][:2]) >= LARGE and _best(r) and _reference(r, "clblast")]
+    ratios: list[tuple[float, tuple]] = []
+    for r in bench.rows:
+        best, clblast = _best(r), _reference(r, "clblast")
+        if min(r["shape"][:2]) >= LARGE and best and clblast:
+            ratios.append((best / clblast, tuple(r["shape"])))
     return min(ratios) if ratios else None
 
 

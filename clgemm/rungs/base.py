@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 from ..errors import ConstraintError, UsageError
 from ..limits import DeviceLimits
@@ -46,6 +46,20 @@ class Constraint:
     name: str
     stage: str
     holds: Callable[[Params, DeviceLimits], bool]
+
+    def holds_on(self, params: Params, limits: DeviceLimits | None) -> bool:
+        """Whether the parameters keep the constraint on a device of these `limits`. Without a
+        device (None) only a divisibility constraint can be judged, since it reads the
+        parameters alone; any other stage is left to the time a device is known, and counts
+        as kept until then."""
+        if limits is not None:
+            return self.holds(params, limits)
+        if self.stage != "divisibility":
+            return True
+        # Divisibility predicates never read their device argument (`divisible`, the range
+        # constraint, the rungs' own), so asking one without a device is safe.
+        params_only = cast(Callable[[Params, DeviceLimits | None], bool], self.holds)
+        return params_only(params, None)
 
 
 @dataclass(frozen=True)
@@ -180,13 +194,10 @@ class Rung:
 
     def first_violation(self, params: Params, limits: DeviceLimits | None,
                         stages: tuple[str, ...] = ("divisibility", "device")) -> Constraint | None:
-        """The first constraint the configuration breaks, in funnel order, or None."""
+        """The first constraint the configuration breaks, in funnel order, or None; without
+        `limits`, only those that need no device (`Constraint.holds_on`)."""
         for c in self.all_constraints():
-            if c.stage not in stages:
-                continue
-            if c.stage == "device" and limits is None:
-                continue
-            if not c.holds(params, limits):
+            if c.stage in stages and not c.holds_on(params, limits):
                 return c
         return None
 

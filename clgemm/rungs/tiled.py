@@ -35,7 +35,7 @@ VECTOR_CONSTRAINTS = (
     # A GPU's global memory is far from its arithmetic: reading the operands from it in the
     # inner loop re-reads each value once per work-group row or column instead of once per tile.
     Constraint("CACHE_A = CACHE_B = 1 on GPUs", "heuristic",
-               lambda p, d: d.device_type != "GPU" or (p["CACHE_A"] and p["CACHE_B"])),
+               lambda p, d: d.device_type != "GPU" or (p["CACHE_A"] != 0 and p["CACHE_B"] != 0)),
 )
 
 

@@ -19,7 +19,7 @@ import random
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
@@ -48,7 +48,7 @@ class ReplaySet:
         return max((s for s in self.scores.values() if s), default=0.0)
 
 
-def _value(v: object) -> bool:
+def _value(v: Any) -> bool:
     return is_int(v) and -PARAM_LIMIT < v < PARAM_LIMIT
 
 
@@ -89,8 +89,8 @@ def load_replay(path: Path) -> list[ReplaySet]:
                 continue
             key = tuple(int(r["config"][n]) for n in names)
             score = r.get("gflops") if r.get("status") == "ok" else None
-            score = score if is_finite(score) and score > 0 else None
-            scores[key] = score
+            scores[key] = (score if isinstance(score, (int, float)) and is_finite(score)
+                           and score > 0 else None)
         configs = list(scores)
         candidates = tuple(tuple(declared[n]) if n in declared
                            else tuple(sorted({c[i] for c in configs}))

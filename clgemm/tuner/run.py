@@ -103,20 +103,26 @@ class TuneRun:
     wording: Wording = PYTHON
 
     def __post_init__(self) -> None:
-        dw, dr = default_repeats(self.device)
-        self.warmup = dw if self.warmup is None else self.warmup
-        self.repeats = dr if self.repeats is None else self.repeats
-        self.jobs = (os.cpu_count() or 1) if self.jobs is None else self.jobs
+        self.repeats, self.warmup, self.jobs = self._settings()
         if self.journal_file and len(units(self.steps)) > 1:
             raise UsageError("--journal holds one shape: give one shape with it")
+
+    def _settings(self) -> tuple[int, int, int]:
+        """Repeats, warm-up and pre-building processes, each None given its default here, so
+        that the fields (public, so settable after construction) never reach a shape as None."""
+        dw, dr = default_repeats(self.device)
+        return (dr if self.repeats is None else self.repeats,
+                dw if self.warmup is None else self.warmup,
+                (os.cpu_count() or 1) if self.jobs is None else self.jobs)
 
     def prepare(self, results: Path, say: Say, note: Say,
                 layout: Layout = FULL) -> list[PreparedShape]:
         """Every shape's spaces, funnels (to `say`, laid out by `layout`) and journal checks
         (warnings to `note`), before anything is measured."""
+        repeats, warmup, _ = self._settings()
         return [prepare_shape(self.device, problem, steps, self.options, dict(self.only),
-                              self.bounded, self.journal_file, results, self.repeats,
-                              self.warmup, self.command, self.fresh, say=say, note=note,
+                              self.bounded, self.journal_file, results, repeats,
+                              warmup, self.command, self.fresh, say=say, note=note,
                               layout=layout, wording=self.wording)
                 for problem, steps in units(self.steps)]
 
@@ -125,9 +131,10 @@ class TuneRun:
         """Measure the prepared shapes one after the other, storing each rung's winner in `db`
         as soon as it is known; progress lines go to `stream` (default stderr)."""
         outcomes: list[tuple[Shape, RungOutcome]] = []
+        repeats, warmup, jobs = self._settings()
         for shape in prepared:
             done = run_shape(self.device, shape, self.options, self.bounded, db, self.fresh,
-                             self.command, self.repeats, self.warmup, self.jobs,
+                             self.command, repeats, warmup, jobs,
                              self.launch_timeout, self.build_timeout, note=note, stream=stream,
                              wording=self.wording)
             outcomes += [(shape.problem.as_tuple(), o) for o in done]
@@ -139,12 +146,12 @@ class TuneRun:
 def stored_configs(db: Database, slots: Iterable[tuple[int, Shape]]) -> dict[tuple[int, Shape],
                                                                              Config]:
     """The database's configuration for each (rung, shape) slot that holds one."""
-    out = {}
+    out: dict[tuple[int, Shape], Config] = {}
     for number, shape in slots:
         entry = next((e for e in db.entries if e.rung == number and e.backend == db.backend
                       and tuple(e.shape) == tuple(shape)), None)
         if entry is not None:
-            out[(number, tuple(shape))] = Config(number, dict(entry.params), "tuned")
+            out[(number, shape)] = Config(number, dict(entry.params), "tuned")
     return out
 
 

@@ -221,10 +221,11 @@ def summary_table(outcomes: Sequence[RungOutcome], layout: Layout = FULL,
                      o.strategy, o.measured, status_cell(fails) if fails else "0", params,
                      f"{e.gflops:.2f}" if e else "", f"{d['gflops']:.2f}" if d else "",
                      up, "yes" if o.stored else "no"])
-    columns = ["rung", "name", *(["shape"] if shapes else []), Column("space", drop=2),
-               Column("strategy", drop=1), "measured", Column("failed", wrap=12),
-               Column("best parameters", short="parameters", wrap=20), "GFLOP/s",
-               Column("default GFLOP/s", short="default"), "x default", "stored"]
+    columns: list[Column | str] = [
+        "rung", "name", *(["shape"] if shapes else []), Column("space", drop=2),
+        Column("strategy", drop=1), "measured", Column("failed", wrap=12),
+        Column("best parameters", short="parameters", wrap=20), "GFLOP/s",
+        Column("default GFLOP/s", short="default"), "x default", "stored"]
     table = render(columns, rows, layout)
     # what the "stored" column cannot say: why a result was kept out, or what it replaced
     why = [f"rung {o.rung}{' at ' + 'x'.join(map(str, shapes[i])) if shapes else ''}: {o.why}"

@@ -153,6 +153,11 @@ def _holds(c: Constraint, p: Params, limits: DeviceLimits) -> bool:
         return False
 
 
+def _holding(c: Constraint, limits: DeviceLimits) -> Callable[[Params], bool]:
+    """`_holds` bound to one constraint, so each step of the funnel keeps its own."""
+    return lambda p: _holds(c, p, limits)
+
+
 def _filter(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
             keep: Callable[[Params], bool], may_empty: bool = True) -> list[Params]:
     kept = [p for p in items if keep(p)]
@@ -184,7 +189,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
             f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, len(items)))
     for stage in ("divisibility", "device"):
         for c in (c for c in constraints if c.stage == stage):
-            items = _filter(rows, stage, c.name, items, lambda p, c=c: _holds(c, p, limits))
+            items = _filter(rows, stage, c.name, items, _holding(c, limits))
     items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
@@ -193,11 +198,11 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         ours = list(tuner_heuristics(rung, limits, problem, items)) + list(extra_heuristics)
         for c in own + ours:
             items = _filter(rows, "heuristic", c.name, items,
-                            lambda p, c=c: _holds(c, p, limits), may_empty=False)
+                            _holding(c, limits), may_empty=False)
     unknown = {c.stage for c in constraints} - set(STAGES)
     for stage in sorted(unknown):  # a stage this tuner does not know: apply it, say so
         for c in (c for c in constraints if c.stage == stage):
-            items = _filter(rows, stage, c.name, items, lambda p, c=c: _holds(c, p, limits))
+            items = _filter(rows, stage, c.name, items, _holding(c, limits))
     configs = [tuple(p[n] for n in names) for p in items]
     return SearchSpace(names, candidates, configs, rows, generated)
 

@@ -150,7 +150,7 @@ def _broken_constraint(rung: Rung, params: Mapping[str, int]) -> str | None:
         if c.stage != "divisibility":
             continue
         try:
-            if not c.holds(dict(params), None):
+            if not c.holds_on(dict(params), None):
                 return c.name
         except Exception:
             return c.name

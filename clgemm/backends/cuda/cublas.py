@@ -51,8 +51,7 @@ class CuBLAS(VendorBlas):
             end.synchronize()
             return float(cupy.cuda.get_elapsed_time(start, end))
 
-        call.timing = {"label": "CUDA events"}  # type: ignore[attr-defined]
-        return call
+        return TimedCall(call, {"label": "CUDA events"})
 
     def matmul(self, backend: Backend, a: Any, b: Any, out: Any = None) -> Any:
         """CuPy's matmul: cuBLAS SGEMM in FP32 (CuPy uses TF32 only with CUPY_TF32=1), the

@@ -9,15 +9,19 @@ import numpy as np
 from ...devices import DeviceInfo
 from ...errors import UsageError
 from ..base import Backend, DeviceArrays, Named, Operand, strided_operand
+from .backend import OpenCLBackend, opencl_backend
 
 try:
     import pyopencl as cl
     import pyopencl.array as cla
+    HAVE_PYOPENCL = True
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
-    cl = cla = None
+    HAVE_PYOPENCL = False
 
 #: (context, device) -> the backend shared by every call on that context
-InContext = Callable[[Any, Any], Backend]
+InContext = Callable[[Any, Any], OpenCLBackend]
+#: what needs the OpenCL backend, as messages name it
+_MEMORY = "pyopencl memory"
 
 
 class PyOpenCLArrays(DeviceArrays):
@@ -30,7 +34,7 @@ class PyOpenCLArrays(DeviceArrays):
         self.in_context = in_context
 
     def is_array(self, x: Any) -> bool:
-        return cla is not None and isinstance(x, cla.Array)
+        return HAVE_PYOPENCL and isinstance(x, cla.Array)
 
     def in_place(self, name: str, x: Any) -> Operand:
         if x.offset % 4:
@@ -61,7 +65,7 @@ class PyOpenCLArrays(DeviceArrays):
                     backend: Backend | None) -> Backend:
         context, dev = self._context_of(named)
         if backend is not None:
-            if backend.context != context:
+            if opencl_backend(backend, _MEMORY).context != context:
                 raise UsageError(f"{named[0][0]} lives in another OpenCL context than the "
                                  f"backend passed; use the arrays' context (or omit backend)")
             return backend
@@ -79,7 +83,7 @@ class PyOpenCLArrays(DeviceArrays):
             if x.queue is not None and not any(x.queue == q for q in queues):
                 queues.append(x.queue)
         mine = [q for q in queues if q.device == backend.device.handle]
-        chosen = mine[0] if mine else backend.queue
+        chosen = mine[0] if mine else opencl_backend(backend, _MEMORY).queue
         for q in queues:
             if q != chosen:
                 q.finish()
@@ -87,7 +91,8 @@ class PyOpenCLArrays(DeviceArrays):
 
     def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
         queue = self.queue_for(backend, named)
-        return cla.empty(queue, shape, np.float32, allocator=backend.pool(queue))
+        pool = opencl_backend(backend, _MEMORY).pool(queue)
+        return cla.empty(queue, shape, np.float32, allocator=pool)
 
     def events(self, x: Any) -> list[Any]:
         return list(x.events)
@@ -106,7 +111,7 @@ class PyOpenCLArrays(DeviceArrays):
         return buf.int_ptr, start, start + 4 * count
 
     def is_buffer(self, x: Any) -> bool:
-        return cl is not None and isinstance(x, cl.Buffer)
+        return HAVE_PYOPENCL and isinstance(x, cl.Buffer)
 
     def floats(self, x: Any) -> int:
         return x.size // 4
@@ -114,27 +119,29 @@ class PyOpenCLArrays(DeviceArrays):
     def buffers_backend(self, named: Named, queue: Any, backend: Backend | None) -> Backend:
         if backend is None:
             if queue is not None:
-                backend = self.in_context(queue.context, queue.device)
+                ocl = self.in_context(queue.context, queue.device)
             else:
                 devices = named[0][1].context.devices
                 if len(devices) != 1:
                     raise UsageError(f"the buffers' context has {len(devices)} devices: pass the "
                                      f"queue to run on")
-                backend = self.in_context(named[0][1].context, devices[0])
-        elif queue is not None and queue.context != backend.context:
-            raise UsageError("queue and backend belong to different OpenCL contexts")
+                ocl = self.in_context(named[0][1].context, devices[0])
+        else:
+            ocl = opencl_backend(backend, _MEMORY)
+            if queue is not None and queue.context != ocl.context:
+                raise UsageError("queue and backend belong to different OpenCL contexts")
         for name, buf in named:
-            if buf.context != backend.context:
+            if buf.context != ocl.context:
                 raise UsageError(f"buffer {name} belongs to another OpenCL context than the "
                                  f"{'queue' if queue is not None else 'backend'} it was given "
                                  f"with")
-        return backend
+        return ocl
 
     def buffers_queue(self, backend: Backend, queue: Any) -> Any:
-        return queue if queue is not None else backend.queue
+        return queue if queue is not None else opencl_backend(backend, _MEMORY).queue
 
     def upload(self, backend: Backend, host: np.ndarray) -> Any:
-        return cla.to_device(backend.queue, host)
+        return cla.to_device(opencl_backend(backend, _MEMORY).queue, host)
 
     def download(self, x: Any) -> np.ndarray:
         return x.get()

@@ -17,8 +17,9 @@ from ..base import Backend, define_options
 try:
     import pyopencl as cl
     import pyopencl.tools as cl_tools
+    HAVE_PYOPENCL = True
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
-    cl = cl_tools = None
+    HAVE_PYOPENCL = False
 
 _TYPES = {"CPU": 1 << 1, "GPU": 1 << 2, "ACCELERATOR": 1 << 3, "CUSTOM": 1 << 4}
 
@@ -49,7 +50,7 @@ def _compute_capability(dev) -> str:
 
 
 def discover() -> list[DeviceInfo]:
-    if cl is None:
+    if not HAVE_PYOPENCL:
         return []
     try:
         platforms = cl.get_platforms()
@@ -89,8 +90,9 @@ class OpenCLBackend(Backend):
         self._pools: dict[int, Any] = {}
         #: per queue handle: (queue, whether it runs in order)
         self._in_order: dict[int, tuple[Any, bool]] = {}
-        #: per kernel, what its arguments were set to last (see `_set_args`)
-        self._last_args: dict[int, list] = {}
+        #: per kernel, what its arguments were set to last and the buffers kept alive until
+        #: its next launch (see `_set_args`)
+        self._last_args: dict[int, tuple[list[Any], list[Any]]] = {}
 
     @classmethod
     def in_context(cls, context: Any, device: DeviceInfo) -> "OpenCLBackend":
@@ -147,7 +149,8 @@ class OpenCLBackend(Backend):
         return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(4, 4 * count))
 
     def fill(self, buf: Any, value: float, count: int) -> None:
-        cl.enqueue_fill_buffer(self.queue, buf, np.float32(value), 0, 4 * count).wait()
+        pattern = np.full(1, value, dtype=np.float32)
+        cl.enqueue_fill_buffer(self.queue, buf, pattern, 0, 4 * count).wait()
 
     def to_host(self, buf: Any, count: int) -> np.ndarray:
         out = np.empty(count, dtype=np.float32)
@@ -172,8 +175,8 @@ class OpenCLBackend(Backend):
                 wait_for: Sequence[Any] | None = None) -> Any:
         try:
             self._set_args(kernel, args)
-            event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, global_size,
-                                               local_size, wait_for=wait_for or None)
+            event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel, tuple(global_size),
+                                               tuple(local_size), wait_for=wait_for or None)
         except cl.Error as exc:
             self._last_args.pop(kernel.int_ptr, None)
             raise LaunchError(f"launch failed: {exc}") from exc
@@ -192,7 +195,7 @@ class OpenCLBackend(Backend):
             if not isinstance(event, cl.Event):
                 raise ArgumentTypeError(f"wait_for[{i}] must be a pyopencl event, got "
                                         f"{type(event).__name__}")
-            if event.context != self.context:
+            if event.get_info(cl.event_info.CONTEXT) != self.context:
                 raise UsageError(f"wait_for[{i}] is an event of another OpenCL context than "
                                  f"the one the call runs in")
         return list(wait_for)
@@ -291,9 +294,16 @@ def open_backend(device: DeviceInfo) -> OpenCLBackend:
     return OpenCLBackend(device)
 
 
+def opencl_backend(backend: Backend, what: str) -> OpenCLBackend:
+    """The backend as the OpenCL backend whose context, queue and pools `what` needs."""
+    if not isinstance(backend, OpenCLBackend):
+        raise UsageError(f"{what} needs the OpenCL backend, not the {backend.name} backend")
+    return backend
+
+
 def versions() -> dict[str, str]:
     """The library versions that can change an OpenCL result, for provenance."""
-    return {"pyopencl": cl.VERSION_TEXT} if cl is not None else {}
+    return {"pyopencl": cl.VERSION_TEXT} if HAVE_PYOPENCL else {}
 
 
 # -- NVIDIA's OpenCL without an ICD registration -------------------------------------------------
@@ -323,7 +333,7 @@ def nvidia_icd_note() -> str | None:
     if library is None:
         return None
     names: list[str] = []
-    if cl is not None:
+    if HAVE_PYOPENCL:
         try:
             names = [p.name for p in cl.get_platforms()]
         except Exception:  # no platform at all: the loader found no ICD

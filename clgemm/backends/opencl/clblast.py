@@ -24,12 +24,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..base import Backend, TimedCall, VendorBlas
+from .backend import opencl_backend
 
 try:
     import pyopencl as cl
     import pyopencl.array as cla
-except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
-    cl = cla = None
+except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable:
+    pass  # CLBlast is only ever called with an OpenCL backend, which cannot exist without it
 
 _NAMES = ("libclblast.so.1", "libclblast.so", "libclblast.dylib", "clblast.dll")
 #: CLBlastLayoutRowMajor, CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastPrecisionSingle
@@ -116,7 +117,7 @@ class CLBlast(VendorBlas):
         lib, why = load_clblast()
         if lib is None:
             raise RuntimeError(why)
-        queue = backend.queue
+        queue = opencl_backend(backend, "CLBlast").queue
         timing = {"label": "device clock, marker to last kernel end"}
 
         def call() -> float:
@@ -142,8 +143,7 @@ class CLBlast(VendorBlas):
                 return wall
             return span
 
-        call.timing = timing  # type: ignore[attr-defined]
-        return call
+        return TimedCall(call, timing)
 
     def matmul(self, backend: Backend, a: Any, b: Any, out: Any = None) -> Any:
         """CLBlastSgemm, row-major, on the arrays' buffers; a new C from the backend's pool."""
@@ -152,9 +152,10 @@ class CLBlast(VendorBlas):
             raise RuntimeError(why)
         m, k = a.shape
         n = b.shape[1]
-        queue = backend.queue
+        ocl = opencl_backend(backend, "CLBlast")
+        queue = ocl.queue
         if out is None:
-            out = cla.empty(queue, (m, n), np.float32, allocator=backend.pool(queue))
+            out = cla.empty(queue, (m, n), np.float32, allocator=ocl.pool(queue))
         clblast_row_major(lib, queue, m, n, k, a.base_data, b.base_data, out.base_data)
         return out
 

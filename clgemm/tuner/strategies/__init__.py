@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import ClassVar, Sequence
+from typing import AbstractSet, ClassVar, Sequence
 
 from ...errors import UsageError
 from ..space import Config, SearchSpace
@@ -46,7 +46,7 @@ def unevaluated(space: SearchSpace, history: Sequence[Trial]) -> list[Config]:
 
 
 def random_unevaluated(space: SearchSpace, history: Sequence[Trial], rng: random.Random,
-                       n: int, exclude: set[Config] = frozenset()) -> list[Config]:
+                       n: int, exclude: AbstractSet[Config] = frozenset()) -> list[Config]:
     left = [c for c in unevaluated(space, history) if c not in exclude]
     return rng.sample(left, min(n, len(left)))
 

@@ -57,9 +57,9 @@ class Annealing(Strategy):
         scores = {t.config: t.score for t in history}
         self._update(scores, rng)
         if self.current is None:
-            picked = random_unevaluated(space, history, rng, n)
-            self.pending = picked
-            return picked
+            fresh = random_unevaluated(space, history, rng, n)
+            self.pending = fresh
+            return fresh
         done = evaluated(history)
         distance = space.hamming(self.current)
         picked: list[Config] = []

@@ -117,7 +117,7 @@ def _drive(name: str, space: SearchSpace, seed: int, n: int = 3, limit: int = 10
     return order
 
 
-@pytest.mark.parametrize("name", ["exhaustive", "random", "annealing", "genetic"])
+@pytest.mark.parametrize("name", strategy_names())
 def test_strategy_contract(name):
     space = _synthetic_space()
     order = _drive(name, space, seed=1)

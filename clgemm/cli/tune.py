@@ -25,8 +25,8 @@ from ..tuner.plan import GO_FURTHER, plan_table
 from ..tuner.replay import compare
 from ..tuner.run import TuneRun, plan_steps
 from ..tuner.session import outcome_rows, parse_only, summary_table
-from ..tuner.strategies import make_strategy
-from ..tuner.tune import TuneOptions
+from ..tuner.strategies import STRATEGIES, make_strategy
+from ..tuner.tune import AUTO_PARTIAL, TuneOptions
 from ..tables import csv_text, fit_lines, params_text
 from .options import (command_line, device_options, output_options, positive,
                       problem_from_options, size_options, timing_options)
@@ -36,6 +36,14 @@ from .output import Output
 SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}
 #: the "format" of what `clgemm tune --json` writes
 FORMAT = "clgemm-tune"
+
+
+def strategy_help() -> str:
+    """The --strategy help, written from the registry so that a strategy added there is
+    offered and described here without an edit."""
+    each = "; ".join(f"{name}: {cls.summary}" for name, cls in STRATEGIES.items())
+    return (f"{each}; auto: exhaustive where --budget covers a rung's space, else "
+            f"{AUTO_PARTIAL} (with --time and in the bounded plan too)")
 
 
 @click.command()
@@ -50,8 +58,7 @@ FORMAT = "clgemm-tune"
               help="measure every configuration the funnel keeps (the estimated time is printed "
                    "first)")
 @click.option("--strategy", default="auto", show_default=True,
-              help="exhaustive, random, annealing, genetic; auto: exhaustive when the budget "
-                   "covers the space, else annealing")
+              metavar="|".join(["auto", *STRATEGIES]), help=strategy_help())
 @click.option("--budget", type=int, default=None, callback=positive(),
               help="at most this many evaluations per rung")
 @click.option("--time", "time_s", type=float, default=None, callback=positive(),

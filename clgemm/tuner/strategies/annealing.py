@@ -18,11 +18,10 @@ from typing import Sequence
 import numpy as np
 
 from ..space import Config, SearchSpace
-from . import Strategy, Trial, evaluated, random_unevaluated
+from .base import Strategy, Trial, evaluated, random_unevaluated
 
 
 class Annealing(Strategy):
-    name = "annealing"
     summary = "simulated annealing on one-parameter moves"
 
     def __init__(self, t0: float = 0.15, cooling: float = 0.85):

@@ -11,11 +11,10 @@ import random
 from typing import Sequence
 
 from ..space import Config, SearchSpace
-from . import Strategy, Trial, evaluated
+from .base import Strategy, Trial, evaluated
 
 
 class Exhaustive(Strategy):
-    name = "exhaustive"
     summary = "every configuration in generation order"
 
     def propose(self, space: SearchSpace, history: Sequence[Trial], rng: random.Random,

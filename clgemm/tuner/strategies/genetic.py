@@ -17,11 +17,10 @@ from typing import Sequence
 import numpy as np
 
 from ..space import Config, SearchSpace
-from . import Strategy, Trial, evaluated, random_unevaluated
+from .base import Strategy, Trial, evaluated, random_unevaluated
 
 
 class Genetic(Strategy):
-    name = "genetic"
     summary = "tournament selection, uniform crossover, mutation, nearest-valid repair"
 
     def __init__(self, population: int = 6, tournament: int = 3):

@@ -11,11 +11,10 @@ import random
 from typing import Sequence
 
 from ..space import Config, SearchSpace
-from . import Strategy, Trial, random_unevaluated
+from .base import Strategy, Trial, random_unevaluated
 
 
 class RandomSample(Strategy):
-    name = "random"
     summary = "uniform sample without replacement"
 
     def propose(self, space: SearchSpace, history: Sequence[Trial], rng: random.Random,

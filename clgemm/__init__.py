@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence as _Sequence
 
-__version__ = "0.1.0"
-
-# Lowest layer first, as tests/test_house.py orders them; this package is the layer on top.
+# Lowest layer first, as tests/unit/test_house.py orders them; this package is the layer on top.
 # What the functions below use themselves carries a leading underscore: the namespace holds
 # the public API alone.
+from .version import __version__  # noqa: E402
 from .errors import UsageError as _UsageError  # noqa: E402
 from .problem import Problem as _Problem  # noqa: E402
 from .devices import DeviceInfo  # noqa: E402

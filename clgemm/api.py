@@ -34,7 +34,7 @@ from .devices import DeviceInfo
 from .rungs.direct import (CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT, direct_geometry,
                            direct_macros)
 from .errors import ArgumentTypeError, BuildError, LaunchError, UsageError
-from .launch import helper_geometry, prepare
+from .launch import helper_geometry, prepare, round_up
 from .config import Config, from_found, user_config
 from .memory import INT_MAX, check_memory
 from .rungs import GEMM_RUNGS, Rung, get_rung
@@ -204,10 +204,6 @@ class _Plan:
         return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
 
 
-def _round_up(x: int, mult: int) -> int:
-    return -(-x // mult) * mult
-
-
 def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
     """The helper steps the chosen configuration adds after gemm's own packing (panels), each
     with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
@@ -245,7 +241,7 @@ def _new_plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, bet
         return plan
     rung = get_rung(plan.choice.rung)
     tm, tn, tk = rung.size_multiples(plan.choice.params)
-    plan.mp, plan.np_, plan.kp = _round_up(m, tm), _round_up(n, tn), _round_up(k, tk)
+    plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
     exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
     plan.pack_a = not (exact and not a.trans and a.offset == 0 and a.ld == m)
     if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
@@ -282,7 +278,7 @@ def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, 
     """Global and local size of a helper kernel with one work-item per element of a
     rows x cols matrix, in square work-groups."""
     t = _pack_tile(backend)
-    return (_round_up(rows, t), _round_up(cols, t)), (t, t)
+    return (round_up(rows, t), round_up(cols, t)), (t, t)
 
 
 def _stored(x: _Mat, rows: int, cols: int) -> tuple[int, int]:

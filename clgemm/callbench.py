@@ -24,10 +24,7 @@ against A (B x), Freivalds' check: a wrong element shows in its row), plus every
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
-import os
-import platform
 import re
 import statistics
 import time
@@ -36,11 +33,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import __version__, api, check
-from .backends import KINDS, Backend, VendorBlas, vendor_blas, versions
+from . import api, check
+from .backends import KINDS, Backend, VendorBlas, vendor_blas
 from .errors import UsageError
 from .files import read_json
+from .ladder import provenance
 from .rungs import get_rung
+from .settings import cupy_tf32
 from .tables import FULL, Column, Layout, fit_lines, render, status_cell
 
 #: the shapes the call bench runs on a GPU by default
@@ -268,7 +267,7 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
     """Every shape with the untuned libraries, then (CLBlast's parameters are process-wide once
     overridden) every shape again with CLBlast tuned."""
     say = progress or (lambda msg: None)
-    if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
+    if cupy_tf32():
         raise UsageError("CUPY_TF32 is set: cuBLAS would use TF32 tensor cores; unset it")
     vendor = vendor_blas(backend.name)
     if clblast_params and vendor.key != "clblast":
@@ -303,16 +302,6 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
     return rows
 
 
-def provenance(backend: Any, command: str, mode: str) -> dict:
-    dev = backend.device
-    out = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-           "command": command, "clgemm": __version__, "python": platform.python_version(),
-           "numpy": np.__version__, "device": dev.name, "backend": dev.backend,
-           "driver": dev.driver_version, "mode": mode, "host": platform.node() or "?",
-           **versions()}
-    return out
-
-
 FORMAT = "clgemm-call-bench"
 
 
@@ -333,8 +322,10 @@ def read_clblast_params(path: str) -> tuple[dict[str, int], dict]:
 
 def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
             clblast: tuple[dict, dict] | None) -> dict:
-    out = {"format": FORMAT, "device": backend.device.to_json(),
-           "provenance": provenance(backend, command, mode),
+    dev = backend.device
+    out = {"format": FORMAT, "device": dev.to_json(),
+           "provenance": {**provenance(command), "device": dev.name, "backend": dev.backend,
+                          "driver": dev.driver_version, "mode": mode},
            "rows": [r.to_json() for r in rows]}
     if clblast:
         out["clblast_tuned"] = {"params": clblast[0], "provenance": clblast[1]}

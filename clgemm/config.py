@@ -4,7 +4,7 @@ the parameters came from; and the one way every tool arrives at it.
 Parameters come from three places, in this order of precedence: the user (`--param`, gemm's
 `kernel=`), the lookup chain's stored configuration for the shape (`lookup.best`: this device,
 another driver, the family, the device type), and the kernel's own defaults. The ladder, the
-bench, the model, verify and gemm() all ask `configure` (or `stored_configs`), so a
+bench, the model, verify and gemm() all ask `configure` (or `verify_candidates`), so a
 configuration is resolved, named and checked the same way wherever it runs.
 """
 
@@ -97,7 +97,8 @@ def user_config(device: Any, number: int, params: Mapping[str, int] | None) -> C
     return Config(number, resolved, "user")
 
 
-def stored_configs(device: Any, number: int, shapes: Sequence[Sequence[int]]) -> list[Config]:
+def verify_candidates(device: Any, number: int,
+                      shapes: Sequence[Sequence[int]]) -> list[Config]:
     """The kernel's defaults, then every distinct configuration the lookup chain would run at
     these shapes, from whatever level (verify sweeps them all). Size fit is not required: the
     sweep picks sizes per configuration."""

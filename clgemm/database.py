@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from .errors import UsageError
 from .files import FileWriteError, read_json, real_path, reason, write_atomic
 from .locks import exclusive
 from .memory import INT_MAX
+from . import settings
 from .paths import TUNING
 from .rungs import Rung, get_rung
 from .values import is_finite, is_int, params_problem
@@ -55,8 +55,9 @@ FORMAT = "clgemm-tuning-database"
 #: 2: the ladder's rungs 9 and 10 became one idea each (prefetching, any size); the kernels that
 #: were rungs 9 and 10 are now the library kernels 12 ("tiled") and 13 ("tiled-any")
 VERSION = 2
-#: how the rung numbers of a database older than VERSION read today, per version: an entry of
-#: version 1 for rung 9 or 10 was measured on what is now the tiled kernel 12 or 13
+#: how the rung numbers of a file older than version 2 read today, per version: an entry of
+#: version 1 for rung 9 or 10 was measured on what is now the tiled kernel 12 or 13 (tuning
+#: databases and tuning journals both became version 2 with that renumbering)
 RENUMBERED: dict[int, dict[int, int]] = {1: {9: 12, 10: 13}}
 
 
@@ -79,34 +80,19 @@ def user_results_dir() -> Path:
 def results_dir() -> Path:
     """Where results are written: $CLGEMM_RESULTS if set, else the user's results folder. Never
     the package's shipped databases, which change only when asked (--database)."""
-    env = os.environ.get("CLGEMM_RESULTS")
-    return Path(env) if env else user_results_dir()
+    return settings.results() or user_results_dir()
 
 
 #: the environment variable that turns the shipped databases off (0) for a run that must see
 #: nothing but its own results folder
-SHIPPED_SWITCH = "CLGEMM_SHIPPED_TUNING"
-_OFF = ("0", "no", "false", "off")
-_ON = ("", "1", "yes", "true", "on")
-
-
-def shipped_tuning_read() -> bool:
-    """Whether the databases shipped in the package are read: yes unless $CLGEMM_SHIPPED_TUNING
-    says 0 (or no, false, off)."""
-    value = os.environ.get(SHIPPED_SWITCH, "").strip().lower()
-    if value in _OFF:
-        return False
-    if value in _ON:
-        return True
-    raise UsageError(f"{SHIPPED_SWITCH}={os.environ[SHIPPED_SWITCH]!r}: give 0 to leave the "
-                     f"shipped tuning databases unread, or 1 (the default) to read them")
+SHIPPED_SWITCH = settings.SHIPPED_TUNING
 
 
 def read_roots() -> list[Path]:
     """Where databases are read from: the folder results are written to ($CLGEMM_RESULTS, else
     the user's results folder), then the databases shipped in the package unless
     $CLGEMM_SHIPPED_TUNING is 0. A folder named twice is read once."""
-    roots = [results_dir()] + ([TUNING] if shipped_tuning_read() else [])
+    roots = [results_dir()] + ([TUNING] if settings.shipped_tuning() else [])
     out: list[Path] = []
     for root in roots:
         if all(real_path(root) != real_path(r) for r in out):
@@ -122,8 +108,7 @@ def is_shipped(root: Path) -> bool:
 def read_key() -> tuple[str, ...]:
     """What `read_roots` depends on, cheap to compute: the key under which a choice made from
     what was read may be remembered."""
-    return tuple(os.environ.get(name, "") for name in ("CLGEMM_RESULTS", SHIPPED_SWITCH,
-                                                       "XDG_DATA_HOME"))
+    return settings.database_key()
 
 
 def database_path(device_key: str, root: Path | None = None) -> Path:
@@ -294,16 +279,6 @@ class Database:
             return f"there is no rung {entry.rung}"
         return run_problem(rung, entry.params, self.limits, entry.shape)[1]
 
-    def best(self, rung: int, shape: Sequence[int],
-             accept: Callable[[Mapping[str, int]], bool] | None = None) -> Entry | None:
-        """The entry for `rung` whose shape is nearest `shape` (log distance over M, N, K; the
-        faster one on a tie), among those `accept` takes, or None."""
-        found = [e for e in self.entries if e.rung == rung and e.backend == self.backend
-                 and (accept is None or accept(e.params))]
-        if not found:
-            return None
-        return min(found, key=lambda e: (shape_distance(e.shape, shape), -e.gflops))
-
     def record(self, entry: Entry) -> Recorded:
         """Keep `entry` if its slot (rung, shape, backend) is empty, if it is faster than what
         is there, if it re-measures the same parameters (the newer measurement wins), or if
@@ -468,23 +443,3 @@ def load(device: Any, path: Path | None = None) -> Database:
     db.meta = {**db.meta, **device_meta(device)}
     db.limits = limits
     return db
-
-
-def tuned_params(device: Any, rungs: Iterable[int], shape: Sequence[int],
-                 path: Path | None = None) -> dict[int, dict[str, int]]:
-    """Per rung, the stored parameters nearest `shape` that this rung can still use here: the
-    same parameter names (a rung whose macros changed since tuning is not fed stale ones),
-    within the device's limits, and able to do the shape."""
-    db = load(device, path)
-    out: dict[int, dict[str, int]] = {}
-    for number in rungs:
-        rung = get_rung(number)
-
-        def usable(params: Mapping[str, int], rung: Rung = rung) -> bool:
-            return usable_params(rung, params, db.limits, shape) is not None
-
-        entry = db.best(number, shape, accept=usable)
-        params = None if entry is None else rung.complete(entry.params)
-        if params is not None:
-            out[number] = params
-    return out

@@ -39,10 +39,6 @@ class ConstraintError(UsageError):
         super().__init__(f"rung {rung}: parameters {shown} break constraint '{constraint}'")
 
 
-class UnsupportedSize(UsageError):
-    """The problem size is not a multiple of what the rung's tiles need."""
-
-
 class BuildError(ClgemmError):
     """A kernel failed to compile; `log` holds the compiler's output."""
 

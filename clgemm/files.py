@@ -101,6 +101,13 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     return parse_json(read_text(path, what), f"{what} {path}")
 
 
+def json_files(folder: Path) -> list[Path]:
+    """Every regular `*.json` file under `folder`, in name order: the results a folder holds,
+    without hidden files (a write's temporary file) or what lies under a `journals` folder."""
+    return sorted(p for p in folder.rglob("*.json") if "journals" not in p.relative_to(folder).parts
+                  and not p.name.startswith(".") and is_regular_file(p))
+
+
 def _mode_for(path: Path) -> int:
     """The mode the file has, or what a plain open() would give it under the umask (mkstemp's
     0600 would hide a shared database from the other users of a machine)."""

@@ -43,7 +43,7 @@ class Read:
 
 
 @dataclass(frozen=True)
-class Step:
+class LoopStep:
     """One step k of the innermost loop, per work-item."""
 
     #: the kernel lines this counts
@@ -73,35 +73,36 @@ class Step:
         return " + ".join(parts)
 
 
+
 def with_optional(params: Mapping[str, int]) -> dict[str, int]:
     """The parameters with the optional ones filled in at their defaults."""
     return {**OPTIONAL_DEFAULTS, **params}
 
 
-def _naive(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
-    return Step("acc += A[k*M + m] * B[n*K + k]", fmas=1,
+def _naive(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
+    return LoopStep("acc += A[k*M + m] * B[n*K + k]", fmas=1,
                 reads=(Read("A", "global", 1, 1, "m"), Read("B", "global", 1, 1, "n")),
                 chains=1, registers=1 + REGISTER_OVERHEAD)
 
 
-def _tiling(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
-    return Step("acc += Atile[k][lm] * Btile[ln][k]", fmas=1,
+def _tiling(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
+    return LoopStep("acc += Atile[k][lm] * Btile[ln][k]", fmas=1,
                 reads=(Read("A", "local", 1, 1, "m"), Read("B", "local", 1, 1, "n")),
                 chains=1, registers=1 + REGISTER_OVERHEAD)
 
 
-def _more_work(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
+def _more_work(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
     wpt = p["WPT"]
-    return Step("a = Atile[k][lm]; acc[w] += a * Btile[ln + w*RTS][k] for WPT values of w",
+    return LoopStep("a = Atile[k][lm]; acc[w] += a * Btile[ln + w*RTS][k] for WPT values of w",
                 fmas=wpt, reads=(Read("A", "local", 1, 1, "m"), Read("B", "local", wpt, 1, "n")),
                 chains=wpt, registers=wpt + 1 + REGISTER_OVERHEAD)
 
 
-def _wide_types(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
+def _wide_types(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
     w = p["WIDTH"]
     # acc += Atile[W*kv][lm]*b.s0 + ... : per component a product, W-1 fused adds, then one
     # more add into acc (the sum is formed before acc joins it, so it cannot fuse): W extra.
-    return Step("b = Btile[ln][kv]; acc += Atile[W*kv + j][lm] * b.sj for j < WIDTH "
+    return LoopStep("b = Btile[ln][kv]; acc += Atile[W*kv + j][lm] * b.sj for j < WIDTH "
                 "(floatWIDTH values)", fmas=w * w,
                 reads=(Read("A", "local", w, w, "m"), Read("B", "local", 1, w, "n")),
                 extra_arith=w if w > 1 else 0,
@@ -109,18 +110,18 @@ def _wide_types(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
                 chains=w * w, registers=3 * w + REGISTER_OVERHEAD)
 
 
-def _transposed(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
+def _transposed(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
     wptn = p["WPTN"]
-    return Step("a = Atile[k][lm]; acc[w] += a * Btile[ln + w*RTSN][k] for WPTN values of w",
+    return LoopStep("a = Atile[k][lm]; acc[w] += a * Btile[ln + w*RTSN][k] for WPTN values of w",
                 fmas=wptn,
                 reads=(Read("A", "local", 1, 1, "m"), Read("B", "local", wptn, 1, "n")),
                 chains=wptn, registers=wptn + 1 + REGISTER_OVERHEAD)
 
 
-def _blocked(prefetch: bool) -> Callable[[Mapping[str, int], Mapping[str, int]], Step]:
+def _blocked(prefetch: bool) -> Callable[[Mapping[str, int], Mapping[str, int]], LoopStep]:
     """Rungs 6-10, 12, 13: Breg[wn] = Btile[...][k], Areg[wm] = Atile[k][...], acc += ..."""
 
-    def step(p: Mapping[str, int], m: Mapping[str, int]) -> Step:
+    def step(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
         p = with_optional(p)
         wptm, wptn, vwm, vwn = p["WPTM"], p["WPTN"], p["VWM"], p["VWN"]
         a_space = "local" if p["CACHE_A"] else "global"
@@ -144,14 +145,14 @@ def _blocked(prefetch: bool) -> Callable[[Mapping[str, int], Mapping[str, int]],
             width = p.get("WIDTH", 1)
             registers += width * (m.get("LPTA", 0) * (1 if p["CACHE_A"] else 0)
                                   + m.get("LPTB", 0) * (1 if p["CACHE_B"] else 0))
-        return Step(source, fmas=wptm * wptn, reads=tuple(reads), other=other, extra_note=note,
+        return LoopStep(source, fmas=wptm * wptn, reads=tuple(reads), other=other, extra_note=note,
                     chains=wptm * wptn, registers=registers)
 
     return step
 
 
 #: rung number -> the step of its kernel's innermost loop
-STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], Step]] = {
+STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], LoopStep]] = {
     1: _naive, 2: _tiling, 3: _more_work, 4: _wide_types, 5: _transposed,
     6: _blocked(False), 7: _blocked(False), 8: _blocked(False),
     9: _blocked(True), 10: _blocked(True),
@@ -161,7 +162,7 @@ STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], Step]] = {
 }
 
 
-def step_for(rung: Rung, params: Mapping[str, int]) -> Step:
+def step_for(rung: Rung, params: Mapping[str, int]) -> LoopStep:
     """The innermost step of `rung` with `params` (already checked for divisibility)."""
     try:
         make = STEPS[rung.number]

@@ -11,7 +11,6 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from . import __version__
 from .backends import open_backend, versions
 from .devices import DeviceInfo
 from .errors import UsageError
@@ -21,6 +20,7 @@ from .references import baseline, collect_references, percent_of
 from .rungs import get_rung
 from .problem import Problem
 from .runner import RunResult, Workspace, check_workspace, run_rung
+from .version import __version__
 
 
 #: the "format" of what `clgemm ladder --json` writes, and of `--vs-defaults`

@@ -20,7 +20,7 @@ Scratch = Callable[[str, int], Any]
 
 
 @dataclass
-class Step:
+class Launch:
     """One kernel launch."""
 
     what: str
@@ -44,8 +44,8 @@ class Prepared:
 
     rung: Rung
     params: dict[str, int]
-    main: Step
-    helpers: list[Step] = field(default_factory=list)
+    main: Launch
+    helpers: list[Launch] = field(default_factory=list)
 
     def enqueue(self, backend: Backend, queue: Any = None) -> None:
         """Queue every launch without waiting (the library path)."""
@@ -60,7 +60,8 @@ class Prepared:
         return self.main.timed(backend)
 
 
-def _round_up(x: int, mult: int) -> int:
+def round_up(x: int, mult: int) -> int:
+    """The smallest multiple of `mult` not below `x`: a launch covers whole work-groups."""
     return -(-x // mult) * mult
 
 
@@ -69,7 +70,7 @@ def helper_geometry(helper: Helper, rows: int, cols: int) -> tuple[tuple[int, in
     """Global and local size of a helper with one work-item per element of the rows x cols
     matrix it reads."""
     tx, ty = helper.local_size
-    return (_round_up(rows, tx), _round_up(cols, ty)), helper.local_size
+    return (round_up(rows, tx), round_up(cols, ty)), helper.local_size
 
 
 def scratch_name(helper: Helper) -> str:
@@ -106,8 +107,8 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
         else:
             src, b = b, out
         gsize, lsize = helper_geometry(helper, rows, cols)
-        steps.append(Step(helper.name, backend.program(helper.file, helper.macros, helper.kernel),
-                          gsize, lsize, [rows, cols, src, out]))
+        kernel = backend.program(helper.file, helper.macros, helper.kernel)
+        steps.append(Launch(helper.name, kernel, gsize, lsize, [rows, cols, src, out]))
     gsize, lsize = rung.geometry(params, m, n)
-    main = Step(f"rung {rung.number}", main_kernel, gsize, lsize, rung.args(m, n, k, a, b, c))
+    main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize, rung.args(m, n, k, a, b, c))
     return Prepared(rung, dict(params), main, steps)

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any, read_key,
-                       read_roots, shape_distance, shipped_tuning_read, usable_params)
+                       read_roots, shape_distance, usable_params)
 from .errors import UsageError
 from .family import family_of, type_of_name
 from .files import is_regular_file, read_bytes, real_path
 from .rungs import GEMM_RUNGS, Rung, get_rung
+from .settings import shipped_tuning
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
@@ -152,7 +153,7 @@ def read_summary(roots: Iterable[Path] | None = None) -> str:
         kind = "shipped with clgemm" if is_shipped(root) else "results"
         parts.append(f"{root} ({kind}: {n} database{'' if n == 1 else 's'})")
     text = "tuning databases read from " + ", ".join(parts)
-    if not given and not shipped_tuning_read():
+    if not given and not shipped_tuning():
         text += f"; the shipped ones are not ({SHIPPED_SWITCH}=0)"
     return text
 

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from .database import renumbered
 from .errors import UsageError
-from .files import is_regular_file, read_json
+from .files import is_regular_file, json_files, read_json
 from .rungs import GEMM_RUNGS, get_rung
 from .tuner.journal import read_journal
 
@@ -36,10 +36,10 @@ class Measurement:
     helpers: bool = False
 
 
-def _json_files(root: Path) -> Iterator[tuple[Path, Any]]:
-    for path in sorted(root.rglob("*.json")):
-        if not is_regular_file(path):
-            continue
+def _results(root: Path) -> Iterator[tuple[Path, Any]]:
+    """Each result file under `root` with what it holds; one that cannot be read is passed
+    over."""
+    for path in json_files(root):
         try:
             yield path, read_json(path, "result file")
         except UsageError:
@@ -49,7 +49,7 @@ def _json_files(root: Path) -> Iterator[tuple[Path, Any]]:
 def device_records(root: Path) -> dict[str, dict]:
     """Device key -> the device record of a ladder or bench file under `root`."""
     out = {}
-    for _, data in _json_files(root):
+    for _, data in _results(root):
         if isinstance(data, dict) and isinstance(data.get("device"), dict):
             out[data["device"]["key"]] = data["device"]
     return out
@@ -108,7 +108,7 @@ def measurements(*roots: Path) -> list[Measurement]:
     """Every correct, timed result under `roots` (the checkout's results and the shipped tuning
     databases live apart) taken with the rungs' present parameters."""
     out: list[Measurement] = []
-    files = [f for root in roots for f in _json_files(root)]
+    files = [f for root in roots for f in _results(root)]
     for path, data in files:
         if not isinstance(data, dict):
             continue

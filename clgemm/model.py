@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .hardware import Hardware
-from .inner_loops import Step, step_for
+from .inner_loops import LoopStep, step_for
 from .rungs import Rung, get_rung
 from .problem import Problem
 from .tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
@@ -80,7 +80,7 @@ class Bound:
     params: dict[str, int]
     shape: tuple[int, int, int]
     hardware: Hardware
-    step: Step
+    step: LoopStep
     terms: tuple[Term, ...]
     gflops: float
     limit: str
@@ -143,7 +143,7 @@ def _distinct(along: str, lanes: int, l0: int, l1: int) -> int:
     return lanes
 
 
-def _occupancy(rung: Rung, params: Mapping[str, int], hw: Hardware, step: Step, items: int,
+def _occupancy(rung: Rung, params: Mapping[str, int], hw: Hardware, step: LoopStep, items: int,
                groups: int) -> tuple[Occupancy, list[str]]:
     notes: list[str] = []
     per_group = -(-items // hw.simd_width) if hw.lockstep else 1
@@ -201,20 +201,14 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
 
 
-# -- the bound -----------------------------------------------------------------------------------
-def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware) -> Bound:
-    """The bound for `rung` with `params` (divisibility already checked) on M x N x K."""
-    params = dict(params)
-    step = step_for(rung, params)
-    m, n, k = problem.m, problem.n, problem.k
-    l0, l1 = rung.local_size(params)
-    items = l0 * l1
-    tm, tn = rung.output_tile(params)
-    peak = hw.peak_gflops
-    terms = [Term(PEAK, peak, 1.0, f"{hw.lanes_per_cu:g} lanes x {hw.compute_units} CUs x "
-                                    f"{hw.clock_mhz:g} MHz x 2")]
+# -- the terms -----------------------------------------------------------------------------------
+def _peak_term(hw: Hardware) -> Term:
+    return Term(PEAK, hw.peak_gflops, 1.0, f"{hw.lanes_per_cu:g} lanes x {hw.compute_units} CUs x "
+                                           f"{hw.clock_mhz:g} MHz x 2")
 
-    # Lanes: in lockstep, a sub-group runs whole even when the work-group does not fill it.
+
+def _lanes_term(hw: Hardware, items: int) -> Term:
+    """In lockstep, a sub-group runs whole even when the work-group does not fill it."""
     if hw.lockstep:
         subgroups = -(-items // hw.simd_width)
         lanes = items / (subgroups * hw.simd_width)
@@ -222,9 +216,12 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
                      f"{'s' if subgroups > 1 else ''} of {hw.simd_width}")
     else:
         lanes, lane_text = 1.0, "the compiler chooses how to vectorise (not counted)"
-    terms.append(Term(LANES, peak * lanes, lanes, lane_text))
+    return Term(LANES, hw.peak_gflops * lanes, lanes, lane_text)
 
-    # Instruction mix: clocks one sub-group's step needs on each resource of a compute unit.
+
+def _mix_term(step: LoopStep, hw: Hardware, lanes: float) -> Term:
+    """Clocks one sub-group's step needs on each resource of a compute unit: the FMAs' share
+    of the busiest resource is the ceiling."""
     arith = step.fmas + step.extra_arith
     issued = arith + step.other + step.loads
     clocks = max(arith / hw.fma_per_clock, step.loads / hw.loads_per_clock,
@@ -236,71 +233,109 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     if step.other:
         extra.append(f"{step.other:g} other")
     extra_text = f" + {' + '.join(extra)} ({step.extra_note})" if extra else ""
-    terms.append(Term(MIX, peak * lanes * mix, mix,
-                      f"{_count(step.fmas, 'FMA')}, {_count(step.loads, 'load')} "
-                      f"[{step.loads_text()}]"
-                      f"{extra_text} per step"))
+    return Term(MIX, hw.peak_gflops * lanes * mix, mix,
+                f"{_count(step.fmas, 'FMA')}, {_count(step.loads, 'load')} "
+                f"[{step.loads_text()}]"
+                f"{extra_text} per step")
 
-    # Local memory: bytes per FMA, a value shared by a sub-group's work-items counted once.
-    lanes_per_sg = min(hw.simd_width, items)
+
+def _local_term(step: LoopStep, hw: Hardware, l0: int, l1: int) -> Term:
+    """Bytes per FMA read from local memory, a value shared by a sub-group's work-items
+    counted once, against the compute units' local bandwidth."""
+    lanes_per_sg = min(hw.simd_width, l0 * l1)
     local_bytes = sum(r.count * r.width * FLOAT_BYTES * _distinct(r.along, lanes_per_sg, l0, l1)
                       for r in step.reads if r.space == "local")
     per_fma = local_bytes / (step.fmas * lanes_per_sg)
     local_bw = hw.local_gbps_per_cu * hw.compute_units
     local_gflops = 2 * local_bw / per_fma if per_fma else math.inf
-    terms.append(Term(LOCAL, local_gflops, local_gflops / peak,
-                      f"{per_fma:.3g} B per FMA at {hw.local_gbps_per_cu:,.0f} GB/s per CU"
-                      if per_fma else "no local-memory reads in the step"))
+    return Term(LOCAL, local_gflops, local_gflops / hw.peak_gflops,
+                f"{per_fma:.3g} B per FMA at {hw.local_gbps_per_cu:,.0f} GB/s per CU"
+                if per_fma else "no local-memory reads in the step")
 
-    # Latency: FMAs the resident sub-groups can start per clock against what the unit does.
-    groups = -(-m // tm) * -(-n // tn)
-    occ, notes = _occupancy(rung, params, hw, step, items, groups)
+
+def _latency_term(step: LoopStep, hw: Hardware, occ: Occupancy, lanes: float) -> Term:
+    """FMAs the resident sub-groups can start per clock against what the unit does."""
     per_sg = min(step.chains / hw.fma_latency, hw.subgroup_issue_per_clock)
     latency = min(1.0, occ.resident_subgroups * per_sg / hw.fma_per_clock)
-    terms.append(Term(LATENCY, peak * lanes * latency, latency,
-                      f"{_count(occ.resident_subgroups, 'sub-group')} resident per CU "
-                      f"({_count(occ.groups_per_cu, 'work-group')} fit, by {occ.limited_by}; "
-                      f"~{occ.registers} registers per work-item), each with "
-                      f"{_count(step.chains, 'independent FMA')} per {hw.fma_latency:g} clocks, "
-                      f"against {hw.fma_per_clock:g} FMA instructions per clock"))
+    return Term(LATENCY, hw.peak_gflops * lanes * latency, latency,
+                f"{_count(occ.resident_subgroups, 'sub-group')} resident per CU "
+                f"({_count(occ.groups_per_cu, 'work-group')} fit, by {occ.limited_by}; "
+                f"~{occ.registers} registers per work-item), each with "
+                f"{_count(step.chains, 'independent FMA')} per {hw.fma_latency:g} clocks, "
+                f"against {hw.fma_per_clock:g} FMA instructions per clock")
 
-    # Work distribution: the busiest compute unit, and the padding to whole tiles.
+
+def _distribution_term(problem: Problem, hw: Hardware, groups: int,
+                       tile: tuple[int, int, int]) -> Term:
+    """The busiest compute unit sets the time, and padding to whole tiles (M x N x K deep)
+    is work done for nothing."""
+    m, n, k = problem.m, problem.n, problem.k
+    tm, tn, kt = tile
     per_cu = groups / hw.compute_units
     busiest = -(-groups // hw.compute_units)
     tail = per_cu / busiest
-    kt = _k_tile(rung, params)
     padded = (-(-m // tm) * tm) * (-(-n // tn) * tn) * (-(-k // kt) * kt)
     padding = (m * n * k) / padded
     dist = tail * padding
     pad_text = f"; {padding:.1%} of the padded tiles is useful work" if padding < 1 else ""
-    terms.append(Term(DISTRIBUTION, peak * dist, dist,
-                      f"{_count(groups, 'work-group')} on {hw.compute_units} CUs: "
-                      f"{per_cu:,.2f} each, the busiest {busiest}{pad_text}"))
+    return Term(DISTRIBUTION, hw.peak_gflops * dist, dist,
+                f"{_count(groups, 'work-group')} on {hw.compute_units} CUs: "
+                f"{per_cu:,.2f} each, the busiest {busiest}{pad_text}")
 
-    # Global memory: at the least, A and B are read once and C written once. The work-groups
-    # ask for more (each reads whole panels of A and B), but a cache shared by the compute
-    # units can serve the repeats, so only the compulsory bytes are certain to come from DRAM.
+
+def _traffic(problem: Problem, tm: int, tn: int) -> tuple[int, int]:
+    """(bytes that must come from DRAM: A and B read once, C written once; bytes the
+    work-groups ask for, each reading whole panels of A and B)."""
+    m, n, k = problem.m, problem.n, problem.k
     dram = FLOAT_BYTES * (m * k + k * n + m * n)
     tiles = FLOAT_BYTES * (-(-n // tn) * m * k + -(-m // tm) * n * k + m * n)
-    global_gflops = problem.flops / dram * hw.mem_gbps
-    terms.append(Term(GLOBAL, global_gflops, global_gflops / peak,
-                      f"A, B read and C written once: {dram / 1e6:,.1f} MB at "
-                      f"{hw.mem_gbps:,.0f} GB/s (the work-groups read {tiles / 1e6:,.1f} MB of "
-                      f"tiles, {tiles / dram:.1f}x that; caches must catch the repeats)"))
+    return dram, tiles
 
-    on_chip = min(lanes * mix, local_gflops / peak, lanes * latency)
-    compute = peak * on_chip * dist
+
+def _global_term(problem: Problem, hw: Hardware, dram: int, tiles: int) -> Term:
+    """Only the compulsory bytes are certain to come from DRAM: a cache shared by the compute
+    units can serve the work-groups' repeated reads of the same panels."""
+    global_gflops = problem.flops / dram * hw.mem_gbps
+    return Term(GLOBAL, global_gflops, global_gflops / hw.peak_gflops,
+                f"A, B read and C written once: {dram / 1e6:,.1f} MB at "
+                f"{hw.mem_gbps:,.0f} GB/s (the work-groups read {tiles / 1e6:,.1f} MB of "
+                f"tiles, {tiles / dram:.1f}x that; caches must catch the repeats)")
+
+
+def _combine(terms: list[Term]) -> tuple[float, str]:
+    """(the bound, the limiting term): peak x min(lanes x mix, local, lanes x latency) x
+    distribution, capped by global memory; PEAK where nothing short of the FMA units limits."""
+    by_name = {t.name: t for t in terms}
+    lanes, latency = by_name[LANES].share, by_name[LATENCY].share
+    on_chip = min(lanes * by_name[MIX].share, by_name[LOCAL].share, lanes * latency)
+    compute = by_name[PEAK].gflops * on_chip * by_name[DISTRIBUTION].share
+    global_gflops = by_name[GLOBAL].gflops
     value = min(compute, global_gflops)
     if global_gflops < compute:
-        limit = GLOBAL
-    else:
-        shares = {LANES: lanes, MIX: mix, LOCAL: local_gflops / peak, LATENCY: latency,
-                  DISTRIBUTION: dist}
-        limit = min(shares, key=lambda name: shares[name])
-        if shares[limit] >= 1.0:  # nothing short of the FMA units themselves
-            limit = PEAK
-    return Bound(rung.number, params, (m, n, k), hw, step, tuple(terms), value, limit, occ,
-                 groups, helper_bytes(rung, problem, params), dram, tiles, tuple(notes))
+        return value, GLOBAL
+    shares = {name: by_name[name].share for name in (LANES, MIX, LOCAL, LATENCY, DISTRIBUTION)}
+    limit = min(shares, key=lambda name: shares[name])
+    return value, PEAK if shares[limit] >= 1.0 else limit
+
+
+# -- the bound -----------------------------------------------------------------------------------
+def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware) -> Bound:
+    """The bound for `rung` with `params` (divisibility already checked) on M x N x K."""
+    params = dict(params)
+    step = step_for(rung, params)
+    l0, l1 = rung.local_size(params)
+    tm, tn = rung.output_tile(params)
+    groups = -(-problem.m // tm) * -(-problem.n // tn)
+    occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)
+    lanes = _lanes_term(hw, l0 * l1)
+    dram, tiles = _traffic(problem, tm, tn)
+    terms = [_peak_term(hw), lanes, _mix_term(step, hw, lanes.share),
+             _local_term(step, hw, l0, l1), _latency_term(step, hw, occ, lanes.share),
+             _distribution_term(problem, hw, groups, (tm, tn, _k_tile(rung, params))),
+             _global_term(problem, hw, dram, tiles)]
+    value, limit = _combine(terms)
+    return Bound(rung.number, params, problem.as_tuple(), hw, step, tuple(terms), value, limit,
+                 occ, groups, helper_bytes(rung, problem, params), dram, tiles, tuple(notes))
 
 
 def explain(b: Bound, layout: Layout = FULL) -> list[str]:

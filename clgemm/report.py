@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from . import lookup
@@ -85,18 +86,22 @@ def _size_lines(run: LadderRun, wide: bool) -> list[str]:
     return lines
 
 
-def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
-    """The ladder as a table. In full: every column, every parameter, failure messages in the
-    status column. Fitted: short names, only the parameters that differ from the defaults, the
-    failure messages and the references' timing under the table. The lines under it explain
-    only the columns it shows, and call out the rows whose repeats spread too widely."""
+@dataclass
+class _Asides:
+    """What the fitted ladder table says under itself rather than in a cell, and every row's
+    timed repeats (label, times) for the warning about noisy rows."""
+
+    failures: list[str] = field(default_factory=list)
+    timings: list[str] = field(default_factory=list)
+    repeats: list[tuple[str, Sequence[float] | None]] = field(default_factory=list)
+
+
+def _rung_rows(run: LadderRun, bounds: dict[int, Bound | None], wide: bool,
+               asides: _Asides) -> list[list[Any]]:
+    """One row per rung; fitted, a failure's message moves to `asides`."""
     ups = run.speedups()
     base = run.reference()
-    bounds = run.bounds()
-    wide = layout.wide
     rows: list[list[Any]] = []
-    failures: list[str] = []
-    repeats: list[tuple[str, Sequence[float] | None]] = []  # label, its timed repeats
     for r in run.rows:
         rung = get_rung(r.rung)
         up_prev, up_first = ups[r.rung]
@@ -105,10 +110,10 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
         else:
             status = r.status
             if not r.ok and r.message and r.status != "unsupported-size":
-                failures.append(f"rung {r.rung} {r.status}: {_first_line(_reason(r))}")
+                asides.failures.append(f"rung {r.rung} {r.status}: {_first_line(_reason(r))}")
         b = bounds[r.rung]
         if r.ok:
-            repeats.append((f"rung {r.rung}", r.times_ms))
+            asides.repeats.append((f"rung {r.rung}", r.times_ms))
         rows.append([r.rung, rung.title if wide else rung.slug, rung.adds,
                      rung.params_text(r.params) if wide else params_brief(r.params,
                                                                           rung.defaults()),
@@ -119,7 +124,13 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
                      _num(up_prev, ".2f"), _num(up_first, ".1f"),
                      _num(r.rel_error, ".1e") if r.rel_error not in (None, float("inf")) else "",
                      status_cell(status)])
-    timings = []
+    return rows
+
+
+def _reference_rows(run: LadderRun, wide: bool, asides: _Asides) -> list[list[Any]]:
+    """One row per reference library; fitted, its failure or its timing moves to `asides`."""
+    base = run.reference()
+    rows: list[list[Any]] = []
     for ref in run.references:
         state = ref.get("status", "ok")
         if wide:
@@ -129,40 +140,65 @@ def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
         else:
             status = "reference" if state == "ok" else state
             if state != "ok" and ref.get("note"):
-                failures.append(f"{ref['name']} {state}: {_first_line(ref['note'])}")
+                asides.failures.append(f"{ref['name']} {state}: {_first_line(ref['note'])}")
             elif ref.get("timing"):
-                timings.append(f"{ref['name'].split(' (')[0]}: {ref['timing']}")
+                asides.timings.append(f"{ref['name'].split(' (')[0]}: {ref['timing']}")
         err = ref.get("rel_error")
         if state == "ok":
-            repeats.append((ref["name"].split(" (")[0], ref.get("times_ms")))
+            asides.repeats.append((ref["name"].split(" (")[0], ref.get("times_ms")))
         rows.append(["ref", ref["name"] if wide else ref["name"].split(" (")[0],
                      ref.get("where", ""), "", "", _num(ref["ms"], ".3f"),
                      spread_cell(ref.get("times_ms") if state == "ok" else None), "",
                      _num(ref["gflops"], ".1f"), _num(percent_of(ref["gflops"], base), ".1f"),
                      "", "", "", _num(err, ".1e"), status_cell(status)])
+    return rows
+
+
+def _ladder_columns() -> list[Column | str]:
+    return ["rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
+            Column("config", wrap=8), "ms", Column("spread", drop=5, right=True),
+            Column("helper ms", drop=4), "GFLOP/s", Column("% ref", drop=7),
+            Column("% bound", drop=6), "x prev", Column("x rung 1", drop=2),
+            Column("rel err", drop=3), "status"]
+
+
+def _ladder_footer(run: LadderRun, shown: Sequence[str], bounds: dict[int, Bound | None],
+                   layout: Layout, asides: _Asides) -> list[str]:
+    """The lines under the table: only about the columns it shows (`shown`), then what the
+    fitted table moved out of its cells, sizes some rungs could not do, noisy rows, and what
+    the bound rests on."""
+    base = run.reference()
+    lines = []
+    if "% ref" in shown:
+        lines.append(f"% ref: share of {base['name']}'s GFLOP/s" if base
+                     else "% ref: no reference ran correctly")
+    if "spread" in shown:
+        lines.append(SPREAD_NOTE)
+    if not layout.wide:
+        lines += [BRIEF_NOTE] + (["reference timing: " + "; ".join(asides.timings)]
+                                 if asides.timings else [])
+        lines += asides.failures
+    lines += _size_lines(run, layout.wide)
+    lines += noisy_warning(asides.repeats)
+    if "% bound" in shown:
+        lines += bound_footer(run.hardware_figures(), bounds, layout)
+    return lines
+
+
+def ladder_table(run: LadderRun, layout: Layout = FULL) -> str:
+    """The ladder as a table. In full: every column, every parameter, failure messages in the
+    status column. Fitted: short names, only the parameters that differ from the defaults, the
+    failure messages and the references' timing under the table. The lines under it explain
+    only the columns it shows, and call out the rows whose repeats spread too widely."""
+    bounds = run.bounds()
+    asides = _Asides()
+    rows = (_rung_rows(run, bounds, layout.wide, asides)
+            + _reference_rows(run, layout.wide, asides))
     p = run.problem
     head = (f"{run.device.name} ({run.device.backend}, {run.device.platform}, driver "
             f"{run.device.driver_version})  M={p.m} N={p.n} K={p.k}")
-    columns: list[Column | str] = [
-        "rung", "name", Column("adds", wrap=20, drop=1), Column("parameters", wrap=20),
-        Column("config", wrap=8), "ms", Column("spread", drop=5, right=True),
-        Column("helper ms", drop=4), "GFLOP/s", Column("% ref", drop=7),
-        Column("% bound", drop=6), "x prev", Column("x rung 1", drop=2),
-        Column("rel err", drop=3), "status"]
-    table = render(columns, rows, layout)
-    lines = [head, table]
-    if "% ref" in table.shown:
-        lines.append(f"% ref: share of {base['name']}'s GFLOP/s" if base
-                     else "% ref: no reference ran correctly")
-    if "spread" in table.shown:
-        lines.append(SPREAD_NOTE)
-    if not wide:
-        lines += [BRIEF_NOTE] + (["reference timing: " + "; ".join(timings)] if timings else [])
-        lines += failures
-    lines += _size_lines(run, wide)
-    lines += noisy_warning(repeats)
-    if "% bound" in table.shown:
-        lines += bound_footer(run.hardware_figures(), bounds, layout)
+    table = render(_ladder_columns(), rows, layout)
+    lines = [head, table, *_ladder_footer(run, table.shown, bounds, layout, asides)]
     return "\n".join(fit_lines(lines, layout))
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import api, check
 from .backends import KINDS
-from .config import stored_configs
+from .config import verify_candidates
 from .devices import DeviceInfo
 from .errors import ClgemmError, UsageError
 from .files import read_json
@@ -346,7 +346,7 @@ def _configs(device: DeviceInfo, rungs: list[int], quick: bool) -> list[tuple[in
     lookup chain would run at the sweep's sizes, whatever level it comes from."""
     shapes = [(s, s, s) for s in (SIZES if quick else SIZES_FULL)]
     return [(c.rung, dict(c.params), c.source) for number in rungs
-            for c in stored_configs(device, number, shapes)]
+            for c in verify_candidates(device, number, shapes)]
 
 
 def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,

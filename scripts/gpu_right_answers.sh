@@ -10,7 +10,7 @@ export PYTHONPATH=${PYTHONPATH:-}:$PWD
 step devices clgemm devices
 step tests python3 -m pytest -m "cuda or not cuda" -q -rs -p no:cacheprovider \
   tests/test_gemm_queues.py tests/test_gemm_overlap.py tests/test_user_tuning.py \
-  tests/test_every_device.py tests/test_python_api.py tests/test_files.py
+  tests/test_every_device.py tests/test_python_api.py tests/unit/test_files.py
 for be in opencl cuda; do
   CLGEMM_TEST_DEVICE=$GPU CLGEMM_TEST_BACKEND=$be step "tests-$be" python3 -m pytest \
     -m "cuda or not cuda" -q -rs -p no:cacheprovider tests/test_user_tuning.py tests/test_lookup.py

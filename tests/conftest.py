@@ -6,7 +6,7 @@ CLGEMM_TEST_BACKEND (opencl, the default, or cuda).
 
 A test that must see no tuning but its own (a results folder of its own in $CLGEMM_RESULTS, which
 chooses where results go, not what is read) also turns the shipped databases off: it takes the
-`no_shipped_tuning` fixture or mark, or is named in `WITHOUT_SHIPPED_TUNING`.
+`no_shipped_tuning` fixture or mark.
 """
 
 from __future__ import annotations
@@ -32,16 +32,6 @@ from clgemm.devices import pick_device
 from clgemm.problem import Problem
 from clgemm.runner import Workspace
 
-#: tests, by file and name, that store a database of their own in an empty $CLGEMM_RESULTS and
-#: check that exactly its entries (or none) decide: the shipped databases would compete with them
-WITHOUT_SHIPPED_TUNING = {
-    "test_gemm_api.py": {"test_default_choices", "test_tuned_choice_nearest_that_fits",
-                         "test_stored_choice_that_fails_falls_back"},
-    "test_injection.py": {"test_database_entries_never_used"},
-    "test_verify.py": {"test_tuned_configs_skip_entries_of_an_earlier_parameter_set"},
-    "test_python_api.py": {"test_tune_stores_where_the_command_does_and_gemm_sees_it"},
-    "test_cuda_gemm.py": {"test_tuned_choice_from_cuda_database"},
-}
 #: fixtures that promise a test no tuned entries at all
 EMPTY_TUNING_FIXTURES = {"empty_db"}
 
@@ -53,9 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _wants_no_shipped_tuning(request: pytest.FixtureRequest) -> bool:
     node = request.node
-    listed = WITHOUT_SHIPPED_TUNING.get(node.path.name, set())
-    return (getattr(node, "originalname", node.name) in listed
-            or node.get_closest_marker("no_shipped_tuning") is not None
+    return (node.get_closest_marker("no_shipped_tuning") is not None
             or bool(EMPTY_TUNING_FIXTURES & set(request.fixturenames)))
 
 

@@ -424,6 +424,7 @@ def test_kernels_built_once_and_backend_shared(cp, cuda_device, cuda_be):
     assert len(cuda_be._kernels) == built, "a kernel was built again for the same source"
 
 
+@pytest.mark.no_shipped_tuning
 @pytest.mark.cuda
 def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
     from clgemm import database

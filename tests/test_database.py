@@ -16,10 +16,11 @@ from types import SimpleNamespace
 import pytest
 
 from clgemm import files
-from clgemm.database import Entry, database_path, load, shape_distance, tuned_params
+from clgemm.database import Entry, database_path, load, shape_distance, usable_params
 from clgemm.errors import ClgemmError, UsageError
 from clgemm.files import FileWriteError
 from clgemm.limits import DeviceLimits
+from clgemm.rungs import get_rung
 
 DEV = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl",
                       limits=lambda: DeviceLimits())
@@ -33,22 +34,25 @@ def _entry(rung=3, shape=(512, 512, 512), gflops=10.0, **params) -> Entry:
                              "clgemm": "0.1.0", "driver": "1.0"})
 
 
-def test_round_trip_and_nearest_shape(tmp_path):
+def _usable(path: Path, number: int, shape: tuple[int, int, int]) -> list[dict]:
+    """The stored parameter sets of a rung the lookup can use at `shape` on DEV."""
+    db = load(DEV, path)
+    rung = get_rung(number)
+    found = [usable_params(rung, e.params, db.limits, shape) for e in db.entries
+             if e.rung == number]
+    return [p for p in found if p is not None]
+
+
+def test_round_trip_and_shape_distance(tmp_path):
     path = tmp_path / "db.json"
     db = load(DEV, path)
-    assert db.best(3, (512, 512, 512)) is None
+    assert db.entries == []
     db.record(_entry(shape=(256, 256, 256), gflops=5.0, TS=16, WPT=4))
     db.record(_entry(shape=(2048, 2048, 2048), gflops=50.0, TS=64, WPT=8))
     db.record(_entry(rung=4, shape=(512, 512, 512), gflops=9.0, TS=32, WIDTH=4))
     db.save()
     again = load(DEV, path)
     assert [e.to_json() for e in again.entries] == [e.to_json() for e in db.entries]
-    # In log distance 700 is nearer 256 (log(700/256) = 1.01 < log(2048/700) = 1.07) and
-    # 1200 nearer 2048.
-    assert again.best(3, (700, 700, 700)).params == {"TS": 16, "WPT": 4}
-    assert again.best(3, (1200, 1200, 1200)).params == {"TS": 64, "WPT": 8}
-    assert again.best(3, (1200,) * 3, accept=lambda p: p["TS"] < 64).params["TS"] == 16
-    assert again.best(5, (512,) * 3) is None
     assert shape_distance((256,) * 3, (512,) * 3) == pytest.approx(3 ** 0.5 * 0.6931, 1e-3)
     data = json.loads(path.read_text())
     assert data["device"] == DEV.key and data["entries"][0]["provenance"]["command"]
@@ -104,14 +108,15 @@ def test_default_path_follows_results_dir(tmp_path, monkeypatch):
     assert database_path(DEV.key) == tmp_path / f"{DEV.key}.json"
 
 
-def test_tuned_params_only_usable_entries(tmp_path):
+def test_only_usable_entries(tmp_path):
     path = tmp_path / "db.json"
     db = load(DEV, path)
     db.record(_entry(rung=3, shape=(64, 64, 64), TS=16, WPT=4))
     db.record(_entry(rung=2, shape=(64, 64, 64), TS=16, WIDE=1))  # names no longer match
     db.save()
-    assert tuned_params(DEV, [2, 3], (64, 64, 64), path) == {3: {"TS": 16, "WPT": 4}}
-    assert tuned_params(DEV, [3], (40, 40, 40), path) == {}  # TS=16 cannot do 40
+    assert _usable(path, 3, (64, 64, 64)) == [{"TS": 16, "WPT": 4}]
+    assert _usable(path, 2, (64, 64, 64)) == []
+    assert _usable(path, 3, (40, 40, 40)) == []  # TS=16 cannot do 40
 
 
 def _ladder(env, *args):
@@ -219,7 +224,7 @@ def test_invalid_entry_skipped_once_warned_and_kept(tmp_path, change, why):
         warnings.simplefilter("always")
         db = load(DEV, path)
         assert [e.to_json()["params"] for e in db.entries] == [GOOD["params"]]
-        assert tuned_params(DEV, [3], (128, 128, 128), path) == {3: GOOD["params"]}
+        assert _usable(path, 3, (128, 128, 128)) == [GOOD["params"]]
         db.record(_entry(rung=4, TS=32, WIDTH=4))
         db.save()
     assert [str(w.message) for w in caught] == [  # once per file, not once per lookup
@@ -283,14 +288,14 @@ def test_a_measurement_replaces_an_entry_the_lookup_cannot_use(tmp_path, params,
     other = {**GOOD, "shape": [128, 128, 128], "params": {"TS": 16, "WPT": 4, "OLDPARAM": 1}}
     _write_db(path, [blocker, other])
     db = load(DEV, path)
-    assert tuned_params(DEV, [3], (64, 64, 64), path) == {}  # never used
+    assert _usable(path, 3, (64, 64, 64)) == []  # never used
     said = db.record(_entry(shape=(64, 64, 64), gflops=2.0, TS=16, WPT=2))
     assert said and said.text().startswith(f"stored (replaces an unusable entry: {why}")
     db.save()
     kept = json.loads(path.read_text())["entries"]
     assert [(e["shape"][0], e["params"], e["gflops"]) for e in kept] == [
         (64, {"TS": 16, "WPT": 2}, 2.0), (128, other["params"], 1.0)]  # the other slot kept
-    assert tuned_params(DEV, [3], (64, 64, 64), path) == {3: {"TS": 16, "WPT": 2}}
+    assert _usable(path, 3, (64, 64, 64)) == [{"TS": 16, "WPT": 2}]
 
 
 def test_an_unusable_entry_never_displaces_a_usable_one(tmp_path):

@@ -167,6 +167,7 @@ def test_kernel_built_once_and_backend_shared(device, be):
     assert len(be._kernels) == built
 
 
+@pytest.mark.no_shipped_tuning
 def test_default_choices(device, tmp_path, monkeypatch):
     """Untuned: the rungs' fallback is the tiled kernel for any size (13) at its defaults; the
     direct kernel runs small products (with its CPU defaults on a CPU)."""
@@ -185,6 +186,7 @@ def test_default_choices(device, tmp_path, monkeypatch):
         api.clear_caches()
 
 
+@pytest.mark.no_shipped_tuning
 def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
     database = pytest.importorskip("clgemm.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
@@ -587,6 +589,7 @@ def test_repeated_calls_allocate_nothing_new(be, queue, order):
     assert pool.managed_bytes == held
 
 
+@pytest.mark.no_shipped_tuning
 @pytest.mark.parametrize("failure", ["build", "launch"])
 def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, failure):
     """A database entry that fails to build or launch here costs one warning, never the call."""

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm import api
+from clgemm import api, lookup
 from clgemm.backends.cuda import backend as cuda
 from clgemm.backends.base import define_options
-from clgemm.database import database_path, load, tuned_params
+from clgemm.database import database_path, load
 from clgemm.errors import UsageError
 from clgemm.limits import DeviceLimits
 from clgemm.rungs import get_rung
@@ -103,6 +103,7 @@ def _database_with(path, device, good: dict, bad: list[dict]) -> None:
                                 "entries": [entry(good, 1.0)] + [entry(p, 1e6) for p in bad]}))
 
 
+@pytest.mark.no_shipped_tuning
 def test_database_entries_never_used(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
@@ -111,7 +112,8 @@ def test_database_entries_never_used(device, tmp_path, monkeypatch):
     api.clear_caches()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the skipped entries are named
-        assert tuned_params(device, [3], (64, 64, 64)) == {3: {"TS": 16, "WPT": 2}}
+        found = lookup.candidates(device, get_rung(3), (64, 64, 64), [tmp_path])
+        assert [f.params for f in found] == [{"TS": 16, "WPT": 2}]
         choice = api.choose_kernel(device, 64, 64, 64)
     assert (choice.rung, dict(choice.params), choice.source) == (3, {"TS": 16, "WPT": 2},
                                                                   "tuned")

@@ -130,6 +130,7 @@ def test_tune_refuses_bad_arguments_before_measuring(device, tmp_path, monkeypat
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.no_shipped_tuning
 def test_tune_stores_where_the_command_does_and_gemm_sees_it(device, tmp_path, monkeypatch,
                                                              capsys):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))

@@ -140,6 +140,7 @@ def test_bad_rungs_option():
     assert r.returncode == 2 and "there is no rung 14" in r.stderr
 
 
+@pytest.mark.no_shipped_tuning
 def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device, tmp_path):
     """A database entry measured before a rung gained a parameter may be the nearest to every
     sweep size; the sweep must still find the current entry behind it."""

@@ -13,17 +13,15 @@ device.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
 from ..devices import DeviceInfo, pick_device
 from ..errors import ArgumentTypeError, UsageError
+from .. import settings
 from . import cuda, opencl
 from .base import Backend, DeviceArrays, VendorBlas
 
-#: the environment variable naming the device to use where a command or a call names none
-DEVICE_ENV = "CLGEMM_DEVICE"
 #: every backend package, in numbering order
 PACKAGES = {opencl.NAME: opencl, cuda.NAME: cuda}
 BACKEND_NAMES = tuple(PACKAGES)
@@ -45,13 +43,6 @@ def list_devices() -> list[DeviceInfo]:
     return found
 
 
-def default_device() -> str | None:
-    """$CLGEMM_DEVICE: the device (an index or a name part, as --device takes) used wherever
-    none is named, as pyopencl users set PYOPENCL_CTX; None where it is unset or empty (as
-    `CLGEMM_DEVICE= clgemm ...` unsets it). Blanks alone are a value, refused where used."""
-    return os.environ.get(DEVICE_ENV) or None
-
-
 def _named(spec: str | int) -> str | int:
     """A device named by a blank string would be matched by every name (the empty string is
     part of all of them), so the first device would be taken without being chosen."""
@@ -65,16 +56,13 @@ def select_device(spec: str | int | None, backend: str | None = None) -> DeviceI
     """A listed device by index or name part; None: $CLGEMM_DEVICE's, else the first CPU
     device (see `pick_device`). A $CLGEMM_DEVICE that picks nothing (blanks included) is
     refused as a --device would be, naming the variable."""
-    env = default_device() if spec is None else None
+    env = settings.device() if spec is None else None
     if env is None:
         return pick_device(list_devices(), spec if spec is None else _named(spec), backend)
-    if not env.strip():
-        raise UsageError(f"{DEVICE_ENV}={env!r}: blanks name no device; unset it, or give an "
-                         f"index or a part of a name (see 'clgemm devices')")
     try:
         return pick_device(list_devices(), env, backend)
     except UsageError as exc:
-        raise UsageError(f"{DEVICE_ENV}={env}: {exc}") from None
+        raise UsageError(f"{settings.DEVICE}={env}: {exc}") from None
 
 
 def open_backend(device: DeviceInfo) -> Backend:
@@ -115,7 +103,7 @@ def device_info(device: DeviceInfo | str | int | None, backend: str | None = Non
             raise UsageError(f"device '{device.name}' is on the {device.backend} backend, not "
                              f"{backend}")
         return device
-    key = (f"${DEVICE_ENV}={default_device()}" if device is None else str(device).strip(),
+    key = (f"${settings.DEVICE}={settings.device()}" if device is None else str(device).strip(),
            backend)
     with _LOCK:
         if key not in _SELECTED:

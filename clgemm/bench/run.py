@@ -106,66 +106,32 @@ class BenchRun:
         name, only the parameters that differ from its defaults, the libraries' own GFLOP/s
         left out first. A line under the table names every contender whose repeats spread too
         widely to trust."""
-        def num(x, fmt):
-            return "" if x is None else format(x, fmt)
-
-        wide = layout.wide
-        host = "" if self.device.is_cpu else " (host)"
-        columns: list[Column | str] = [
-            "shape", Column("best rung", wrap=12), Column("parameters", wrap=20),
-            Column("config", wrap=8), Column("ms", drop=4),
-            Column("spread", drop=5, right=True), "GFLOP/s", Column("bound", drop=1), "% bound"]
-        for i, key in enumerate(self.ref_keys):
-            label = REF_LABEL[key] + (host if key == "numpy" else "")
-            columns += [Column(f"{label} GFLOP/s", short=label, drop=3 - i),
-                        f"x {REF_LABEL[key]}"]
-        columns.append(Column("notes", wrap=16))
-        body, repeats = [], []
-        for r in self.rows:
-            best = r.get("best") or {}
-            shape = shape_text(Problem(*r["shape"]))
-            if best:
-                repeats.append((f"{shape} rung {best['rung']}", best.get("times_ms")))
-            repeats += [(f"{shape} {REF_LABEL.get(ref['key'], ref['key'])}", ref.get("times_ms"))
-                        for ref in r.get("references", []) if ref.get("status") == "ok"]
-            config = best.get("source", "")
-            if best.get("gemm_pick"):
-                config += ", gemm's pick" if wide else "*"
-            params = best.get("params", {})
-            if best and not wide:
-                params_cell = params_brief(params, get_rung(best["rung"]).defaults())
-                name = f"{best['rung']} {get_rung(best['rung']).slug}"
-            else:
-                params_cell = params_text(params)
-                name = f"{best['rung']} {best['name']}" if best else ""
-            line = [shape, name, params_cell, config, num(best.get("ms"), ".3f"),
-                    spread_cell(best.get("times_ms")), num(best.get("gflops"), ".1f"),
-                    num((r.get("bound") or {}).get("gflops"), ".1f"),
-                    num((r.get("bound") or {}).get("pct"), ".1f")]
-            refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
-            for key in self.ref_keys:
-                ref = refs_by_key.get(key, {})
-                line += [num(ref.get("gflops"), ".1f") or status_cell(ref.get("status", "")),
-                         num(r.get("ratios", {}).get(key), ".2f")]
-            line.append(status_cell(_notes(r)))
-            body.append(line)
+        repeats: list[tuple[str, Sequence[float] | None]] = []
+        body = [_bench_row(r, self.ref_keys, layout.wide, repeats) for r in self.rows]
         d = self.device
         head = f"{d.name} ({d.backend}, {d.platform}, driver {d.driver_version})"
-        table = render(columns, body, layout)
+        table = render(_bench_columns(self.ref_keys, d.is_cpu), body, layout)
+        foot = self._footer(table.shown, layout.wide, repeats)
+        return "\n".join(fit_lines([head, table, *foot], layout))
+
+    def _footer(self, shown: Sequence[str], wide: bool,
+                repeats: list[tuple[str, Sequence[float] | None]]) -> list[str]:
+        """The lines under the table: what its ratios and the columns it shows (`shown`) mean,
+        why inputs rotate, which contenders are noisy, and what the bound rests on."""
         foot = ["x REF: the best rung's GFLOP/s over REF's (above 1: the rung is faster). Rung "
                 "times include the transpose of B; all contenders timed interleaved, median."]
-        if "spread" in table.shown:
+        if "spread" in shown:
             foot.append(SPREAD_NOTE + " (the best rung's)")
         if not wide:
             foot += [BRIEF_NOTE, "config: where the parameters came from; *: gemm()'s own pick"]
-        if not d.is_cpu:
+        if not self.device.is_cpu:
             foot.append("NumPy runs on the host CPU, not on the device.")
         rotated_rows = [r for r in self.rows if r.get("input_sets", 0) > 1]
         if rotated_rows:
             foot.append(f"Below {ROTATE_BYTES // 2**20} MiB of A+B+C the inputs rotate among "
                         f"several sets, so no call reads a cache warmed by the call before it.")
         foot += noisy_warning(repeats)
-        if self.hardware and "% bound" in table.shown:
+        if self.hardware and "% bound" in shown:
             foot.append("bound: the best rung's upper bound from the performance model, with the "
                         "transpose of B's DRAM traffic in the time as in the rung's; device "
                         "figures:")
@@ -177,7 +143,66 @@ class BenchRun:
                         shape_text(Problem(*r["shape"])))
             foot += [f"  limited by {limit}: {', '.join(shapes)}"
                      for limit, shapes in by_limit.items()]
-        return "\n".join(fit_lines([head, table, *foot], layout))
+        return foot
+
+
+def _num(x: Any, fmt: str) -> str:
+    return "" if x is None else format(x, fmt)
+
+
+def _bench_columns(ref_keys: list[str], is_cpu: bool) -> list[Column | str]:
+    """The bench table's columns: the best rung's, then two per reference library (NumPy's
+    marked as running on the host where the device is not the CPU)."""
+    host = "" if is_cpu else " (host)"
+    columns: list[Column | str] = [
+        "shape", Column("best rung", wrap=12), Column("parameters", wrap=20),
+        Column("config", wrap=8), Column("ms", drop=4),
+        Column("spread", drop=5, right=True), "GFLOP/s", Column("bound", drop=1), "% bound"]
+    for i, key in enumerate(ref_keys):
+        label = REF_LABEL[key] + (host if key == "numpy" else "")
+        columns += [Column(f"{label} GFLOP/s", short=label, drop=3 - i),
+                    f"x {REF_LABEL[key]}"]
+    columns.append(Column("notes", wrap=16))
+    return columns
+
+
+def _best_cells(best: dict, wide: bool) -> list[str]:
+    """The best rung's name, parameters and where they came from; fitted, its short name and
+    only the parameters that differ from its defaults."""
+    config = best.get("source", "")
+    if best.get("gemm_pick"):
+        config += ", gemm's pick" if wide else "*"
+    params = best.get("params", {})
+    if best and not wide:
+        params_cell = params_brief(params, get_rung(best["rung"]).defaults())
+        name = f"{best['rung']} {get_rung(best['rung']).slug}"
+    else:
+        params_cell = params_text(params)
+        name = f"{best['rung']} {best['name']}" if best else ""
+    return [name, params_cell, config]
+
+
+def _bench_row(r: dict, ref_keys: list[str], wide: bool,
+               repeats: list[tuple[str, Sequence[float] | None]]) -> list[str]:
+    """One shape's line of the bench table; the timed repeats of its contenders go to
+    `repeats` (label, times)."""
+    best = r.get("best") or {}
+    shape = shape_text(Problem(*r["shape"]))
+    if best:
+        repeats.append((f"{shape} rung {best['rung']}", best.get("times_ms")))
+    repeats += [(f"{shape} {REF_LABEL.get(ref['key'], ref['key'])}", ref.get("times_ms"))
+                for ref in r.get("references", []) if ref.get("status") == "ok"]
+    line = [shape, *_best_cells(best, wide), _num(best.get("ms"), ".3f"),
+            spread_cell(best.get("times_ms")), _num(best.get("gflops"), ".1f"),
+            _num((r.get("bound") or {}).get("gflops"), ".1f"),
+            _num((r.get("bound") or {}).get("pct"), ".1f")]
+    refs_by_key = {ref["key"]: ref for ref in r.get("references", [])}
+    for key in ref_keys:
+        ref = refs_by_key.get(key, {})
+        line += [_num(ref.get("gflops"), ".1f") or status_cell(ref.get("status", "")),
+                 _num(r.get("ratios", {}).get(key), ".2f")]
+    line.append(status_cell(_notes(r)))
+    return line
 
 
 def _notes(row: dict) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import sys
 from typing import Any
@@ -19,6 +18,7 @@ import click
 
 from ..errors import UsageError
 from ..paths import write_output
+from ..settings import no_color
 from ..tables import DEFAULT_WIDTH, MIN_WIDTH, Layout, fit_lines
 
 #: what names stdout as the file of --json or --csv
@@ -50,7 +50,7 @@ def _bold_red(text: str) -> str:
 
 def colour_on() -> bool:
     """Colour where a person reads stdout: a terminal, and NO_COLOR (no-color.org) not set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return sys.stdout.isatty() and not no_color()
 
 
 def strict(x: Any) -> Any:

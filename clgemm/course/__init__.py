@@ -16,11 +16,8 @@ measurement that the files in `results/` do not hold, and new results need no ed
 
 from __future__ import annotations
 
-from ..paths import ROOT
 from ..rungs import REGISTRY, Rung
 
-#: where the course lives
-LADDER = ROOT / "ladder"
 #: the page of the kernels beside the ladder (the direct and tiled kernels)
 BEYOND = "beyond.md"
 
@@ -33,14 +30,9 @@ def page_name(rung: Rung) -> str:
     return f"{rung.number:02d}-{rung.slug}.md"
 
 
-def heading(rung: Rung) -> str:
-    """A library kernel's section heading on `beyond.md` ("Kernel 12: tiled")."""
-    return f"Kernel {rung.number}: {rung.slug}"
-
-
 def page_link(rung: Rung) -> str:
     """The page of a rung; for a library kernel, its section of `beyond.md` (GitHub's anchor of
-    `heading`)."""
+    its heading, "Kernel 12: tiled")."""
     if rung.number in REGISTRY:
         return page_name(rung)
     return f"{BEYOND}#kernel-{rung.number}-{rung.slug}"

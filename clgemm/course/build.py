@@ -13,7 +13,7 @@ from typing import Callable
 
 from .. import plots
 from ..errors import ClgemmError
-from ..rungs import LIBRARY, REGISTRY, TILED
+from ..rungs import LIBRARY, REGISTRY, TILED, Rung
 from . import library, page_name
 from .data import Results, load_results
 from .pages import refresh
@@ -32,6 +32,54 @@ class StaleError(ClgemmError):
     gives (exit status 1: nothing the user typed was wrong)."""
 
 
+def _rung_page(rung: Rung, results: Results, specs: list) -> dict[str, str]:
+    """The blocks of one rung's page of the ladder."""
+    images = [(s.path, s.caption) for s in specs if s.rung == rung.number]
+    return {
+        "summary": summary_block(rung),
+        "diff": diff_block(rung),
+        "macros": macros_block(rung),
+        "measured": measured_block(rung, results),
+        "tuned": tuned_block(rung, results),
+        "plots": plots_block(images, none=(
+            "No journal in `results/` gives a plot for this rung: the work-group shape map "
+            "needs a journal of a register-blocked rung (6 and up), the tuning landscape an "
+            "exhaustive one.")),
+    }
+
+
+def _beyond_page(results: Results, specs: list) -> dict[str, str]:
+    """The blocks of the "beyond the ladder" page: the kernels' list, then each library
+    kernel's own blocks, named after its slug."""
+    beyond: dict[str, str] = {"kernels": library.kernels_block()}
+    for n in sorted(LIBRARY):
+        rung = LIBRARY[n]
+        images = [(s.path, s.caption) for s in specs if s.rung == n]
+        beyond |= {f"{rung.slug}-summary": library.summary_block(rung),
+                   f"{rung.slug}-diff": library.diff_block(rung),
+                   f"{rung.slug}-macros": macros_block(rung),
+                   f"{rung.slug}-measured": measured_block(rung, results),
+                   f"{rung.slug}-tuned": tuned_block(rung, results),
+                   f"{rung.slug}-plots": plots_block(images, none=(
+                       "No journal in `results/` gives a plot for this kernel."))}
+    return beyond
+
+
+def _notes_blocks(results: Results) -> dict[str, str]:
+    """The blocks of results/NOTES.md: the effects of the tiled kernels' parameters in their
+    journals (12, 13: rungs 9 and 10 before the ladder's renumbering), and a replayed tune."""
+    tiled = TILED.number
+    return {
+        f"{kind.lower()}-rung{n}-{'-'.join(names).lower()}": effects_block(results, n, names, kind)
+        for kind, names in (("GPU", ("VWM", "VWN")), ("CPU", ("CACHE_A", "CACHE_B", "VWM")))
+        for n in (tiled, tiled + 1)
+    } | {f"cpu-rung{tiled}-panels": effects_block(results, tiled, ("PANELS", "CACHE_A",
+                                                                    "CACHE_B"), "CPU"),
+         f"cpu-rung{tiled}-lockstep": effects_block(results, tiled, ("LOCKSTEP", "PANELS",
+                                                                     "CACHE_A", "CACHE_B"), "CPU"),
+         "replay-plain-tune": replay_block(ROOT)}
+
+
 def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
     """Page (relative to the repository) -> block name -> its generated text."""
     charts = {s.target: s.path for s in specs if s.kind == "ladder"}
@@ -46,48 +94,15 @@ def page_blocks(results: Results, specs: list) -> dict[str, dict[str, str]]:
         },
     }
     for n in sorted(REGISTRY):
-        rung = REGISTRY[n]
-        images = [(s.path, s.caption) for s in specs if s.rung == n]
-        pages[f"ladder/{page_name(rung)}"] = {
-            "summary": summary_block(rung),
-            "diff": diff_block(rung),
-            "macros": macros_block(rung),
-            "measured": measured_block(rung, results),
-            "tuned": tuned_block(rung, results),
-            "plots": plots_block(images, none=(
-                "No journal in `results/` gives a plot for this rung: the work-group shape map "
-                "needs a journal of a register-blocked rung (6 and up), the tuning landscape an "
-                "exhaustive one.")),
-        }
-    beyond: dict[str, str] = {"kernels": library.kernels_block()}
-    for n in sorted(LIBRARY):
-        rung = LIBRARY[n]
-        images = [(s.path, s.caption) for s in specs if s.rung == n]
-        beyond |= {f"{rung.slug}-summary": library.summary_block(rung),
-                   f"{rung.slug}-diff": library.diff_block(rung),
-                   f"{rung.slug}-macros": macros_block(rung),
-                   f"{rung.slug}-measured": measured_block(rung, results),
-                   f"{rung.slug}-tuned": tuned_block(rung, results),
-                   f"{rung.slug}-plots": plots_block(images, none=(
-                       "No journal in `results/` gives a plot for this kernel."))}
-    pages[library.PAGE] = beyond
+        pages[f"ladder/{page_name(REGISTRY[n])}"] = _rung_page(REGISTRY[n], results, specs)
+    pages[library.PAGE] = _beyond_page(results, specs)
     pages["README.md"] = {"headline": headline_block(ROOT)}
     pages["docs/results.md"] = {
         "calls": calls_block(ROOT, here="docs"),
         "targets": targets_block(results, here="docs"),
         "bench": bench_block(results, benches, here="docs"),
     }
-    # the tiled kernels' journals (12, 13: rungs 9 and 10 before the ladder's renumbering)
-    tiled = TILED.number
-    pages["results/NOTES.md"] = {
-        f"{kind.lower()}-rung{n}-{'-'.join(names).lower()}": effects_block(results, n, names, kind)
-        for kind, names in (("GPU", ("VWM", "VWN")), ("CPU", ("CACHE_A", "CACHE_B", "VWM")))
-        for n in (tiled, tiled + 1)
-    } | {f"cpu-rung{tiled}-panels": effects_block(results, tiled, ("PANELS", "CACHE_A",
-                                                                    "CACHE_B"), "CPU"),
-         f"cpu-rung{tiled}-lockstep": effects_block(results, tiled, ("LOCKSTEP", "PANELS",
-                                                                     "CACHE_A", "CACHE_B"), "CPU"),
-         "replay-plain-tune": replay_block(ROOT)}
+    pages["results/NOTES.md"] = _notes_blocks(results)
     gallery = [(s.path, s.caption) for s in specs]
     pages["results/README.md"] = {
         "runs": runs_block(results),

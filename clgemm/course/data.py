@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import database as _database
 from ..errors import UsageError
-from ..files import is_regular_file, read_json
+from ..files import is_regular_file, json_files, read_json
 from ..tuner.journal import read_journal
 
 BACKEND_NAMES = {"opencl": "OpenCL", "cuda": "CUDA"}
@@ -269,11 +269,6 @@ def _journal(rel: str, path: Path, devices: dict[str, Device]) -> JournalFile:
                        header=header, records=search)
 
 
-def _json_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*.json") if "journals" not in p.relative_to(folder).parts
-                  and not p.name.startswith(".") and is_regular_file(p))
-
-
 def load_results(folder: Path, tuning: Path | None = None) -> Results:
     """Read every result file under `folder` (normally `results/`), and the tuning databases in
     `tuning` (normally `clgemm/tuning/`, where the shipped ones live apart from the results a
@@ -283,7 +278,7 @@ def load_results(folder: Path, tuning: Path | None = None) -> Results:
     databases = []
     shipped = sorted(p for p in Path(tuning).glob("*.json")
                      if is_regular_file(p)) if tuning is not None else []
-    for path in _json_files(folder) + shipped:
+    for path in json_files(folder) + shipped:
         rel = path.relative_to(folder.parent).as_posix()
         data = _load_json(path)
         if not isinstance(data, dict):

@@ -16,7 +16,7 @@ import numpy as np
 from ..rungs import REGISTRY
 
 #: a small configuration per rung, small enough to draw one cell per element; each passes the
-#: rung's own divisibility constraints (tests/test_course.py checks)
+#: rung's own divisibility constraints (tests/unit/test_course.py checks)
 EXAMPLES: dict[int, dict[str, int]] = {
     1: {"TS": 4},
     2: {"TS": 4},

@@ -14,8 +14,8 @@ own. This module only gathers them.
 from __future__ import annotations
 
 from ..errors import UsageError
-from .base import (STAGES, TRANSPOSE_B, Constraint, Helper, Param, Params, Rung,  # noqa: F401
-                   divisible)
+from .base import (STAGES, TRANSPOSE_B, VALUE_ERRORS, Constraint, Helper, Param,  # noqa: F401
+                   Params, Rung, divisible)
 from .direct import DIRECT
 from .r01_naive import RUNG as _R1
 from .r02_tiling import RUNG as _R2

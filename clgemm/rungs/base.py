@@ -25,6 +25,10 @@ Params = Mapping[str, int]
 
 #: Order in which constraint stages are applied (the tuner's pruning funnel uses the same order).
 STAGES = ("divisibility", "device", "heuristic")
+#: what a constraint raises on parameter values it cannot judge (a zero it divides by, a value
+#: of a type it cannot compare): the configuration counts as breaking it. Anything else (a name
+#: or an attribute the constraint misspells) is a fault of the constraint, and is raised.
+VALUE_ERRORS: tuple[type[Exception], ...] = (ArithmeticError, TypeError, ValueError)
 
 
 @dataclass(frozen=True)

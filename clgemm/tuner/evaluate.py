@@ -160,8 +160,6 @@ class BuildPool:
         self.queue: deque[tuple[tuple, int | str, dict]] = deque()
         self.state: dict[tuple, str] = {}
         self.fatal = 0
-        self.started = 0
-        self.done = 0
 
     @property
     def enabled(self) -> bool:
@@ -219,7 +217,6 @@ class BuildPool:
                         break
                     elif msg[0] == "done":
                         self.state[msg[1]] = f"done:{msg[2]}"
-                        self.done += 1
                         slot.tag = None
             except (EOFError, OSError):
                 self._drop(slot, "failed")
@@ -243,7 +240,6 @@ class BuildPool:
                 continue
             slot.tag, slot.deadline = tag, time.monotonic() + self.limits["host"]
             self.state[tag] = "building"
-            self.started += 1
 
     def wait_for(self, ref: int | str, params: Mapping[str, int]) -> str:
         """Make way for the worker to measure this configuration: drop it from the queue if no

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..database import RENUMBERED
 from ..errors import UsageError
 from ..files import FileWriteError, is_regular_file, parse_json, read_bytes, reason
 from ..locks import try_hold
@@ -42,7 +43,6 @@ FORMAT = "clgemm-tune-journal"
 #: 2: the kernels that were rungs 9 and 10 became the library kernels 12 and 13 (the ladder's 9
 #: and 10 are new kernels); a journal of version 1 is read with its rung numbers renumbered
 VERSION = 2
-RENUMBERED: dict[int, dict[int, int]] = {1: {9: 12, 10: 13}}
 
 #: header fields a resumed run must match, in the order they are checked (the first mismatch is
 #: the one named: a different driver also changes the device key, and "driver" says more)

@@ -22,7 +22,7 @@ from .. import lookup
 from ..rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
 from ..hardware import hardware_for_device
 from ..model import bound
-from ..rungs import LIBRARY, REGISTRY, Rung, get_rung
+from ..rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
 from ..problem import Problem
 from ..tables import FULL, Column, Layout, fit_lines, render
 from .budget import DEFAULT_MINUTES
@@ -31,10 +31,17 @@ Shape = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
-class Step:
+class TuneStep:
+    """One search of a tuning run: a rung at a shape, with the seconds it is given."""
+
     rung: int
     shape: Shape
     seconds: float
+
+
+#: what the model raises for a configuration it has no count for (a rung without an inner-loop
+#: count, a value it cannot compute with): that configuration is left unranked
+_UNRANKED: tuple[type[Exception], ...] = (KeyError, *VALUE_ERRORS)
 
 
 def _square(s: int) -> Shape:
@@ -56,29 +63,29 @@ _PLANS: dict[str, dict[str, Any]] = {
 STEP_OVERHEAD = {"GPU": 8.0, "CPU": 12.0}
 
 
-def default_plan(device: Any) -> list[Step]:
+def default_plan(device: Any) -> list[TuneStep]:
     """The plain tune's steps for this device type, in the order they run."""
     plan = _PLANS["CPU" if device.is_cpu else "GPU"]
-    steps = [Step(r, _square(plan["ladder"]), plan["lower"]) for r in sorted(REGISTRY)]
-    steps += [Step(r, shape, s) for r, shape, s in plan["steps"]]
+    steps = [TuneStep(r, _square(plan["ladder"]), plan["lower"]) for r in sorted(REGISTRY)]
+    steps += [TuneStep(r, shape, s) for r, shape, s in plan["steps"]]
     return steps
 
 
-def bounded_steps(device: Any, rungs: Sequence[int], shapes: Sequence[Shape]) -> list[Step]:
+def bounded_steps(device: Any, rungs: Sequence[int], shapes: Sequence[Shape]) -> list[TuneStep]:
     """Chosen rungs and shapes without --budget or --time: each gets the plan's time for that
     rung (the library kernels' longest for the direct and tiled kernels, the ladder's else)."""
     plan = _PLANS["CPU" if device.is_cpu else "GPU"]
     top = max(s for _, _, s in plan["steps"])
-    return [Step(r, shape, top if r in LIBRARY else plan["lower"]) for shape in shapes
+    return [TuneStep(r, shape, top if r in LIBRARY else plan["lower"]) for shape in shapes
             for r in rungs]
 
 
-def estimated_minutes(device: Any, steps: Sequence[Step]) -> float:
+def estimated_minutes(device: Any, steps: Sequence[TuneStep]) -> float:
     overhead = STEP_OVERHEAD["CPU" if device.is_cpu else "GPU"]
     return sum(s.seconds + overhead for s in steps) / 60.0
 
 
-def plan_table(device: Any, steps: Sequence[Step], layout: Layout = FULL) -> str:
+def plan_table(device: Any, steps: Sequence[TuneStep], layout: Layout = FULL) -> str:
     """The plan's steps, one line each, and the time they add up to."""
     rows = [[s.rung, get_rung(s.rung).title, "x".join(map(str, s.shape)), f"{s.seconds:g}"]
             for s in steps]
@@ -128,7 +135,7 @@ def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
     for c in picked:
         try:
             scored.append((bound(rung, space.params(c), Problem(*shape), hw).gflops, c))
-        except Exception:  # a configuration the model has no count for: no ranking
+        except _UNRANKED:  # a configuration the model has no count for
             continue
     scored.sort(key=lambda sc: -sc[0])
     return [space.params(c) for _, c in scored[:count]]

@@ -32,7 +32,7 @@ from ..problem import Problem, parse_sizes
 from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
 from ..tables import FULL, Layout
 from .journal import PYTHON, Wording
-from .plan import Step, bounded_steps, default_plan, plan_table
+from .plan import TuneStep, bounded_steps, default_plan, plan_table
 from .session import (PreparedShape, check_known, prepare_shape, run_shape, summary_table,
                       units)
 from .strategies import make_strategy
@@ -45,7 +45,7 @@ Say = Callable[[str], None]
 
 def plan_steps(device: DeviceInfo, rungs: Sequence[int] | None,
                problems: Sequence[Problem] | None, bounded: bool,
-               time_s: float | None = None) -> list[Step]:
+               time_s: float | None = None) -> list[TuneStep]:
     """The steps of a run. `bounded` (no evaluation budget, time or exhaustive search asked
     for): the plain tune's plan when neither rungs nor shapes are given, else the plan's time
     for each chosen rung at each chosen shape; otherwise every chosen rung (default: the ones
@@ -56,7 +56,7 @@ def plan_steps(device: DeviceInfo, rungs: Sequence[int] | None,
     shapes = [p.as_tuple() for p in problems or [default_shape]]
     if bounded:
         return bounded_steps(device, list(rungs or GEMM_RUNGS), shapes)
-    return [Step(n, shape, time_s or 0.0) for shape in shapes for n in (rungs or GEMM_RUNGS)]
+    return [TuneStep(n, shape, time_s or 0.0) for shape in shapes for n in (rungs or GEMM_RUNGS)]
 
 
 @dataclass
@@ -88,7 +88,7 @@ class TuneRun:
     them; `wording` is how messages name the caller's choices (options or keywords)."""
 
     device: DeviceInfo
-    steps: list[Step]
+    steps: list[TuneStep]
     bounded: bool
     options: TuneOptions
     only: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
@@ -140,11 +140,11 @@ class TuneRun:
             outcomes += [(shape.problem.as_tuple(), o) for o in done]
         journals = [path for shape in prepared for path, _ in shape.journals]
         return TuneResult(self.device, db.path, journals, outcomes,
-                          stored_configs(db, [(o.rung, s) for s, o in outcomes]))
+                          stored_by_slot(db, [(o.rung, s) for s, o in outcomes]))
 
 
-def stored_configs(db: Database, slots: Iterable[tuple[int, Shape]]) -> dict[tuple[int, Shape],
-                                                                             Config]:
+def stored_by_slot(db: Database, slots: Iterable[tuple[int, Shape]]
+                   ) -> dict[tuple[int, Shape], Config]:
     """The database's configuration for each (rung, shape) slot that holds one."""
     out: dict[tuple[int, Shape], Config] = {}
     for number, shape in slots:
@@ -329,4 +329,4 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     return out
 
 
-__all__ = ["TuneResult", "TuneRun", "plan_steps", "stored_configs", "tune"]
+__all__ = ["TuneResult", "TuneRun", "plan_steps", "stored_by_slot", "tune"]

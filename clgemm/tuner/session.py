@@ -26,14 +26,14 @@ from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief,
 from .evaluate import Evaluator
 from .journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
                       refuse_in_use)
-from .plan import Step, bound_seeds, seeds
+from .plan import TuneStep, bound_seeds, seeds
 from .space import SearchSpace, build_space, funnel_table
 from .tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
 
 Say = Callable[[str], None]
 
 
-def units(steps: Sequence[Step]) -> list[tuple[Problem, list[Step]]]:
+def units(steps: Sequence[TuneStep]) -> list[tuple[Problem, list[TuneStep]]]:
     """The steps grouped by shape, in order: one measuring process per shape."""
     order: list[tuple[int, int, int]] = []
     for s in steps:
@@ -48,7 +48,7 @@ class PreparedShape:
     with the rungs it records and its header)."""
 
     problem: Problem
-    steps: list[Step]
+    steps: list[TuneStep]
     spaces: dict[int, SearchSpace]
     journals: list[tuple[Path, list[Rung]]]
     headers: dict[Path, dict[str, Any]]
@@ -58,7 +58,7 @@ class PreparedShape:
         return sum(len(space) for space in self.spaces.values())
 
 
-def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[Step], options: TuneOptions,
+def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], options: TuneOptions,
                   only: dict[str, tuple[int, ...]], bounded: bool, journal_file: str | None,
                   results: Path, repeats: int, warmup: int, command: str, fresh: bool,
                   say: Say, note: Say, layout: Layout = FULL,

@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..limits import DeviceLimits
-from ..rungs import STAGES, Constraint, Params, Rung
+from ..rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
 from ..problem import Problem
 from ..tables import FULL, Column, Layout, render
 
@@ -145,11 +145,12 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
 # -- building the space ------------------------------------------------------------------------
 
 def _holds(c: Constraint, p: Params, limits: DeviceLimits) -> bool:
-    """A predicate that raises (a division by a zero it did not guard) counts as broken: the
-    configuration is unusable either way, and one bad lambda must not stop a tuning run."""
+    """A predicate that raises on the values (a division by a zero it did not guard) counts as
+    broken: the configuration is unusable either way. A predicate that cannot run at all (a
+    misspelt name) is not a finding about the configuration, and stops the run."""
     try:
         return bool(c.holds(p, limits))
-    except Exception:
+    except VALUE_ERRORS:
         return False
 
 

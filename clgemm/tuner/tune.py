@@ -27,19 +27,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
-from .. import __version__
 from ..database import Database, Entry
 from ..ladder import provenance
 from ..devices import DeviceInfo
 from ..paths import KERNELS
-from ..rungs import Rung
+from ..rungs import VALUE_ERRORS, Rung
 from ..problem import Problem
 from ..values import is_finite
+from ..version import __version__
 from .evaluate import Evaluator
 from .journal import Journal, now
 from .progress import Progress
 from .space import Config, SearchSpace
-from .strategies import Trial, make_strategy
+from .strategies import Strategy, Trial, make_strategy
 
 #: strategy used by "auto" when the budget cannot cover the space. Chosen by replay: on an
 #: exhaustive rung-5 journal from PoCL (600 configurations) it reached a median 86% of the best
@@ -152,7 +152,7 @@ def _broken_constraint(rung: Rung, params: Mapping[str, int]) -> str | None:
         try:
             if not c.holds_on(dict(params), None):
                 return c.name
-        except Exception:
+        except VALUE_ERRORS:
             return c.name
     return None
 
@@ -196,6 +196,138 @@ def usable_records(rung: Rung, records: list[dict]) -> tuple[list[dict], list[st
     return usable, skipped
 
 
+@dataclass
+class _Search:
+    """One rung's search under way: what is measured (the journal's records included), the
+    strategy's history and the best verified record so far."""
+
+    rung: Rung
+    space: SearchSpace
+    journal: Journal
+    evaluator: Evaluator
+    options: TuneOptions
+    ref: int | str
+    out: RungOutcome
+    history: list[Trial] = field(default_factory=list)
+    measured: set[Config] = field(default_factory=set)
+    best: dict | None = None
+    start: float = 0.0
+
+    def resume(self, stream: TextIO | None) -> None:
+        """Count what the journal already holds, so that a resumed search goes on where it
+        stopped and its budget counts the measurements of before."""
+        done_records, skipped = usable_records(self.rung, self.journal.results(self.rung.number))
+        if skipped:
+            print(f"note: journal {self.journal.path}: {len(skipped)} record(s) of rung "
+                  f"{self.rung.number} skipped, not used or built (first: {skipped[0]})",
+                  file=stream or sys.stderr)
+        for r in done_records:
+            key = self.space.key(r["config"])
+            self.out.statuses[r.get("status", "?")] += 1
+            if key is not None:
+                self.measured.add(key)
+                self.history.append(Trial(key, r.get("gflops") if r.get("status") == "ok"
+                                          else None))
+        self.out.measured = len(done_records)
+        ok = [r for r in done_records if r.get("status") == "ok" and r.get("gflops")]
+        self.best = max(ok, key=lambda r: r["gflops"]) if ok else None
+
+    def seeds(self, default_key: Config | None) -> list[Config]:
+        """The default, then the options' seeds, where the space holds them and they are not
+        measured yet: measured before the strategy proposes anything."""
+        seeds: list[Config] = []
+        for key in [default_key, *(self.space.key(p) for p in self.options.seeds)]:
+            if (key is not None and key in self.space.index and key not in self.measured
+                    and key not in seeds):
+                seeds.append(key)
+        return seeds
+
+    def remaining(self) -> int:
+        unmeasured = len(self.space) - sum(1 for c in self.measured if c in self.space.index)
+        if self.options.budget is None:
+            return unmeasured
+        return min(max(self.options.budget - self.out.measured, 0), unmeasured)
+
+    def out_of_time(self) -> bool:
+        return (self.options.time_s is not None
+                and time.monotonic() - self.start >= self.options.time_s)
+
+    def spent(self) -> str:
+        """Why the search must stop before the next batch ('' where it may go on)."""
+        if self.remaining() == 0:
+            return ("budget" if self.options.budget is not None
+                    and self.out.measured >= self.options.budget else "space exhausted")
+        return "time" if self.out_of_time() else ""
+
+    def run(self, strategy: Strategy, rng: random.Random, seeds: list[Config],
+            stream: TextIO | None) -> None:
+        """Propose and measure batches until the budget, the time, the space or the strategy
+        runs out; `out.stop` says which."""
+        options, name = self.options, self.out.strategy
+        total = len(self.space) if options.budget is None else min(options.budget,
+                                                                     len(self.space))
+        progress = Progress(f"rung {self.rung.number}", total, options.time_s, stream=stream)
+        self.start = time.monotonic()
+        stalls = 0
+        try:
+            while not (stop := self.spent()):
+                n = min(options.batch, self.remaining())
+                proposed = seeds[:n] or strategy.propose(self.space, self.history, rng, n)
+                seeds = seeds[n:]
+                if not proposed:
+                    stop = ("space exhausted"
+                            if len(self.measured & set(self.space.index)) >= len(self.space)
+                            else f"{name} has nothing more to propose")
+                    break
+                batch = [c for c in dict.fromkeys(proposed)
+                         if c in self.space.index and c not in self.measured][:n]
+                stalls = 0 if batch else stalls + 1
+                if stalls >= 3:
+                    stop = f"{name} proposes only measured configurations"
+                    break
+                self.measure(batch, progress)
+            self.out.stop = stop
+            progress.update(self.out.measured, self.out.measured_now, self.out.failures,
+                            _short(self.best), force=True)
+        finally:
+            progress.close()
+
+    def measure(self, batch: list[Config], progress: Progress) -> None:
+        """Build the batch ahead, then measure and journal each configuration in turn."""
+        if not batch:
+            return
+        self.evaluator.prebuild(self.ref, [self.space.params(c) for c in batch])
+        for c in batch:
+            if self.out_of_time():
+                break
+            params = self.space.params(c)
+            res = self.evaluator.evaluate(self.ref, params)
+            rec = _record(self.rung, params, res, "search")
+            self.journal.append(rec)
+            self.count(c, rec)
+            progress.update(self.out.measured, self.out.measured_now, self.out.failures,
+                            _short(self.best))
+
+    def count(self, c: Config, rec: dict) -> None:
+        self.measured.add(c)
+        self.history.append(Trial(c, rec["gflops"] if rec["status"] == "ok" else None))
+        self.out.measured += 1
+        self.out.measured_now += 1
+        self.out.statuses[rec["status"]] += 1
+        if rec["status"] == "ok" and rec["gflops"] and (
+                self.best is None or rec["gflops"] > self.best["gflops"]):
+            self.best = rec
+
+
+def _default_record(rung: Rung, space: SearchSpace, journal: Journal,
+                    default_key: Config | None) -> dict | None:
+    """The default configuration's verified search record, which "x default" compares with."""
+    if default_key is None:
+        return None
+    return next((r for r in usable_records(rung, journal.results(rung.number))[0]
+                 if space.key(r["config"]) == default_key and r.get("status") == "ok"), None)
+
+
 def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evaluator,
               options: TuneOptions, *, device: DeviceInfo, problem: Problem, command: str = "",
               ref: int | str | None = None, stream: TextIO | None = None,
@@ -206,94 +338,11 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
     strategy = make_strategy(name)
     rng = random.Random(options.seed * 1000 + rung.number)
     out = RungOutcome(rung.number, rung.title, len(space), name)
-
-    done_records, skipped = usable_records(rung, journal.results(rung.number))
-    if skipped:
-        print(f"note: journal {journal.path}: {len(skipped)} record(s) of rung {rung.number} "
-              f"skipped, not used or built (first: {skipped[0]})", file=stream or sys.stderr)
-    history: list[Trial] = []
-    measured: set[Config] = set()
-    for r in done_records:
-        key = space.key(r["config"])
-        out.statuses[r.get("status", "?")] += 1
-        if key is not None:
-            measured.add(key)
-            history.append(Trial(key, r.get("gflops") if r.get("status") == "ok" else None))
-    out.measured = len(done_records)
-
-    ok = [r for r in done_records if r.get("status") == "ok" and r.get("gflops")]
-    best = max(ok, key=lambda r: r["gflops"]) if ok else None
-
-    total = len(space) if options.budget is None else min(options.budget, len(space))
-    progress = Progress(f"rung {rung.number}", total, options.time_s, stream=stream)
-    start = time.monotonic()
-
-    def remaining() -> int:
-        unmeasured = len(space) - sum(1 for c in measured if c in space.index)
-        if options.budget is None:
-            return unmeasured
-        return min(max(options.budget - out.measured, 0), unmeasured)
-
-    def out_of_time() -> bool:
-        return options.time_s is not None and time.monotonic() - start >= options.time_s
-
+    search = _Search(rung, space, journal, evaluator, options, ref, out)
+    search.resume(stream)
     default_key = space.key(rung.defaults())
-    seeds = []
-    for key in [default_key, *(space.key(p) for p in options.seeds)]:
-        if key is not None and key in space.index and key not in measured and key not in seeds:
-            seeds.append(key)
-    stalls = 0
-    try:
-        while True:
-            if remaining() == 0:
-                out.stop = ("budget" if options.budget is not None
-                            and out.measured >= options.budget else "space exhausted")
-                break
-            if out_of_time():
-                out.stop = "time"
-                break
-            n = min(options.batch, remaining())
-            proposed = seeds[:n] or strategy.propose(space, history, rng, n)
-            seeds = seeds[n:]
-            if not proposed:
-                out.stop = "space exhausted" if len(measured & set(space.index)) >= len(space) \
-                    else f"{name} has nothing more to propose"
-                break
-            batch = [c for c in dict.fromkeys(proposed)
-                     if c in space.index and c not in measured][:n]
-            if not batch:
-                stalls += 1
-                if stalls >= 3:
-                    out.stop = f"{name} proposes only measured configurations"
-                    break
-                continue
-            stalls = 0
-            evaluator.prebuild(ref, [space.params(c) for c in batch])
-            for c in batch:
-                if out_of_time():
-                    break
-                params = space.params(c)
-                res = evaluator.evaluate(ref, params)
-                rec = _record(rung, params, res, "search")
-                journal.append(rec)
-                measured.add(c)
-                history.append(Trial(c, rec["gflops"] if rec["status"] == "ok" else None))
-                out.measured += 1
-                out.measured_now += 1
-                out.statuses[rec["status"]] += 1
-                if rec["status"] == "ok" and rec["gflops"] and (
-                        best is None or rec["gflops"] > best["gflops"]):
-                    best = rec
-                progress.update(out.measured, out.measured_now, out.failures, _short(best))
-        progress.update(out.measured, out.measured_now, out.failures, _short(best), force=True)
-    finally:
-        progress.close()
-
-    default = None
-    if default_key is not None:
-        default = next((r for r in usable_records(rung, journal.results(rung.number))[0]
-                        if space.key(r["config"]) == default_key and r.get("status") == "ok"),
-                       None)
+    search.run(strategy, rng, search.seeds(default_key), stream)
+    default = _default_record(rung, space, journal, default_key)
     out.best, out.entry, out.default = _confirm(rung, space, journal, evaluator, options, ref,
                                                 device, problem, command, name, default)
     if out.entry is not None and db is not None:

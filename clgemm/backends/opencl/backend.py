@@ -12,6 +12,7 @@ import numpy as np
 
 from ...devices import DeviceInfo
 from ...errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from ...settings import library_path
 from ..base import Backend, define_options
 
 try:
@@ -317,8 +318,7 @@ def find_nvidia_opencl() -> str | None:
     """Where NVIDIA's OpenCL driver library is, if anywhere: LD_LIBRARY_PATH, the usual library
     folders (container runtimes mount the driver into some of them without running ldconfig),
     then the linker cache."""
-    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
-    for d in [*dirs, *_NVIDIA_LIB_DIRS]:
+    for d in [*library_path(), *_NVIDIA_LIB_DIRS]:
         path = os.path.join(d, NVIDIA_OPENCL_LIB)
         if os.path.exists(path):
             return path

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import time
 from typing import Any, Mapping
 
 import numpy as np
 
+from ...settings import clblast_library
 from ..base import Backend, TimedCall, VendorBlas
 from .backend import opencl_backend
 
@@ -44,7 +44,7 @@ def load_clblast() -> tuple[Any, str]:
     global _loaded
     if _loaded is not None:
         return _loaded
-    names = [os.environ.get("CLGEMM_CLBLAST_LIB", ""), *_NAMES,
+    names = [clblast_library() or "", *_NAMES,
              ctypes.util.find_library("clblast") or ""]
     errors = []
     for name in filter(None, names):

@@ -2,7 +2,7 @@
 
 `STRATEGIES` is the only list of strategies: `make_strategy` and `strategy_names` read it, the
 command's `--strategy` help is written from it (names and each one's `summary`), the offline
-replay compares every entry, and `tests/test_strategies.py` runs every entry on replayed
+replay compares every entry, and `tests/unit/test_strategies.py` runs every entry on replayed
 journals. A new strategy is a module here whose class derives from `base.Strategy`, plus its
 entry below; nothing else needs to change.
 """

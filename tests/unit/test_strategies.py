@@ -24,7 +24,7 @@ from clgemm.tuner.space import Config, SearchSpace
 from clgemm.tuner.strategies import (STRATEGIES, Strategy, Trial, make_strategy,
                                      strategy_names)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: an exhaustive journal of rung 3 (19 configurations of TS x WPT) measured on PoCL
 MEASURED = (ROOT / "results" / "journals" / "opencl-authenticamd-pthread-skylake-avx512-amd-epyc-"
             "3.1-debian" / "rung3-256x256x256.jsonl")

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".git", ".venv", ".pytest_cache", "build", "dist", "node_modules", ".tuned", ".whl"}
 
 #: [text](target) and ![alt](target), the target up to a space (a title may follow) or ')'

@@ -14,7 +14,7 @@ from clgemm.cli.options import device_options, timing_options
 #: commands that open no device; every other command must take the shared device options
 NO_DEVICE = {"devices", "show", "explain", "report"}
 DEVICE_COMMANDS = sorted(set(cli.commands) - NO_DEVICE)
-PACKAGE = Path(__file__).resolve().parent.parent / "clgemm"
+PACKAGE = Path(__file__).resolve().parents[2] / "clgemm"
 
 
 def _declared(decorator) -> dict[str, dict]:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm import database, measured
+from clgemm import database, lookup, measured
 from clgemm.course.data import load_results
 from clgemm.errors import UsageError
 from clgemm.limits import DeviceLimits
@@ -54,8 +54,9 @@ def test_version_1_database_reads_with_the_new_numbers(tmp_path):
         db = database.load(DEV, path)
     assert sorted(e.rung for e in db.entries) == [8, 12, 13]
     assert db.invalid == [{"rung": 12, "shape": "broken"}]
-    assert database.tuned_params(DEV, [12], (512, 512, 512), path) == {12: tiled}
-    assert database.tuned_params(DEV, [9], (512, 512, 512), path) == {}
+    assert [f.params for f in lookup.candidates(DEV, get_rung(12), (512,) * 3, [tmp_path])] \
+        == [tiled]
+    assert lookup.candidates(DEV, get_rung(9), (512,) * 3, [tmp_path]) == []
     db.save()
     data = json.loads(path.read_text())
     assert data["version"] == database.VERSION == 2

@@ -18,7 +18,7 @@ from clgemm.plots import PlotSpec
 from clgemm.problem import Problem
 from clgemm.runner import RunResult
 from clgemm.tuner import run as tuner_run
-from clgemm.tuner.plan import Step
+from clgemm.tuner.plan import TuneStep
 from clgemm.tuner.tune import TuneOptions
 
 CPU = DeviceInfo(0, "opencl", "Test Platform", "Test CPU", "CPU", "Test", 2, 2000, 2**33,
@@ -84,7 +84,7 @@ def test_tune_run_settings_cleared_after_construction_fall_back_to_the_defaults(
         seen["repeats"], seen["warmup"] = args[8], args[9]
 
     monkeypatch.setattr(tuner_run, "prepare_shape", prepare_shape)
-    run = tuner_run.TuneRun(CPU, [Step(1, (64, 64, 64), 1.0)], False, TuneOptions(),
+    run = tuner_run.TuneRun(CPU, [TuneStep(1, (64, 64, 64), 1.0)], False, TuneOptions(),
                             repeats=7, warmup=3)
     run.repeats = run.warmup = None
     run.prepare(Path("unused"), say=print, note=print)

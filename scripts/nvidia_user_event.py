@@ -48,8 +48,12 @@ def main() -> int:
     name = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else "NVIDIA"
     for variant in ("plain", "plain-array", "ooo", "ooo-array", "marker"):
         for n in (96, 400, 1024):
-            p = subprocess.run([sys.executable, "-c", CHILD, variant, name, str(n)],
-                               capture_output=True, text=True, timeout=120)
+            try:
+                p = subprocess.run([sys.executable, "-c", CHILD, variant, name, str(n)],
+                                   capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                print(f"{variant:7} n={n:5}: hung (no answer in 120 s)", flush=True)
+                continue
             line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
             print(f"{variant:7} n={n:5}: exit {p.returncode} {line}"
                   f"{'' if p.returncode == 0 else ' ' + p.stderr.strip()[-160:]}", flush=True)

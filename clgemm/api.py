@@ -449,6 +449,18 @@ def _copy(backend: Backend, order: _Order, x: _Mat, rows: int, cols: int) -> _Ma
     return _Mat(_pack(backend, order, x, sr, sc, sr, sc, False), 0, max(1, sr), x.trans)
 
 
+def _unshared(backend: Backend, order: _Order, plan: _Plan, alias: tuple[bool, bool],
+              a: _Mat, b: _Mat) -> tuple[_Mat, _Mat]:
+    """A and B as the plan's launches may read them while C is written: copies of those that
+    share memory with C and would be read in place (`_copies`), the others as they are."""
+    copies = _copies(plan, alias)
+    if "a" in copies:
+        a = _copy(backend, order, a, plan.m, plan.k)
+    if "b" in copies:
+        b = _copy(backend, order, b, plan.k, plan.n)
+    return a, b
+
+
 def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _Order,
              alias: tuple[bool, bool] = (False, False)) -> None:
     """Queue every launch of the plan in `order` and return without waiting. Scratch buffers
@@ -465,11 +477,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _O
         if plan.direct:
             knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans,
                                                              b.trans), DIRECT.kernel)
-            copies = _copies(plan, alias)
-            if "a" in copies:
-                a = _copy(backend, order, a, m, k)
-            if "b" in copies:
-                b = _copy(backend, order, b, k, n)
+            a, b = _unshared(backend, order, plan, alias, a, b)
             gsize, lsize = direct_geometry(plan.chosen.params, m, n)
             order.enqueue(knl, gsize, lsize,
                           [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
@@ -480,11 +488,7 @@ def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _O
             # Built before anything is queued, so a configuration that fails to build here
             # leaves nothing half done and the next choice can run instead.
             backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
-            copies = _copies(plan, alias)
-            if "a" in copies:
-                a = _copy(backend, order, a, m, k)
-            if "b" in copies:
-                b = _copy(backend, order, b, k, n)
+            a, b = _unshared(backend, order, plan, alias, a, b)
             a_buf = (_pack(backend, order, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
                      else a.buf)
             if rung.transposed_b:

@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import platformdirs
 
 from .errors import UsageError
-from .files import FileWriteError, read_json, real_path, reason, write_atomic
+from .files import FileWriteError, parse_json, read_json, real_path, reason, write_atomic
 from .locks import exclusive
 from .memory import INT_MAX
 from . import settings
@@ -350,8 +350,11 @@ class Database:
             self.record(e)
 
 
-def _read(path: Path, device_key: str, backend: str) -> Database:
-    data = read_json(path, "database")
+def _read(path: Path, device_key: str, backend: str, data: Any = None) -> Database:
+    """The database at `path` for this device key and backend; `data` is the file's JSON where
+    the caller already parsed it."""
+    if data is None:
+        data = read_json(path, "database")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path}: not a clgemm tuning database")
     if data.get("device") != device_key:
@@ -421,15 +424,16 @@ def device_meta(device: Any) -> dict[str, str]:
             if getattr(device, attr, None) is not None}
 
 
-def read_any(path: Path) -> Database:
-    """A database file whatever device it belongs to (the lookup chain reads them all)."""
-    data = read_json(path, "database")
+def read_any(path: Path, text: str | bytes | None = None) -> Database:
+    """A database file whatever device it belongs to (the lookup chain reads them all); `text`
+    is the file's content where the caller already read it."""
+    data = read_json(path, "database") if text is None else parse_json(text, f"database {path}")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path}: not a clgemm tuning database")
     key, backend = data.get("device"), data.get("backend")
     if not isinstance(key, str) or not isinstance(backend, str):
         raise UsageError(f"{path}: no device key or backend")
-    return _read(path, key, backend)
+    return _read(path, key, backend, data)
 
 
 def load(device: Any, path: Path | None = None) -> Database:

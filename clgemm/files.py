@@ -108,6 +108,13 @@ def json_files(folder: Path) -> list[Path]:
                   and not p.name.startswith(".") and is_regular_file(p))
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Every byte of `data` to an open descriptor (one write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def _mode_for(path: Path) -> int:
     """The mode the file has, or what a plain open() would give it under the umask (mkstemp's
     0600 would hide a shared database from the other users of a machine)."""
@@ -135,10 +142,7 @@ def write_atomic(path: str | os.PathLike, text: str | bytes, what: str = "file")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:
             os.fchmod(fd, _mode_for(target))
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)

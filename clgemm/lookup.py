@@ -103,10 +103,11 @@ def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
         return cached[1], cached[2]
     found: tuple[Database | None, StoredDevice | None]
     try:
-        if FORMAT.encode() not in read_bytes(path, "tuning database")[:200]:
+        content = read_bytes(path, "tuning database")
+        if FORMAT.encode() not in content[:200]:
             found = (None, None)  # another kind of JSON beside the databases (a run's record)
         else:
-            db = read_any(path)
+            db = read_any(path, content)
             found = (db, _describe(db))
     except (UsageError, OSError) as exc:  # a broken file must never break a lookup
         if path not in _WARNED:

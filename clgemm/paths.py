@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UsageError
-from .files import FileWriteError, reason, write_atomic
+from .files import FileWriteError, reason, write_all, write_atomic
 
 #: the installed package
 PACKAGE = Path(__file__).resolve().parent
@@ -154,9 +154,7 @@ def _write_in_place(path: str | os.PathLike, data: bytes, what: str) -> None:
         raise FileWriteError(f"cannot write {what} {path}: {why}") from None
     try:
         os.set_blocking(fd, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
     except OSError as exc:
         raise FileWriteError(f"cannot write {what} {path}: {reason(exc)}") from None
     finally:

@@ -271,7 +271,7 @@ def test_a_broken_file_is_skipped_and_a_program_error_is_not(tmp_path, monkeypat
         assert len(lookup.stored_databases([tmp_path])) == 1
     lookup.forget()
 
-    def bug(path):
+    def bug(path, text=None):
         raise TypeError("a mistake in clgemm itself")
 
     monkeypatch.setattr(lookup, "read_any", bug)

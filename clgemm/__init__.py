@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from typing import Sequence as _Sequence
 
+from clgemm.backends import list_devices as _list_devices
+from clgemm.backends import registry as _registry
+from clgemm.configs.configuration import Config
+from clgemm.configs.configuration import configure as _configure
+from clgemm.core.errors import UsageError as _UsageError
+from clgemm.core.problem import Problem as _Problem
 # Lowest layer first, as tests/unit/test_house.py orders them; this package is the layer on top.
 # What the functions below use themselves carries a leading underscore: the namespace holds
 # the public API alone.
-from .version import __version__  # noqa: E402
-from .errors import UsageError as _UsageError  # noqa: E402
-from .problem import Problem as _Problem  # noqa: E402
-from .devices import DeviceInfo  # noqa: E402
-from .backends import list_devices as _list_devices, registry as _registry  # noqa: E402
-from .rungs import get_rung as _get_rung, parse_rungs as _parse_rungs  # noqa: E402
-from .config import Config, configure as _configure  # noqa: E402
-from .api import choose_kernel as _choose_kernel, gemm, gemm_buffers  # noqa: E402
-from .ladder import default_size as _default_size  # noqa: E402
-from .tuner.run import TuneResult, tune  # noqa: E402
+from clgemm.core.version import __version__
+from clgemm.devices.info import DeviceInfo
+from clgemm.library.gemm import choose_kernel as _choose_kernel
+from clgemm.library.gemm import gemm, gemm_buffers
+from clgemm.measure.ladder import default_size as _default_size
+from clgemm.rungs import get_rung as _get_rung
+from clgemm.rungs import parse_rungs as _parse_rungs
+from clgemm.tuner.run import TuneResult, tune
 
 # `from __future__ import annotations` binds its feature flag as a module name; annotations
 # stay strings without it.

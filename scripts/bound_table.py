@@ -3,8 +3,8 @@
     .venv/bin/python scripts/bound_table.py
 
 First the H100 ladders (tuned parameters, 4096^3): each rung's measured GFLOP/s against the
-performance model's bound for the same parameters, device record and size (clgemm/model.py).
-Then, over every committed measurement (clgemm/measured.py), the highest share of its bound,
+performance model's bound for the same parameters, device record and size (clgemm/model/bound.py).
+Then, over every committed measurement (clgemm/course/committed.py), the highest share of its bound,
 and how many would beat a per-tile DRAM ceiling (every work-group's panels of A and B from
 DRAM), the term the model leaves out because a shared cache serves those repeats.
 """
@@ -12,11 +12,11 @@ DRAM), the term the model leaves out because a shared cache serves those repeats
 import json
 from pathlib import Path
 
-from clgemm.hardware import hardware_from_record
-from clgemm.measured import device_records, measurements
-from clgemm.model import bound
+from clgemm.core.problem import Problem
+from clgemm.course.committed import device_records, measurements
+from clgemm.devices.hardware import hardware_from_record
+from clgemm.model.bound import bound
 from clgemm.rungs import get_rung
-from clgemm.problem import Problem
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 TUNING = RESULTS.parent / "clgemm" / "tuning"   # the shipped tuning databases

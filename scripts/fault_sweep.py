@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import clgemm  # noqa: E402
-from clgemm.errors import ClgemmError  # noqa: E402
+from clgemm.core.errors import ClgemmError
 
 RESULTS: dict[str, Counter] = defaultdict(Counter)
 FAILURES: list[str] = []
@@ -220,7 +220,7 @@ def sweep_device_arrays(device: Any, tries: int) -> None:
     """pyopencl arrays on in-order and out-of-order queues, C overlapping A or B, events."""
     import pyopencl as cl
     import pyopencl.array as cla
-    info = clgemm.devices()[device] if isinstance(device, int) else None
+    info = clgemm.devices.info()[device] if isinstance(device, int) else None
     dev = None
     for p in cl.get_platforms():
         for d in p.get_devices():
@@ -646,7 +646,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     start = time.time()
-    devices = clgemm.devices()
+    devices = clgemm.devices.info()
     device = 0
     if args.device:
         device = next(i for i, d in enumerate(devices) if args.device.lower() in d.name.lower())

@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 import clgemm
-from clgemm import api
-from clgemm.callbench import Side
+from clgemm.library import gemm as api
+from clgemm.measure.call_bench import Side
 
 dev, backend_name, m, n, k = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
 calls = int(sys.argv[6]) if len(sys.argv) > 6 else 300

@@ -24,13 +24,13 @@ import pytest
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="clgemm-tests-data-")
 os.environ.pop("CLGEMM_SHIPPED_TUNING", None)
 
-from clgemm import api, lookup
-from clgemm.backends import open_backend
-from clgemm.backends import list_devices
-from clgemm.database import SHIPPED_SWITCH
-from clgemm.devices import pick_device
-from clgemm.problem import Problem
-from clgemm.runner import Workspace
+from clgemm.backends import list_devices, open_backend
+from clgemm.configs import lookup
+from clgemm.configs.database import SHIPPED_SWITCH
+from clgemm.core.problem import Problem
+from clgemm.devices.info import pick_device
+from clgemm.library import gemm as api
+from clgemm.measure.rung_runner import Workspace
 
 #: fixtures that promise a test no tuned entries at all
 EMPTY_TUNING_FIXTURES = {"empty_db"}

@@ -9,16 +9,17 @@ import json
 
 import pytest
 
-from clgemm import api, bench
-from clgemm.bench import run as bench_run_module
-from clgemm.bench import shape as bench_shape_module
-from clgemm import references as refs
-from clgemm.cli import main
 from clgemm.backends import vendor_blas
 from clgemm.backends.opencl import load_clblast
-from clgemm.errors import UsageError
-from clgemm.problem import Problem, parse_sizes
-from clgemm.runner import RunResult
+from clgemm.cli import main
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem, parse_sizes
+from clgemm.library import gemm as api
+from clgemm.measure import bench
+from clgemm.measure import references as refs
+from clgemm.measure.bench import run as bench_run_module
+from clgemm.measure.bench import shape as bench_shape_module
+from clgemm.measure.rung_runner import RunResult
 
 CLBLAST, WHY_NOT = load_clblast()
 

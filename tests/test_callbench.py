@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 
 import clgemm
-from clgemm import api, callbench
 from clgemm.cli import main
-from clgemm.errors import UsageError
+from clgemm.core.errors import UsageError
+from clgemm.library import gemm as api
+from clgemm.measure import call_bench
 
 
 def test_call_bench_numpy_and_device_arrays(tmp_path, capsys):
     out = tmp_path / "calls.json"
     assert main(["bench", "--call", "--sizes", "64,33x17x9", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert data["format"] == callbench.FORMAT and data["provenance"]["mode"] in ("numpy",
+    assert data["format"] == call_bench.FORMAT and data["provenance"]["mode"] in ("numpy",
                                                                                   "device")
     for row in data["rows"]:
         assert row["status"] == "ok", row
@@ -39,13 +40,13 @@ def test_checked_error_catches_a_wrong_element(monkeypatch):
     b = rng.standard_normal((30, 40), dtype=np.float32)
     c = (a.astype(np.float64) @ b).astype(np.float32)
     for full in (2**33, 0):  # the whole product, then the random-vector check
-        monkeypatch.setattr(callbench, "FULL_CHECK", full)
-        assert callbench.checked_error(a, b, c) < 1e-6
+        monkeypatch.setattr(call_bench, "FULL_CHECK", full)
+        assert call_bench.checked_error(a, b, c) < 1e-6
         bad = c.copy()
         bad[17, 23] += 10.0
-        assert callbench.checked_error(a, b, bad) > 1e-4
+        assert call_bench.checked_error(a, b, bad) > 1e-4
         bad[17, 23] = np.nan
-        assert callbench.checked_error(a, b, bad) == float("inf")
+        assert call_bench.checked_error(a, b, bad) == float("inf")
 
 
 def test_launch_log_names_every_launch(device):
@@ -69,7 +70,7 @@ def test_clblast_params_file_checked(tmp_path, params, why):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"params": params}))
     with pytest.raises(UsageError, match=why):
-        callbench.read_clblast_params(str(path))
+        call_bench.read_clblast_params(str(path))
 
 
 def _call_data(ratio_to_numpy: float) -> dict:
@@ -84,11 +85,11 @@ def _call_data(ratio_to_numpy: float) -> dict:
 def test_geo_mean_of_ratios_that_round_to_zero():
     """A 1x1x1 call is thousands of times slower than NumPy's: its ratio prints as 0.00 with two
     decimals, and a geo-mean taken over the printed ratios was log(0)."""
-    text = callbench.table(_call_data(0.0004))
+    text = call_bench.table(_call_data(0.0004))
     assert "NumPy: geo-mean 0.0004, lowest 0.0004" in text
     assert "CLBlast: geo-mean" not in text   # no ratio at all: no mean
-    assert callbench.geo_mean([4.0, None, 1.0, 0.0]) == pytest.approx(2.0)
-    assert callbench.geo_mean([None, 0.0]) is None
+    assert call_bench.geo_mean([4.0, None, 1.0, 0.0]) == pytest.approx(2.0)
+    assert call_bench.geo_mean([None, 0.0]) is None
 
 
 def test_call_bench_of_a_1x1x1_product(capsys):

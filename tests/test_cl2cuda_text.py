@@ -34,9 +34,9 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from clgemm import check
 from clgemm.backends.cuda import translate
-from clgemm.paths import KERNELS
+from clgemm.core import accuracy
+from clgemm.core.paths import KERNELS
 from clgemm.rungs import LIBRARY, REGISTRY, TRANSPOSE_B
 
 HEADER = (KERNELS / "cl2cuda.h").read_text()
@@ -405,8 +405,8 @@ def test_rung_runs_under_emulated_cuda(tmp_path, number, overrides, sizes):
         (gx, gy), local = rung.geometry(params, m, n)
         grid = (gx // local[0], gy // local[1])
         c = _run(exe, tmp_path, m, n, k, grid, local, a_cm, b_cm).reshape((m, n), order="F")
-        err = check.relative_error(c, check.reference(a, b))
-        assert err < 1e-5, (m, n, k, err, check.unwritten_count(c))
+        err = accuracy.relative_error(c, accuracy.reference(a, b))
+        assert err < 1e-5, (m, n, k, err, accuracy.unwritten_count(c))
 
 
 # OpenCL vector semantics the rungs use little of: literals, broadcasts, the operators with
@@ -484,15 +484,15 @@ int main(int argc, char** argv) {
 
 def _helper_geometry(max_work_group_size: int) -> tuple[int, Callable]:
     """gemm's PACK_TILE and launch geometry for a device of this work-group size limit, taken
-    from clgemm.api itself so that the kernels run here exactly as gemm launches them."""
-    from clgemm import api
+    from clgemm.library.gemm itself so that the kernels run here exactly as gemm launches them."""
+    from clgemm.library import gemm as api
 
     fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size))
     return api._pack_tile(fake), lambda rows, cols: api._tiles_geometry(fake, rows, cols)
 
 
 def _helper_exe(tmp: Path, kernel: str, tile: int) -> Path:
-    from clgemm.api import HELPERS_FILE
+    from clgemm.library.gemm import HELPERS_FILE
 
     driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
     return _emulated(tmp, HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
@@ -654,7 +654,7 @@ def test_direct_under_emulated_cuda(tmp_path, overrides, trans):
         got = out[c_off:c_off + ldc * n].reshape(n, ldc)[:, :m].T
         what = f"direct {params} trans={trans} {m}x{n}x{k} beta={beta}"
         assert np.isfinite(got).all(), f"{what}: NaN read from outside A or B, or from C"
-        err = check.relative_error(got, expected)
+        err = accuracy.relative_error(got, expected)
         assert err < 1e-5, f"{what}: relative error {err:.2e}"
         assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
 

@@ -22,17 +22,16 @@ import pyopencl.array as cla
 import pytest
 
 import clgemm
-from clgemm import api
 from clgemm.backends import list_devices, registry
-from clgemm.cli import main
-from clgemm.cli import output
-from clgemm.devices import DeviceInfo
-from clgemm.errors import UsageError
-from clgemm.ladder import LadderRun
-from clgemm.problem import Problem
-from clgemm.report import ladder_table
-from clgemm.runner import RunResult
-from clgemm.tables import Bad, Column, Layout, fit_lines, render
+from clgemm.cli import main, output
+from clgemm.cli.ladder_tables import ladder_table
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
+from clgemm.core.tables import Bad, Column, Layout, fit_lines, render
+from clgemm.devices.info import DeviceInfo
+from clgemm.library import gemm as api
+from clgemm.measure.ladder import LadderRun
+from clgemm.measure.rung_runner import RunResult
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 

@@ -11,11 +11,11 @@ import sys
 import pytest
 
 from clgemm.cli import main
+from clgemm.core.paths import ROOT, TUNING_REL
 from clgemm.course import page_name
 from clgemm.course.build import report
 from clgemm.course.data import load_results
 from clgemm.course.pages import find_blocks
-from clgemm.paths import ROOT, TUNING_REL
 from clgemm.rungs import REGISTRY, get_rung
 
 NO_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None; "
@@ -91,13 +91,13 @@ def test_new_device_is_discovered_and_flagged_until_regenerated(checkout):
 
 
 def test_check_command_names_stale_blocks_and_exits_1(checkout, monkeypatch, capsys):
-    import clgemm.paths
+    import clgemm.core.paths
 
     page = checkout / "ladder" / "README.md"
     text = page.read_text()
     devices = next(b for b in find_blocks(text) if b.name == "devices")
     page.write_text(text[:devices.start] + "stale\n" + text[devices.end:])
-    monkeypatch.setattr(clgemm.paths, "ROOT", checkout)
+    monkeypatch.setattr(clgemm.core.paths, "ROOT", checkout)
     assert main(["report", "--check"]) == 1
     captured = capsys.readouterr()
     assert "stale: ladder/README.md: devices" in captured.out
@@ -118,7 +118,7 @@ def test_report_without_matplotlib_writes_pages_and_says_how_to_install(checkout
 
 def test_plots_are_drawn_and_recorded(checkout):
     pytest.importorskip("matplotlib")
-    from clgemm import plots
+    from clgemm.course import plots
 
     results = load_results(checkout / "results")
     specs = plots.plan(results)

@@ -12,11 +12,11 @@ from types import SimpleNamespace
 import pytest
 
 from clgemm.backends import list_devices
-from clgemm.devices import DeviceInfo, pick_device
-from clgemm.errors import BuildError, LaunchError, UsageError
+from clgemm.core.errors import BuildError, LaunchError, UsageError
+from clgemm.core.problem import Problem
+from clgemm.devices.info import DeviceInfo, pick_device
+from clgemm.measure.rung_runner import Workspace, run_rung
 from clgemm.rungs import REGISTRY, get_rung
-from clgemm.problem import Problem
-from clgemm.runner import Workspace, run_rung
 
 
 # -- CPU: selection by backend, discovery without CuPy, the ICD note ----------------------------
@@ -213,7 +213,7 @@ def test_cuda_build_and_launch_errors(cuda_backend):
 
 @pytest.mark.cuda
 def test_cublas_reference(cuda_backend, cuda_workspace):
-    from clgemm import references as refs
+    from clgemm.measure import references as refs
 
     for size in [(256, 256, 256), (67, 45, 33)]:
         row = refs.vendor_reference(cuda_backend, cuda_workspace(*size), warmup=1, repeats=3)

@@ -26,14 +26,13 @@ import pytest
 from layouts import embed, extract, rand, reference
 
 import clgemm
-from clgemm import api
-from clgemm.backends import KINDS
+from clgemm.backends import KINDS, list_devices
 from clgemm.backends.cuda import arrays as cuda_arrays
 from clgemm.backends.cuda import backend as cuda_module
-from clgemm.backends import list_devices
-from clgemm.devices import DeviceInfo, pick_device
-from clgemm.errors import UsageError
-from clgemm.paths import RESULTS, TUNING
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import RESULTS, TUNING
+from clgemm.devices.info import DeviceInfo, pick_device
+from clgemm.library import gemm as api
 from clgemm.rungs import REGISTRY, get_rung
 
 TOL = 1e-5
@@ -132,7 +131,7 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
     OpenCL does from its own: the H100's own tuning (by the plain `clgemm tune`) and its family's
     (the H200's, the same GH100 chip) compete by expected speed, and the winner is the fastest
     configuration measured at this very shape."""
-    from clgemm import database, lookup
+    from clgemm.configs import database, lookup
 
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
     info = _h100_cuda()
@@ -427,7 +426,7 @@ def test_kernels_built_once_and_backend_shared(cp, cuda_device, cuda_be):
 @pytest.mark.no_shipped_tuning
 @pytest.mark.cuda
 def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
-    from clgemm import database
+    from clgemm.configs import database
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size

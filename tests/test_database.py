@@ -15,11 +15,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm import files
-from clgemm.database import Entry, database_path, load, shape_distance, usable_params
-from clgemm.errors import ClgemmError, UsageError
-from clgemm.files import FileWriteError
-from clgemm.limits import DeviceLimits
+from clgemm.configs.database import Entry, database_path, load, shape_distance, usable_params
+from clgemm.core import files
+from clgemm.core.errors import ClgemmError, UsageError
+from clgemm.core.files import FileWriteError
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import get_rung
 
 DEV = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl",

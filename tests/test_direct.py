@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from clgemm import check
+from clgemm.core import accuracy
+from clgemm.core.errors import BuildError, ConstraintError
+from clgemm.core.kernel_sources import kernel_source
+from clgemm.core.paths import KERNELS
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs.direct import CPU_DEFAULTS, DIRECT, direct_geometry, direct_macros
-from clgemm.errors import BuildError, ConstraintError
-from clgemm.limits import DeviceLimits
-from clgemm.paths import KERNELS
-from clgemm.sources import kernel_source
 
 #: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
 H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
@@ -88,8 +88,8 @@ def _gemm(backend, macros, geometry, m, n, k, alpha, beta, trans_a, trans_b, see
 
 def _check(what, got, ref, before, after, m, n, ldc):
     assert np.isfinite(got).all(), f"{what}: {int((~np.isfinite(got)).sum())} non-finite"
-    err = check.relative_error(got, ref)
-    assert err <= check.TOLERANCE, f"{what}: relative error {err:.2e}"
+    err = accuracy.relative_error(got, ref)
+    assert err <= accuracy.TOLERANCE, f"{what}: relative error {err:.2e}"
     outside = ~_inside(C_OFFSET, ldc, m, n, before.size)
     assert np.array_equal(after[outside], before[outside]), f"{what}: wrote outside C"
 

@@ -17,19 +17,19 @@ import numpy as np
 import pytest
 
 import clgemm
-from clgemm import ladder as ladder_module
 from clgemm.backends import list_devices, registry, select_device
 from clgemm.cli import main
+from clgemm.cli.ladder_tables import ladder_table
 from clgemm.cli.output import progress
-from clgemm.config import configure_all
-from clgemm.devices import DeviceInfo, pick_device
-from clgemm.errors import UsageError
-from clgemm.ladder import LadderRun, nearest_size, size_needs
-from clgemm.problem import Problem
-from clgemm.report import ladder_table
+from clgemm.configs.configuration import configure_all
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
+from clgemm.core.tables import NOISY_SPREAD, Layout, spread
+from clgemm.devices.info import DeviceInfo, pick_device
+from clgemm.measure import ladder as ladder_module
+from clgemm.measure.ladder import LadderRun, nearest_size, size_needs
+from clgemm.measure.rung_runner import RunResult
 from clgemm.rungs import LIBRARY_NAMES, REGISTRY, get_rung
-from clgemm.runner import RunResult
-from clgemm.tables import NOISY_SPREAD, Layout, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 

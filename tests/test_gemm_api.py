@@ -16,9 +16,9 @@ import pytest
 from layouts import embed, extract, rand, reference
 
 import clgemm
-from clgemm import api
 from clgemm.backends.opencl import OpenCLBackend
-from clgemm.errors import UsageError
+from clgemm.core.errors import UsageError
+from clgemm.library import gemm as api
 
 TOL = 1e-5
 
@@ -188,7 +188,7 @@ def test_default_choices(device, tmp_path, monkeypatch):
 
 @pytest.mark.no_shipped_tuning
 def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
-    database = pytest.importorskip("clgemm.database")
+    database = pytest.importorskip("clgemm.configs.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
     rung3 = clgemm.rungs.get_rung(3)
@@ -510,7 +510,7 @@ def test_gemm_buffers_refusals(be, device):
 
 
 def test_errors_are_usage_errors_for_cli_style_reporting():
-    assert issubclass(UsageError, clgemm.errors.ClgemmError)
+    assert issubclass(UsageError, clgemm.core.errors.ClgemmError)
     assert json.dumps({"ok": True})  # the package imports cleanly with the API exported
     assert clgemm.gemm is api.gemm and clgemm.gemm_buffers is api.gemm_buffers
 
@@ -593,8 +593,8 @@ def test_repeated_calls_allocate_nothing_new(be, queue, order):
 @pytest.mark.parametrize("failure", ["build", "launch"])
 def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, failure):
     """A database entry that fails to build or launch here costs one warning, never the call."""
-    from clgemm import database
-    from clgemm.errors import BuildError, LaunchError
+    from clgemm.configs import database
+    from clgemm.core.errors import BuildError, LaunchError
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size

@@ -13,9 +13,9 @@ import pytest
 from layouts import embed, extract, rand, reference
 
 import clgemm
-from clgemm import api
 from clgemm.backends import KINDS
 from clgemm.backends.base import Mat
+from clgemm.library import gemm as api
 
 
 def _close(got, want) -> bool:

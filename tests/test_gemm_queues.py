@@ -19,7 +19,7 @@ from layouts import rand, reference
 
 import clgemm
 from clgemm.backends import KINDS
-from clgemm.errors import ArgumentTypeError, UsageError
+from clgemm.core.errors import ArgumentTypeError, UsageError
 
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 COMPLETE = cl.command_execution_status.COMPLETE

@@ -10,14 +10,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm import api, lookup
-from clgemm.backends.cuda import backend as cuda
 from clgemm.backends.base import define_options
-from clgemm.database import database_path, load
-from clgemm.errors import UsageError
-from clgemm.limits import DeviceLimits
+from clgemm.backends.cuda import backend as cuda
+from clgemm.configs import lookup
+from clgemm.configs.database import database_path, load
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
+from clgemm.devices.limits import DeviceLimits
+from clgemm.library import gemm as api
 from clgemm.rungs import get_rung
-from clgemm.problem import Problem
 from clgemm.tuner.journal import Journal
 from clgemm.tuner.space import build_space
 from clgemm.tuner.tune import TuneOptions, tune_rung

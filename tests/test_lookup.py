@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-from clgemm import lookup
-from clgemm.database import Entry, database_path, load
-from clgemm.devices import DeviceInfo
-from clgemm.errors import UsageError
-from clgemm.family import family_of, nvidia_compute_capability, pocl_cpu_target
-from clgemm.paths import TUNING
+from clgemm.configs import lookup
+from clgemm.configs.database import Entry, database_path, load
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import TUNING
+from clgemm.devices.family import family_of, nvidia_compute_capability, pocl_cpu_target
+from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import REGISTRY, get_rung
 
 GPU = DeviceInfo(index=0, backend="opencl", platform="NVIDIA CUDA",
@@ -121,7 +121,7 @@ def test_stale_entries_counted_not_used(tmp_path):
 def test_user_results_live_outside_the_checkout(monkeypatch, tmp_path):
     """$CLGEMM_RESULTS says where results go; the shipped databases are read beside them unless
     $CLGEMM_SHIPPED_TUNING is 0."""
-    from clgemm import database
+    from clgemm.configs import database
 
     monkeypatch.delenv("CLGEMM_RESULTS", raising=False)
     monkeypatch.delenv("CLGEMM_SHIPPED_TUNING", raising=False)
@@ -168,9 +168,9 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
 def test_bound_seeds_rank_by_the_model(device):
     """Where nothing is stored, the plain tune measures first the sampled configurations the
     performance model bounds highest."""
-    from clgemm.hardware import hardware_for_device
-    from clgemm.model import bound
-    from clgemm.problem import Problem
+    from clgemm.core.problem import Problem
+    from clgemm.devices.hardware import hardware_for_device
+    from clgemm.model.bound import bound
     from clgemm.tuner.plan import bound_seeds
     from clgemm.tuner.space import build_space
 

@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from clgemm import memory
-from clgemm.errors import UsageError
+from clgemm.core import memory_fit
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
+from clgemm.measure.rung_runner import check_workspace, workspace_buffers
 from clgemm.rungs import get_rung
-from clgemm.problem import Problem
-from clgemm.runner import check_workspace, workspace_buffers
 
 
 def _configs(*numbers: int, **params) -> list:
@@ -53,7 +53,7 @@ def test_more_elements_than_32_bit_indexes_reach(device):
 
 
 def test_host_memory_of_the_reference(device, monkeypatch):
-    monkeypatch.setattr(memory, "host_available", lambda: 2**20)
+    monkeypatch.setattr(memory_fit, "host_available", lambda: 2**20)
     with pytest.raises(UsageError, match="checking M=256 N=256 K=256 against its float64 "
                                          "reference needs about .* of host memory; 1.00 MiB is "
                                          "available"):

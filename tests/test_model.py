@@ -10,21 +10,21 @@ import math
 
 import pytest
 
-from clgemm import model
-from clgemm.bench import BenchRun, add_bound
 from clgemm.cli import main
-from clgemm.errors import UsageError
-from clgemm.hardware import (Hardware, Overrides, apply_overrides, hardware_for,
-                             hardware_from_record)
-from clgemm.inner_loops import step_for
-from clgemm.ladder import LadderRun
-from clgemm.limits import DeviceLimits
-from clgemm.measured import device_records, measurements
-from clgemm.paths import RESULTS, TUNING
-from clgemm.report import ladder_table
+from clgemm.cli.ladder_tables import ladder_table
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import RESULTS, TUNING
+from clgemm.core.problem import Problem
+from clgemm.course.committed import device_records, measurements
+from clgemm.devices.hardware import (Hardware, Overrides, apply_overrides, hardware_for,
+                                     hardware_from_record)
+from clgemm.devices.limits import DeviceLimits
+from clgemm.measure.bench import BenchRun, add_bound
+from clgemm.measure.ladder import LadderRun
+from clgemm.measure.rung_runner import RunResult
+from clgemm.model import bound as model_bound
+from clgemm.model.inner_loops import step_for
 from clgemm.rungs import get_rung
-from clgemm.problem import Problem
-from clgemm.runner import RunResult
 
 #: a made-up GPU with round figures: peak 2 x 64 x 10 x 1 GHz = 1280 GFLOP/s, 2 FMA
 #: instructions per clock per CU, local memory 128 GB/s per CU (1280 GB/s in all)
@@ -43,9 +43,9 @@ def toy(**changes) -> Hardware:
     return dataclasses.replace(TOY, **changes)
 
 
-def bound(rung: int, params: dict, size, hw: Hardware = TOY) -> model.Bound:
+def bound(rung: int, params: dict, size, hw: Hardware = TOY) -> model_bound.Bound:
     m, n, k = (size, size, size) if isinstance(size, int) else size
-    return model.bound(get_rung(rung), params, Problem(m, n, k), hw)
+    return model_bound.bound(get_rung(rung), params, Problem(m, n, k), hw)
 
 
 # -- arithmetic on hand-computed cases -----------------------------------------------------------
@@ -58,19 +58,19 @@ def test_register_blocked_step_by_hand():
     b = bound(6, BLOCK, 640)
     # 16 FMAs and 4 + 4 loads share 2 issue slots per clock: 12 clocks, of which the FMAs
     # alone would need 8.
-    assert b.term(model.MIX).share == pytest.approx(8 / 12)
+    assert b.term(model_bound.MIX).share == pytest.approx(8 / 12)
     # A sub-group of 32 spans 16 rows (local id 0) and 2 columns: each A load reads 16
     # different floats, each B load 2; 4 of each: 4*16*4 + 4*2*4 = 288 B for 16 FMAs x 32 lanes.
-    assert b.term(model.LOCAL).gflops == pytest.approx(2 * 1280 / (288 / 512))
+    assert b.term(model_bound.LOCAL).gflops == pytest.approx(2 * 1280 / (288 / 512))
     # 100 work-groups on 10 units: no tail. Local memory (8,448 B a group) lets 7 in.
-    assert b.term(model.DISTRIBUTION).share == 1.0
+    assert b.term(model_bound.DISTRIBUTION).share == 1.0
     assert b.occupancy.groups_per_cu == 7 and b.occupancy.limited_by == "local memory"
     assert b.occupancy.registers == 16 + 4 + 4 + 8
-    assert b.term(model.LATENCY).share == 1.0
+    assert b.term(model_bound.LATENCY).share == 1.0
     # A, B and C once: 12 * 640^2 bytes for 2 * 640^3 FLOPs, at 1000 GB/s.
-    assert b.term(model.GLOBAL).gflops == pytest.approx(2 * 640**3 / (12 * 640**2) * 1000)
+    assert b.term(model_bound.GLOBAL).gflops == pytest.approx(2 * 640**3 / (12 * 640**2) * 1000)
     assert b.gflops == pytest.approx(1280 * 8 / 12)
-    assert b.limit == model.MIX
+    assert b.limit == model_bound.MIX
 
 
 def test_naive_and_tiled_steps_count_the_kernels():
@@ -87,14 +87,14 @@ def test_naive_and_tiled_steps_count_the_kernels():
 def test_work_distribution_counts_the_busiest_unit_and_padding():
     # One 64 x 64 work-group for ten compute units.
     b = bound(6, BLOCK, (64, 64, 640))
-    assert b.term(model.DISTRIBUTION).share == pytest.approx(0.1)
+    assert b.term(model_bound.DISTRIBUTION).share == pytest.approx(0.1)
     assert b.gflops == pytest.approx(1280 * 8 / 12 * 0.1)
-    assert b.limit == model.DISTRIBUTION
+    assert b.limit == model_bound.DISTRIBUTION
     # Rung 10 runs whole tiles: 65 x 65 x 17 in 128 x 128 x 32 of padded tiles, 4 groups.
     params = {**get_rung(10).defaults(), "TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4,
               "WPTN": 4}
     b10 = bound(10, params, (65, 65, 17))
-    assert b10.term(model.DISTRIBUTION).share == pytest.approx(
+    assert b10.term(model_bound.DISTRIBUTION).share == pytest.approx(
         0.4 * 65 * 65 * 17 / (128 * 128 * 32))
 
 
@@ -111,17 +111,17 @@ def test_helpers_add_their_dram_time():
 # -- the limiting term switches --------------------------------------------------------------------
 def test_local_memory_limits_when_its_bandwidth_is_low():
     one = {**BLOCK, "TSM": 16, "TSN": 16, "WPTM": 1, "WPTN": 1}
-    assert bound(6, one, 640).limit == model.MIX
+    assert bound(6, one, 640).limit == model_bound.MIX
     slow = apply_overrides(TOY, Overrides(local_gbps=16))
     b = bound(6, one, 640, slow)
     # 1 FMA per 16 B of A (16 rows) + 4 B of B... per 32 lanes: 72 B / 32 = 2.25 B per FMA.
-    assert b.term(model.LOCAL).gflops == pytest.approx(2 * 160 / 2.25)
-    assert b.limit == model.LOCAL
+    assert b.term(model_bound.LOCAL).gflops == pytest.approx(2 * 160 / 2.25)
+    assert b.limit == model_bound.LOCAL
 
 
 def test_global_memory_limits_when_dram_is_slow():
     b = bound(6, BLOCK, 640, toy(mem_gbps=1))
-    assert b.limit == model.GLOBAL
+    assert b.limit == model_bound.GLOBAL
     assert b.gflops == pytest.approx(2 * 640**3 / (12 * 640**2))
 
 
@@ -129,23 +129,23 @@ def test_latency_limits_with_few_resident_subgroups_and_one_chain():
     # Rung 2 with 8 x 8 work-items: 2 sub-groups a group; room for only 2 sub-groups, each with
     # one chain of dependent FMAs: 2 x 1/4 per clock against 2 per clock.
     b = bound(2, {"TS": 8}, 640, toy(max_subgroups_per_cu=2))
-    assert b.term(model.LATENCY).share == pytest.approx(0.25)
-    assert b.limit == model.LATENCY
-    assert bound(2, {"TS": 8}, 640).limit == model.MIX
+    assert b.term(model_bound.LATENCY).share == pytest.approx(0.25)
+    assert b.limit == model_bound.LATENCY
+    assert bound(2, {"TS": 8}, 640).limit == model_bound.MIX
 
 
 def test_small_work_groups_idle_gpu_lanes_but_not_cpu_ones():
     small = {**BLOCK, "TSM": 16, "TSN": 16}  # 4 x 4 work-items: half a sub-group
     b = bound(6, small, 640)
-    assert b.term(model.LANES).share == pytest.approx(0.5)
-    assert b.limit == model.LANES
+    assert b.term(model_bound.LANES).share == pytest.approx(0.5)
+    assert b.limit == model_bound.LANES
     assert b.gflops == pytest.approx(1280 * 0.5 * 8 / 12)
     cpu = bound(6, small, 640, toy(lockstep=False, device_type="CPU"))
-    assert cpu.term(model.LANES).share == 1.0
+    assert cpu.term(model_bound.LANES).share == 1.0
 
 
 def test_bigger_register_blocks_raise_the_instruction_mix():
-    shares = [bound(6, {**BLOCK, "WPTM": w, "WPTN": w}, 640).term(model.MIX).share
+    shares = [bound(6, {**BLOCK, "WPTM": w, "WPTN": w}, 640).term(model_bound.MIX).share
               for w in (1, 2, 4, 8)]
     assert shares == sorted(shares) and shares[0] < 0.5 < shares[-1]
 
@@ -170,10 +170,10 @@ def test_vector_reads_cut_the_loads_and_cache_off_moves_them_to_global():
     base = bound(12, params, 1024)
     vec = bound(12, {**params, "VWM": 4, "VWN": 2}, 1024)
     assert base.step.loads == 16 and vec.step.loads == 8 / 4 + 8 / 2
-    assert vec.term(model.MIX).share > base.term(model.MIX).share
+    assert vec.term(model_bound.MIX).share > base.term(model_bound.MIX).share
     direct = bound(12, {**params, "CACHE_A": 0}, 1024)
     assert [r.space for r in direct.step.reads] == ["global", "local"]
-    assert direct.term(model.LOCAL).gflops > base.term(model.LOCAL).gflops
+    assert direct.term(model_bound.LOCAL).gflops > base.term(model_bound.LOCAL).gflops
     assert direct.occupancy.registers < base.occupancy.registers  # no A prefetch registers
 
 
@@ -182,8 +182,8 @@ def test_shuffles_replace_local_reads_but_still_take_issue_slots():
     plain = bound(8, {**params, "USE_SHUFFLE": 0}, 1024)
     shuffled = bound(8, params, 1024)
     assert shuffled.step.other == params["WPTN"]
-    assert shuffled.term(model.LOCAL).gflops != plain.term(model.LOCAL).gflops
-    assert shuffled.term(model.MIX).share < plain.term(model.MIX).share
+    assert shuffled.term(model_bound.LOCAL).gflops != plain.term(model_bound.LOCAL).gflops
+    assert shuffled.term(model_bound.MIX).share < plain.term(model_bound.MIX).share
 
 
 # -- the table of devices and the overrides --------------------------------------------------------
@@ -248,7 +248,7 @@ def test_committed_results_stay_within_their_bound(key):
     mine = [m for m in MEASURED if m.device_key == key]
     assert mine
     for m in mine:
-        b = model.bound(get_rung(m.rung), m.params, Problem(*m.shape), hw)
+        b = model_bound.bound(get_rung(m.rung), m.params, Problem(*m.shape), hw)
         assert b.percent(m.gflops, helpers=m.helpers) <= 100.0, (m, b.gflops, b.limit)
 
 
@@ -274,7 +274,7 @@ def test_model_command_on_a_recorded_device_as_json(capsys, monkeypatch, tmp_pat
     data = json.loads(capsys.readouterr().out)
     assert "H100" in data["hardware"]["kind"] and len(data["rungs"]) == 10
     seven = next(r for r in data["rungs"] if r["rung"] == 7)
-    assert seven["source"] == "tuned" and seven["bound"]["limit"] == model.MIX
+    assert seven["source"] == "tuned" and seven["bound"]["limit"] == model_bound.MIX
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -336,7 +336,7 @@ def test_bench_rows_get_the_best_rungs_bound(device):
                     "gflops": 10.0, "ms": 3.3}, "rungs": [], "references": [], "ratios": {}}
     hw = hardware_for(device.name, device.limits(), device.clock_mhz)
     add_bound(row, hw)
-    b = model.bound(get_rung(6), params, Problem(256, 256, 256), hw)
+    b = model_bound.bound(get_rung(6), params, Problem(256, 256, 256), hw)
     assert row["bound"]["gflops"] == pytest.approx(b.gflops_with_helpers())
     assert row["bound"]["pct"] == pytest.approx(1000.0 / b.gflops_with_helpers())
     run = BenchRun(device, [row], {}, "test", hw)

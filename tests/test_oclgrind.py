@@ -101,9 +101,9 @@ RUNG_DRIVER = """
     from clgemm.backends import open_backend
     from clgemm.backends import select_device
     from clgemm.rungs import get_rung
-    from clgemm.problem import Problem
-    from clgemm.launch import prepare
-    from clgemm.runner import Workspace
+    from clgemm.core.problem import Problem
+    from clgemm.configs.launch import prepare
+    from clgemm.measure.rung_runner import Workspace
 
     import json
     number, m, n, k = map(int, sys.argv[1:5])

@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from clgemm import files, paths
 from clgemm.cli import main
-from clgemm.errors import UsageError
-from clgemm.paths import check_writable, write_output
+from clgemm.core import files, paths
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import check_writable, write_output
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ from typing import Iterator
 
 import pytest
 
-from clgemm import measured, plots
-from clgemm.course import calls, data
-from clgemm.errors import UsageError
+from clgemm.core.errors import UsageError
+from clgemm.course import calls, committed, data, plots
 from clgemm.tuner.replay import load_replay
 
 DEEP = "[" * 200_000
@@ -107,8 +106,8 @@ def _results(tmp_path: Path, kind: str) -> Path:
 def test_scans_pass_over_what_they_cannot_read(tmp_path, kind):
     root = _results(tmp_path, kind)
     with _within(LIMIT_S):
-        assert set(measured.device_records(root)) == {"dev"}
-        assert [(m.kind, m.rung) for m in measured.measurements(root)] == [("ladder", 1)]
+        assert set(committed.device_records(root)) == {"dev"}
+        assert [(m.kind, m.rung) for m in committed.measurements(root)] == [("ladder", 1)]
         assert calls.call_runs(root) == []
         assert plots.read_manifest(root / "plots") == {}
 

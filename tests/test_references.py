@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clgemm import references as refs
 from clgemm.backends.opencl import clblast
-from clgemm.ladder import run_ladder
-from clgemm.report import ladder_table
-from clgemm.problem import Problem
-from clgemm.runner import Workspace
+from clgemm.cli.ladder_tables import ladder_table
+from clgemm.core.problem import Problem
+from clgemm.measure import references as refs
+from clgemm.measure.ladder import run_ladder
+from clgemm.measure.rung_runner import Workspace
 
 CLBLAST, WHY_NOT = clblast.load_clblast()
 

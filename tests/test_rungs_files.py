@@ -11,10 +11,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from clgemm import api, check
-from clgemm.paths import KERNELS
+from clgemm.core import accuracy
+from clgemm.core.kernel_sources import kernel_source
+from clgemm.core.paths import KERNELS
+from clgemm.library import gemm as api
 from clgemm.rungs import ALL_RUNGS, LIBRARY, REGISTRY, TILED, TRANSPOSE_B, get_rung, panel_helpers
-from clgemm.sources import kernel_source
 
 #: `#ifndef NAME` / `#define NAME value` / `#endif`, as every kernel file declares its macros
 DECLARED = re.compile(r"^#ifndef (\w+)\n\s*#define \1 ([^\n]*?)\s*(?://[^\n]*)?\n#endif", re.M)
@@ -139,4 +140,4 @@ def test_correct_with_no_options(backend, number):
     glob, local = rung.geometry(params, m, n)
     backend.launch(knl, glob, local, rung.args(m, n, k, a_buf, b_buf, c_buf))
     c = backend.to_host(c_buf, m * n).reshape((m, n), order="F")
-    assert check.relative_error(c, check.reference(a, b)) < 1e-5
+    assert accuracy.relative_error(c, accuracy.reference(a, b)) < 1e-5

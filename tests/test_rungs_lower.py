@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from clgemm.errors import BuildError, ConstraintError, UsageError
+from clgemm.core.errors import BuildError, ConstraintError, UsageError
+from clgemm.measure.rung_runner import run_rung
 from clgemm.rungs import get_rung, parse_rungs
-from clgemm.runner import run_rung
 
 # (rung, parameters, sizes M N K it supports)
 CASES = [
@@ -63,7 +63,7 @@ def test_constraint_refused_by_name(number, overrides, constraint):
 
 
 def test_device_limit_refused_by_name():
-    from clgemm.limits import DeviceLimits
+    from clgemm.devices.limits import DeviceLimits
 
     small = DeviceLimits(max_work_group_size=256, local_mem_bytes=16 * 1024)
     rung = get_rung(2)
@@ -112,8 +112,8 @@ def test_build_error_names_the_compilers_first_error(backend):
 def test_ladder_row_of_a_build_failure_shows_the_compilers_error(backend, device, workspace_for):
     """Rung 4 at a width its kernel has no multiply-add for (its constraint lifted here): the
     row says once that the build failed, and which identifier the compiler missed."""
-    from clgemm.ladder import LadderRun
-    from clgemm.report import ladder_table
+    from clgemm.cli.ladder_tables import ladder_table
+    from clgemm.measure.ladder import LadderRun
 
     rung = dataclasses.replace(get_rung(4), constraints=())
     problem = workspace_for(64, 64, 64).problem
@@ -127,7 +127,7 @@ def test_ladder_row_of_a_build_failure_shows_the_compilers_error(backend, device
 def test_unwritten_output_is_caught(backend, workspace_for, tmp_path):
     """A kernel that skips the last column must fail the check: the output is poisoned."""
     src = (get_rung(1).file)
-    from clgemm.paths import KERNELS
+    from clgemm.core.paths import KERNELS
 
     text = (KERNELS / src).read_text().replace("C[n * M + m] = acc;",
                                                 "if (n < N - 1) C[n * M + m] = acc;")

@@ -12,12 +12,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from clgemm.errors import ConstraintError
-from clgemm.limits import DeviceLimits
-from clgemm.paths import KERNELS
+from clgemm.core.errors import ConstraintError
+from clgemm.core.kernel_sources import kernel_source
+from clgemm.core.paths import KERNELS
+from clgemm.devices.limits import DeviceLimits
+from clgemm.measure.rung_runner import run_rung
 from clgemm.rungs import get_rung
-from clgemm.runner import run_rung
-from clgemm.sources import kernel_source
 
 #: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
 H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),

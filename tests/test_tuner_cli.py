@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.locks import try_hold
+from clgemm.core.locks import try_hold
 from clgemm.tuner.journal import read_journal
 
 

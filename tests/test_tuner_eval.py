@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from clgemm.core.problem import Problem
 from clgemm.rungs import Param, Rung
-from clgemm.problem import Problem
 from clgemm.tuner.evaluate import Evaluator
 from clgemm.tuner.journal import Journal
 from clgemm.tuner.space import build_space

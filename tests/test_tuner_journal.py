@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.errors import UsageError
-from clgemm.files import FileWriteError
+from clgemm.core.errors import UsageError
+from clgemm.core.files import FileWriteError
 from clgemm.tuner import journal as journal_module
 from clgemm.tuner.journal import Journal, read_journal
 from clgemm.tuner.journal import refuse_in_use as check_in_use

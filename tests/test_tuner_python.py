@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import clgemm
-from clgemm.errors import UsageError
-from clgemm.locks import try_hold
+from clgemm.core.errors import UsageError
+from clgemm.core.locks import try_hold
 from clgemm.tuner.journal import default_journal_path, read_journal
 
 TINY = {"rungs": 1, "shapes": 32, "budget": 1, "confirm": 0, "jobs": 0, "repeats": 1,
@@ -92,7 +92,7 @@ def test_a_script_without_main_guard_is_told_and_leaves_nothing(tmp_path):
     r = _run(bare, results)
     assert r.returncode == 1, r.stdout + r.stderr
     last = r.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"clgemm.errors.UsageError: clgemm.tune() is called at the top level "
+    assert last.startswith(f"clgemm.core.errors.UsageError: clgemm.tune() is called at the top level "
                            f"of the script {bare}"), r.stderr
     assert "if __name__ == \"__main__\":" in last and "could not start" not in r.stderr
     assert "stored" not in r.stdout

@@ -14,10 +14,12 @@ import os
 import pytest
 
 import clgemm
-from clgemm import api, database, files, lookup
 from clgemm.cli import main
-from clgemm.database import Entry, database_path, device_meta, load
-from clgemm.report import tuning_notes
+from clgemm.cli.ladder_tables import tuning_notes
+from clgemm.configs import database, lookup
+from clgemm.configs.database import Entry, database_path, device_meta, load
+from clgemm.core import files
+from clgemm.library import gemm as api
 from clgemm.rungs import get_rung
 
 #: sizes of the made-up tiled-kernel measurements in the shipped folder, with their speeds

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from clgemm import api, verify
+from clgemm.library import gemm as api
+from clgemm.measure import verify
 from clgemm.rungs import REGISTRY, get_rung
 
 
@@ -144,7 +145,7 @@ def test_bad_rungs_option():
 def test_tuned_configs_skip_entries_of_an_earlier_parameter_set(monkeypatch, device, tmp_path):
     """A database entry measured before a rung gained a parameter may be the nearest to every
     sweep size; the sweep must still find the current entry behind it."""
-    from clgemm.database import Entry, load
+    from clgemm.configs.database import Entry, load
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     rung = get_rung(12)   # the tiled kernel

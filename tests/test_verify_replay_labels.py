@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clgemm import verify
+from clgemm.measure import verify
 
 
 def test_buffers_case_without_a_rung_is_named_for_gemm(device):

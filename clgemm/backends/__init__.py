@@ -7,11 +7,11 @@ missing simply finds no devices.
 
 from __future__ import annotations
 
-from .base import Backend, DeviceArrays, Mat, Operand, VendorBlas, host_operand
-from .registry import (BACKEND_NAMES, KINDS, PACKAGES, array_kind, backend_in_context,
-                       buffer_kind, clear, cuda_device_info, device_info, list_devices,
-                       open_backend, select_device, shared_backend, split_backend, vendor_blas,
-                       versions)
+from clgemm.backends.base import Backend, DeviceArrays, Mat, Operand, VendorBlas, host_operand
+from clgemm.backends.registry import (BACKEND_NAMES, KINDS, PACKAGES, array_kind,
+                                      backend_in_context, buffer_kind, clear, cuda_device_info,
+                                      device_info, list_devices, open_backend, select_device,
+                                      shared_backend, split_backend, vendor_blas, versions)
 
 __all__ = ["BACKEND_NAMES", "KINDS", "PACKAGES", "Backend", "DeviceArrays", "Mat", "Operand",
            "VendorBlas", "array_kind", "backend_in_context", "buffer_kind", "clear",

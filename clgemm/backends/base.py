@@ -10,10 +10,10 @@ from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import numpy as np
 
-from ..devices import DeviceInfo
-from ..errors import UsageError
-from ..sources import kernel_source
-from ..values import is_int, is_macro_name
+from clgemm.core.errors import UsageError
+from clgemm.core.kernel_sources import kernel_source
+from clgemm.core.validation import is_int, is_macro_name
+from clgemm.devices.info import DeviceInfo
 
 #: a kernel argument: an int (passed as a 32-bit int) or a buffer from `to_device`/`alloc`
 Arg = Any

@@ -16,11 +16,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..devices import DeviceInfo, pick_device
-from ..errors import ArgumentTypeError, UsageError
-from .. import settings
-from . import cuda, opencl
-from .base import Backend, DeviceArrays, VendorBlas
+from clgemm.backends import cuda, opencl
+from clgemm.backends.base import Backend, DeviceArrays, VendorBlas
+from clgemm.core import settings
+from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.devices.info import DeviceInfo, pick_device
 
 #: every backend package, in numbering order
 PACKAGES = {opencl.NAME: opencl, cuda.NAME: cuda}

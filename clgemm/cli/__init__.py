@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import click
 
-from ..errors import ClgemmError
-from .bench import bench
-from .devices import devices
-from .explain import explain
-from .ladder import ladder
-from .model import model
-from .report import report
-from .show import show
-from .tune import tune
-from .verify import verify
+from clgemm.cli.bench import bench
+from clgemm.cli.devices import devices
+from clgemm.cli.explain import explain
+from clgemm.cli.ladder import ladder
+from clgemm.cli.model import model
+from clgemm.cli.report import report
+from clgemm.cli.show import show
+from clgemm.cli.tune import tune
+from clgemm.cli.verify import verify
+from clgemm.core.errors import ClgemmError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

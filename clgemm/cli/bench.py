@@ -1,38 +1,40 @@
 """`clgemm bench`: the best rung per shape against the libraries, or with --call what a user's
-call costs; the measuring is in `clgemm.bench` and `clgemm.callbench`."""
+call costs; the measuring is in `clgemm.measure.bench` and `clgemm.measure.call_bench`."""
 
 from __future__ import annotations
 
 import click
 
-from .. import api, callbench
-from ..bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
-from ..backends import select_device
-from ..devices import DeviceInfo
-from ..errors import UsageError
-from ..hardware import Overrides, hardware_for_device
-from ..rungs import parse_rungs
-from ..problem import parse_sizes
-from ..tables import csv_text
-from .options import bound_options, command_line, device_options, output_options, timing_options
-from .output import Output, progress
+from clgemm.backends import select_device
+from clgemm.cli.options import (bound_options, command_line, device_options, output_options,
+                                timing_options)
+from clgemm.cli.output import Output, progress
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import parse_sizes
+from clgemm.core.tables import csv_text
+from clgemm.devices.hardware import Overrides, hardware_for_device
+from clgemm.devices.info import DeviceInfo
+from clgemm.library import gemm as api
+from clgemm.measure import call_bench
+from clgemm.measure.bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
+from clgemm.rungs import parse_rungs
 
 
 def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
                  clblast_file: str | None, out: Output) -> None:
     """`bench --call`: callbench's engine, its table, its JSON."""
-    clblast = callbench.read_clblast_params(clblast_file) if clblast_file else None
+    clblast = call_bench.read_clblast_params(clblast_file) if clblast_file else None
     mode = arrays or ("numpy" if dev.is_cpu else "device")
     shapes = ([(p.m, p.n, p.k) for p in parse_sizes(sizes)] if sizes else
-              list(callbench.CPU_SHAPES if dev.is_cpu else callbench.GPU_SHAPES))
+              list(call_bench.CPU_SHAPES if dev.is_cpu else call_bench.GPU_SHAPES))
     backend = api.backend_for(dev)
     out.note(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
              f"{len(shapes)} shapes, {mode} arrays")
-    rows = callbench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
+    rows = call_bench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
                                progress=progress)
-    data = callbench.to_json(backend, rows, command_line(), mode, clblast)
-    out.table(callbench.table(data, out.layout))
-    out.write(data, csv_text(callbench.csv_rows(data)))
+    data = call_bench.to_json(backend, rows, command_line(), mode, clblast)
+    out.table(call_bench.table(data, out.layout))
+    out.write(data, csv_text(call_bench.csv_rows(data)))
 
 
 @click.command()

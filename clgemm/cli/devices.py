@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from ..backends.opencl import nvidia_icd_note
-from ..backends import list_devices
-from ..lookup import read_summary
-from ..report import devices_rows, devices_table
-from ..tables import csv_text
-from .options import output_options
-from .output import Output
+from clgemm.backends import list_devices
+from clgemm.backends.opencl import nvidia_icd_note
+from clgemm.cli.ladder_tables import devices_rows, devices_table
+from clgemm.cli.options import output_options
+from clgemm.cli.output import Output
+from clgemm.configs.lookup import read_summary
+from clgemm.core.tables import csv_text
 
 
 @click.command()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..course.explain import explain_lines
-from ..tables import fit_lines
-from .options import RUNG, output_options
-from .output import Output, colour_on
+from clgemm.cli.options import RUNG, output_options
+from clgemm.cli.output import Output, colour_on
+from clgemm.core.tables import fit_lines
+from clgemm.course.explain import explain_lines
 
 COLOURS = {"add": "green", "remove": "red"}
 

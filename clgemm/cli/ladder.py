@@ -7,22 +7,22 @@ from typing import Any
 
 import click
 
-from ..backends import select_device
-from ..config import configure_all
-from ..devices import DeviceInfo
-from ..errors import UsageError
-from ..hardware import Overrides, hardware_for_device
-from ..ladder import (DEFAULT_REPEATS, compare_with_defaults, default_size, ladder_rows,
-                      nearest_size, run_ladder, vs_defaults_rows)
-from ..report import ladder_table, tuning_notes, vs_defaults_table
-from ..rungs import get_rung, parse_rungs
-from ..problem import Problem
-from ..runner import check_workspace
-from ..tables import csv_text
-from .options import (bound_options, command_line, default_size_options, device_options,
-                      output_options, param_option, parse_param_options, problem_from_options,
-                      timing_options)
-from .output import Output, progress
+from clgemm.backends import select_device
+from clgemm.cli.ladder_tables import ladder_table, tuning_notes, vs_defaults_table
+from clgemm.cli.options import (bound_options, command_line, default_size_options, device_options,
+                                output_options, param_option, parse_param_options,
+                                problem_from_options, timing_options)
+from clgemm.cli.output import Output, progress
+from clgemm.configs.configuration import configure_all
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
+from clgemm.core.tables import csv_text
+from clgemm.devices.hardware import Overrides, hardware_for_device
+from clgemm.devices.info import DeviceInfo
+from clgemm.measure.ladder import (DEFAULT_REPEATS, compare_with_defaults, default_size,
+                                   ladder_rows, nearest_size, run_ladder, vs_defaults_rows)
+from clgemm.measure.rung_runner import check_workspace
+from clgemm.rungs import get_rung, parse_rungs
 
 #: alternating rounds of --vs-defaults when --repeats is not given
 VS_DEFAULTS_ROUNDS = 10

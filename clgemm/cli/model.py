@@ -1,22 +1,23 @@
 """`clgemm model`: the performance bound of each rung on a device, without running anything; the
-bound is `clgemm.model`, the device may come from a recorded file (`clgemm.device_record`)."""
+bound is `clgemm.model.bound`, the device may come from a recorded file (`clgemm.devices.record`)."""
 
 from __future__ import annotations
 
 import click
 
-from ..device_record import device_from_record
-from ..backends import select_device
-from ..config import configure_all
-from ..errors import UsageError
-from ..hardware import Overrides, hardware_for_device
-from ..ladder import default_size
-from ..model import bound, bounds_table, explain
-from ..rungs import REGISTRY, get_rung
-from ..tables import fit_lines
-from .options import (RUNG, bound_options, default_size_options, device_options,
-                      output_options, param_option, parse_param_options, problem_from_options)
-from .output import Output
+from clgemm.backends import select_device
+from clgemm.cli.options import (RUNG, bound_options, default_size_options, device_options,
+                                output_options, param_option, parse_param_options,
+                                problem_from_options)
+from clgemm.cli.output import Output
+from clgemm.configs.configuration import configure_all
+from clgemm.core.errors import UsageError
+from clgemm.core.tables import fit_lines
+from clgemm.devices.hardware import Overrides, hardware_for_device
+from clgemm.devices.record import device_from_record
+from clgemm.measure.ladder import default_size
+from clgemm.model.bound import bound, bounds_table, explain
+from clgemm.rungs import REGISTRY, get_rung
 
 #: the "format" of what `clgemm model --json` writes
 FORMAT = "clgemm-model"

@@ -16,13 +16,13 @@ from typing import Any, Callable, TypeVar, cast
 
 import click
 
-from ..errors import UsageError
-from ..hardware import Overrides
-from ..ladder import DEFAULT_SIZE
-from ..paths import check_writable
-from ..rungs import LIBRARY, LIBRARY_NAMES, get_rung
-from ..problem import Problem
-from .output import STDOUT, Output
+from clgemm.cli.output import STDOUT, Output
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import check_writable
+from clgemm.core.problem import Problem
+from clgemm.devices.hardware import Overrides
+from clgemm.measure.ladder import DEFAULT_SIZE
+from clgemm.rungs import LIBRARY, LIBRARY_NAMES, get_rung
 
 F = TypeVar("F", bound=Callable[..., Any])
 

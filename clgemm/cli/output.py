@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
-from ..errors import UsageError
-from ..paths import write_output
-from ..settings import no_color
-from ..tables import DEFAULT_WIDTH, MIN_WIDTH, Layout, fit_lines
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import write_output
+from clgemm.core.settings import no_color
+from clgemm.core.tables import DEFAULT_WIDTH, MIN_WIDTH, Layout, fit_lines
 
 #: what names stdout as the file of --json or --csv
 STDOUT = "-"

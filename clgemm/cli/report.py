@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from .. import paths
-from ..course.build import StaleError, report as run_report
+from clgemm.core import paths
+from clgemm.course.build import StaleError
+from clgemm.course.build import report as run_report
 
 
 @click.command()

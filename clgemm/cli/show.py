@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..paths import KERNELS
-from ..rungs import REGISTRY, get_rung
-from .options import RUNG, output_options, param_option, parse_param_options
-from .output import Output
+from clgemm.cli.options import RUNG, output_options, param_option, parse_param_options
+from clgemm.cli.output import Output
+from clgemm.core.paths import KERNELS
+from clgemm.rungs import REGISTRY, get_rung
 
 #: the "format" of what `clgemm show --json` writes
 FORMAT = "clgemm-show"

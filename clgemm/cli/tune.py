@@ -12,25 +12,25 @@ from pathlib import Path
 
 import click
 
-from ..database import load, results_dir
-from ..backends import select_device
-from ..errors import UsageError
-from ..files import is_regular_file
-from ..ladder import default_size
-from ..paths import check_writable
-from ..rungs import get_rung, parse_rungs
-from ..problem import parse_sizes
-from ..tuner.journal import COMMAND
-from ..tuner.plan import GO_FURTHER, plan_table
-from ..tuner.replay import compare
-from ..tuner.run import TuneRun, plan_steps
-from ..tuner.session import outcome_rows, parse_only, summary_table
-from ..tuner.strategies import STRATEGIES, make_strategy
-from ..tuner.tune import AUTO_PARTIAL, TuneOptions
-from ..tables import csv_text, fit_lines, params_text
-from .options import (command_line, device_options, output_options, positive,
-                      problem_from_options, size_options, timing_options)
-from .output import Output
+from clgemm.backends import select_device
+from clgemm.cli.options import (command_line, device_options, output_options, positive,
+                                problem_from_options, size_options, timing_options)
+from clgemm.cli.output import Output
+from clgemm.configs.database import load, results_dir
+from clgemm.core.errors import UsageError
+from clgemm.core.files import is_regular_file
+from clgemm.core.paths import check_writable
+from clgemm.core.problem import parse_sizes
+from clgemm.core.tables import csv_text, fit_lines, params_text
+from clgemm.measure.ladder import default_size
+from clgemm.rungs import get_rung, parse_rungs
+from clgemm.tuner.journal import COMMAND
+from clgemm.tuner.plan import GO_FURTHER, plan_table
+from clgemm.tuner.replay import compare
+from clgemm.tuner.run import TuneRun, plan_steps
+from clgemm.tuner.session import outcome_rows, parse_only, summary_table
+from clgemm.tuner.strategies import STRATEGIES, make_strategy
+from clgemm.tuner.tune import AUTO_PARTIAL, TuneOptions
 
 #: rough seconds per configuration, for the estimate --exhaustive prints first
 SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}

@@ -1,4 +1,4 @@
-"""`clgemm verify`: the conformance sweep's command; the sweep itself is `clgemm.verify`."""
+"""`clgemm verify`: the conformance sweep's command; the sweep itself is `clgemm.measure.verify`."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ import json
 
 import click
 
-from ..backends import select_device
-from ..errors import ClgemmError
-from ..paths import write_output
-from ..rungs import kernel_label, parse_rungs
-from ..tables import csv_text
-from ..verify import (failures_json, read_cases, replay, report_json, run_verify, summary_rows,
-                      summary_table)
-from .options import command_line, device_options, output_file, output_options
-from .output import Output, progress
+from clgemm.backends import select_device
+from clgemm.cli.options import command_line, device_options, output_file, output_options
+from clgemm.cli.output import Output, progress
+from clgemm.core.errors import ClgemmError
+from clgemm.core.paths import write_output
+from clgemm.core.tables import csv_text
+from clgemm.measure.verify import (failures_json, read_cases, replay, report_json, run_verify,
+                                   summary_rows, summary_table)
+from clgemm.rungs import kernel_label, parse_rungs
 
 #: failures listed one per line on the terminal; the --failures file holds them all
 SHOWN_FAILURES = 20

@@ -16,7 +16,7 @@ measurement that the files in `results/` do not hold, and new results need no ed
 
 from __future__ import annotations
 
-from ..rungs import REGISTRY, Rung
+from clgemm.rungs import REGISTRY, Rung
 
 #: the page of the kernels beside the ladder (the direct and tiled kernels)
 BEYOND = "beyond.md"

@@ -11,20 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import plots
-from ..errors import ClgemmError
-from ..rungs import LIBRARY, REGISTRY, TILED, Rung
-from . import library, page_name
-from .data import Results, load_results
-from .pages import refresh
-from ..paths import ROOT, TUNING_REL
-from .calls import calls_block, headline_block
-from .effects import effects_block
-from .replays import replay_block
-from .targets import targets_block
-from .tables import (bench_block, databases_block, devices_block, diff_block, journals_block,
-                     ladders_block, macros_block, measured_block, plots_block, rungs_block,
-                     runs_block, summary_block, tuned_block)
+from clgemm.core.errors import ClgemmError
+from clgemm.core.paths import ROOT, TUNING_REL
+from clgemm.course import library, page_name, plots
+from clgemm.course.calls import calls_block, headline_block
+from clgemm.course.data import Results, load_results
+from clgemm.course.effects import effects_block
+from clgemm.course.pages import refresh
+from clgemm.course.replays import replay_block
+from clgemm.course.tables import (bench_block, databases_block, devices_block, diff_block,
+                                  journals_block, ladders_block, macros_block, measured_block,
+                                  plots_block, rungs_block, runs_block, summary_block, tuned_block)
+from clgemm.course.targets import targets_block
+from clgemm.rungs import LIBRARY, REGISTRY, TILED, Rung
 
 
 class StaleError(ClgemmError):

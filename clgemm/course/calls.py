@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from ..callbench import FORMAT
-from ..errors import UsageError
-from ..files import is_regular_file, read_json
+from clgemm.core.errors import UsageError
+from clgemm.core.files import is_regular_file, read_json
+from clgemm.measure.call_bench import FORMAT
 
 
 def call_runs(results: Path) -> list[tuple[Path, dict]]:

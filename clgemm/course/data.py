@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import database as _database
-from ..errors import UsageError
-from ..files import is_regular_file, json_files, read_json
-from ..tuner.journal import read_journal
+from clgemm.configs import database as _database
+from clgemm.core.errors import UsageError
+from clgemm.core.files import is_regular_file, json_files, read_json
+from clgemm.tuner.journal import read_journal
 
 BACKEND_NAMES = {"opencl": "OpenCL", "cuda": "CUDA"}
 #: order of configurations in tables: what the defaults give, then what tuning gives

@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from ..paths import KERNELS, KERNELS_REL
-from ..rungs import REGISTRY, TILED, TILED_ANY, Rung, get_rung
+from clgemm.core.paths import KERNELS, KERNELS_REL
+from clgemm.rungs import REGISTRY, TILED, TILED_ANY, Rung, get_rung
 
 #: what each library kernel is shown as a change to: the tiled kernel to rung 9, whose pipeline it
 #: keeps, the any-size one to the tiled kernel; the direct kernel (None) is shown whole

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..rungs import REGISTRY, get_rung
-from .data import JournalFile, Results
-from .tables import DASH, gflops, link, params_text, size_text, table
+from clgemm.course.data import JournalFile, Results
+from clgemm.course.tables import DASH, gflops, link, params_text, size_text, table
+from clgemm.rungs import REGISTRY, get_rung
 
 
 def _matching(results: Results, rung: int, names: Sequence[str],

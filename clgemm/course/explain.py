@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..paths import course_folder
-from ..rungs import REGISTRY, Rung, get_rung
-from ..tables import FULL, Column, Layout, render
-from . import page_link
-from .diffs import diff_stats, kernel_file, previous, rung_diff
-from .macros import constraint_rows, geometry, kib, macro_rows
+from clgemm.core.paths import course_folder
+from clgemm.core.tables import FULL, Column, Layout, render
+from clgemm.course import page_link
+from clgemm.course.diffs import diff_stats, kernel_file, previous, rung_diff
+from clgemm.course.macros import constraint_rows, geometry, kib, macro_rows
+from clgemm.rungs import REGISTRY, Rung, get_rung
 
 
 def page_path(rung: Rung) -> str:

@@ -4,10 +4,10 @@ pages."""
 
 from __future__ import annotations
 
-from ..rungs import LIBRARY, Rung
-from . import BEYOND
-from .diffs import diff_stats, kernel_file, previous, rung_diff
-from .tables import link, table
+from clgemm.course import BEYOND
+from clgemm.course.diffs import diff_stats, kernel_file, previous, rung_diff
+from clgemm.course.tables import link, table
+from clgemm.rungs import LIBRARY, Rung
 
 #: the page, relative to the repository
 PAGE = f"ladder/{BEYOND}"

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..rungs import Param, Rung
+from clgemm.rungs import Param, Rung
 
 
 @dataclass(frozen=True)

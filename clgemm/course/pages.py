@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import UsageError
+from clgemm.core.errors import UsageError
 
 BEGIN = "<!-- begin generated: {} -->"
 END = "<!-- end generated: {} -->"

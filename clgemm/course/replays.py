@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from ..files import is_regular_file
-from ..tuner.journal import read_journal
-from ..tuner.replay import load_replay, run_once
-from ..tuner.tune import AUTO_PARTIAL
+from clgemm.core.files import is_regular_file
+from clgemm.tuner.journal import read_journal
+from clgemm.tuner.replay import load_replay, run_once
+from clgemm.tuner.tune import AUTO_PARTIAL
 
 #: a journal with at least this many correct measurements is long enough to replay against
 LONG = 250

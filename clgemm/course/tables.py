@@ -12,11 +12,11 @@ import math
 import posixpath
 from typing import Iterable, Sequence
 
-from ..rungs import REGISTRY, Rung, get_rung
-from . import BEYOND, page_link, page_name
-from .data import BACKEND_NAMES, Results, Row, Run
-from .diffs import diff_stats, kernel_file, previous, rung_diff
-from .macros import constraint_rows, geometry, kib, macro_rows
+from clgemm.course import BEYOND, page_link, page_name
+from clgemm.course.data import BACKEND_NAMES, Results, Row, Run
+from clgemm.course.diffs import diff_stats, kernel_file, previous, rung_diff
+from clgemm.course.macros import constraint_rows, geometry, kib, macro_rows
+from clgemm.rungs import REGISTRY, Rung, get_rung
 
 DASH = "–"
 #: what a table says where a run holds no row for a rung (a file measured before the rung existed)

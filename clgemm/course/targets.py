@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .data import Bench, Results
-from .tables import DASH, gflops, link, size_text
+from clgemm.course.data import Bench, Results
+from clgemm.course.tables import DASH, gflops, link, size_text
 
 GPU_SHAPE = (4096, 4096, 4096)
 CPU_SHAPES = ((1024, 1024, 1024), (2048, 2048, 2048))

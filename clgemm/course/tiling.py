@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rungs import REGISTRY
+from clgemm.rungs import REGISTRY
 
 #: a small configuration per rung, small enough to draw one cell per element; each passes the
 #: rung's own divisibility constraints (tests/unit/test_course.py checks)

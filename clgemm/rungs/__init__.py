@@ -13,22 +13,22 @@ own. This module only gathers them.
 
 from __future__ import annotations
 
-from ..errors import UsageError
-from .base import (STAGES, TRANSPOSE_B, VALUE_ERRORS, Constraint, Helper, Param,  # noqa: F401
-                   Params, Rung, divisible)
-from .direct import DIRECT
-from .r01_naive import RUNG as _R1
-from .r02_tiling import RUNG as _R2
-from .r03_more_work import RUNG as _R3
-from .r04_wide_types import RUNG as _R4
-from .r05_transposed import RUNG as _R5
-from .r06_register_blocking import RUNG as _R6
-from .r07_wide_loads import RUNG as _R7
-from .r08_vendor_loads import RUNG as _R8
-from .r09_prefetch import RUNG as _R9
-from .r10_any_size import RUNG as _R10
-from .tiled import TILED, panel_helpers  # noqa: F401
-from .tiled_any import TILED_ANY
+from clgemm.core.errors import UsageError
+from clgemm.rungs.base import (STAGES, TRANSPOSE_B, VALUE_ERRORS, Constraint, Helper, Param,
+                               Params, Rung, divisible)
+from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.r01_naive import RUNG as _R1
+from clgemm.rungs.r02_tiling import RUNG as _R2
+from clgemm.rungs.r03_more_work import RUNG as _R3
+from clgemm.rungs.r04_wide_types import RUNG as _R4
+from clgemm.rungs.r05_transposed import RUNG as _R5
+from clgemm.rungs.r06_register_blocking import RUNG as _R6
+from clgemm.rungs.r07_wide_loads import RUNG as _R7
+from clgemm.rungs.r08_vendor_loads import RUNG as _R8
+from clgemm.rungs.r09_prefetch import RUNG as _R9
+from clgemm.rungs.r10_any_size import RUNG as _R10
+from clgemm.rungs.tiled import TILED, panel_helpers
+from clgemm.rungs.tiled_any import TILED_ANY
 
 #: the teaching ladder, by rung number (1-10)
 REGISTRY: dict[int, Rung] = {r.number: r for r in (_R1, _R2, _R3, _R4, _R5, _R6, _R7, _R8, _R9,

@@ -16,10 +16,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, cast
 
-from ..errors import ConstraintError, UsageError
-from ..limits import DeviceLimits
-from ..tables import params_text
-from ..values import is_int
+from clgemm.core.errors import ConstraintError, UsageError
+from clgemm.core.tables import params_text
+from clgemm.core.validation import is_int
+from clgemm.devices.limits import DeviceLimits
 
 Params = Mapping[str, int]
 

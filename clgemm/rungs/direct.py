@@ -15,9 +15,9 @@ constraints below say the same things by name, before any compile.
 
 from __future__ import annotations
 
-from .base import Constraint, Param, Params, Rung
-from .r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
-                                    derive_blocking, local_size, output_tile)
+from clgemm.rungs.base import Constraint, Param, Params, Rung
+from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, SCALAR_LOAD_CONSTRAINTS,
+                                                derive_blocking, local_size, output_tile)
 
 DIRECT_PARAMS = (
     Param("TSM", (16, 32, 64, 128), 64, "tile rows (along M)"),

@@ -1,6 +1,6 @@
 """Rung 1: one work-item per element of C, everything from global memory."""
 
-from .base import Param, Rung
+from clgemm.rungs.base import Param, Rung
 
 RUNG = Rung(
     number=1, slug="naive", title="naive",

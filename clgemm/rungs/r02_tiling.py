@@ -1,6 +1,6 @@
 """Rung 2: TS x TS tiles of A and B staged in local memory."""
 
-from .base import Param, Rung
+from clgemm.rungs.base import Param, Rung
 
 RUNG = Rung(
     number=2, slug="tiling", title="local-memory tiling",

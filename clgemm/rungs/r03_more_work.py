@@ -1,6 +1,6 @@
 """Rung 3: WPT outputs per work-item, so that one local read of A feeds WPT products."""
 
-from .base import Param, Rung, divisible
+from clgemm.rungs.base import Param, Rung, divisible
 
 RUNG = Rung(
     number=3, slug="more-work", title="more work per work-item",

@@ -1,6 +1,6 @@
 """Rung 4: vectors of WIDTH floats for global loads, local tiles and the accumulator."""
 
-from .base import Constraint, Param, Rung, divisible
+from clgemm.rungs.base import Constraint, Param, Rung, divisible
 
 RUNG = Rung(
     number=4, slug="wide-types", title="wider data types",

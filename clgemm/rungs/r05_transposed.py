@@ -1,6 +1,6 @@
 """Rung 5: B transposed by a helper kernel, rectangular TSM x TSN x TSK tiles, padded B tile."""
 
-from .base import TRANSPOSE_B, Constraint, Param, Rung, divisible
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Param, Rung, divisible
 
 
 def _derive(p):

@@ -7,7 +7,7 @@ keeps those kernels from drifting apart on what, say, RTSM means.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
 
 TILE_PARAMS = (
     Param("TSM", (16, 32, 64, 128), 128, "tile rows (along M)"),

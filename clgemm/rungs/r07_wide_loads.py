@@ -6,9 +6,10 @@ keep the loads.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
-from .r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS, derive_blocking,
-                                    local_size, output_tile, splits_evenly, threads, tile_bytes)
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Param, Params, Rung, divisible
+from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS,
+                                                derive_blocking, local_size, output_tile,
+                                                splits_evenly, threads, tile_bytes)
 
 WIDTH_PARAM = Param("WIDTH", (1, 2, 4, 8), 4, "floats per vector load from global memory")
 

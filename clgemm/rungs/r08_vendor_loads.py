@@ -8,10 +8,10 @@ nor cl_intel_subgroups is present, before any build is tried.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Constraint, Param, Params, Rung
-from .r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS, local_size,
-                                    output_tile, tile_bytes)
-from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Param, Params, Rung
+from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, PAD_PARAM, TILE_PARAMS,
+                                                local_size, output_tile, tile_bytes)
+from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
 
 SHUFFLE_EXTENSIONS = ("cl_khr_subgroup_shuffle", "cl_intel_subgroups")
 

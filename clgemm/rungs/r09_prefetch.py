@@ -9,9 +9,9 @@ local memory, which is what the local-memory device constraint now sees.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Params, Rung
-from .r06_register_blocking import local_size, output_tile, tile_bytes
-from .r08_vendor_loads import RUNG as RUNG_8
+from clgemm.rungs.base import TRANSPOSE_B, Params, Rung
+from clgemm.rungs.r06_register_blocking import local_size, output_tile, tile_bytes
+from clgemm.rungs.r08_vendor_loads import RUNG as RUNG_8
 
 
 def double_tile_bytes(p: Params) -> int:

@@ -9,8 +9,8 @@ the helper time reported for this rung is the transpose of B alone.
 
 from __future__ import annotations
 
-from .base import Rung
-from .r09_prefetch import RUNG as RUNG_9
+from clgemm.rungs.base import Rung
+from clgemm.rungs.r09_prefetch import RUNG as RUNG_9
 
 RUNG = Rung(
     number=10, slug="any-size", title="any size, bounds-checked",

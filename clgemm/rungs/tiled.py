@@ -12,9 +12,10 @@ must be multiples of its tiles; `tiled_any.py` is the same kernel for any size.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Constraint, Helper, Param, Params, Rung, divisible
-from .r06_register_blocking import BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size, output_tile
-from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Helper, Param, Params, Rung, divisible
+from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size,
+                                                output_tile)
+from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
 
 VECTOR_PARAMS = (
     Param("VWM", (1, 2, 4, 8, 16), 1, "floats per register vector along M (A values, sums)"),

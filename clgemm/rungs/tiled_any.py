@@ -9,10 +9,11 @@ is the transpose of B alone.
 
 from __future__ import annotations
 
-from .base import TRANSPOSE_B, Rung
-from .r06_register_blocking import BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size, output_tile
-from .r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM
-from .tiled import VECTOR_CONSTRAINTS, VECTOR_PARAMS, derive_vectors, double_tile_bytes
+from clgemm.rungs.base import TRANSPOSE_B, Rung
+from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size,
+                                                output_tile)
+from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM
+from clgemm.rungs.tiled import VECTOR_CONSTRAINTS, VECTOR_PARAMS, derive_vectors, double_tile_bytes
 
 TILED_ANY = Rung(
     number=13, slug="tiled-any", title="tiled kernel for any size",

@@ -5,5 +5,5 @@
 result as it comes, `tune` ties one rung's run together, `session` one shape's rungs, `run` a
 whole run of several rungs and shapes, and `replay` scores strategies offline;
 `clgemm.cli.tune` is its command and `run.tune` (`clgemm.tune`) its Python entry point.
-The best results go to `clgemm.database`, where the ladder finds them.
+The best results go to `clgemm.configs.database`, where the ladder finds them.
 """

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from typing import Any, Mapping
 
-from ..devices import DeviceInfo
-from ..errors import ClgemmError, UsageError
-from ..problem import Problem
-from . import worker as _worker
+from clgemm.core.errors import ClgemmError, UsageError
+from clgemm.core.problem import Problem
+from clgemm.devices.info import DeviceInfo
+from clgemm.tuner import worker as _worker
 
 #: statuses after which the measuring worker is replaced before the next configuration
 RESTART_AFTER = frozenset({"timeout", "crashed", "failed", "launch-failed"})

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..database import RENUMBERED
-from ..errors import UsageError
-from ..files import FileWriteError, is_regular_file, parse_json, read_bytes, reason
-from ..locks import try_hold
+from clgemm.configs.database import RENUMBERED
+from clgemm.core.errors import UsageError
+from clgemm.core.files import FileWriteError, is_regular_file, parse_json, read_bytes, reason
+from clgemm.core.locks import try_hold
 
 FORMAT = "clgemm-tune-journal"
 #: 2: the kernels that were rungs 9 and 10 became the library kernels 12 and 13 (the ladder's 9

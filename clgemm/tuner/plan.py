@@ -18,14 +18,15 @@ import random
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .. import lookup
-from ..rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS, DIRECT
-from ..hardware import hardware_for_device
-from ..model import bound
-from ..rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
-from ..problem import Problem
-from ..tables import FULL, Column, Layout, fit_lines, render
-from .budget import DEFAULT_MINUTES
+from clgemm.configs import lookup
+from clgemm.core.problem import Problem
+from clgemm.core.tables import FULL, Column, Layout, fit_lines, render
+from clgemm.devices.hardware import hardware_for_device
+from clgemm.model.bound import bound
+from clgemm.rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
+from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
+from clgemm.rungs.direct import DIRECT
+from clgemm.tuner.budget import DEFAULT_MINUTES
 
 Shape = tuple[int, int, int]
 

@@ -20,24 +20,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
-from .. import api
-from ..backends import registry
-from ..config import Config
-from ..database import Database, load, results_dir
-from ..devices import DeviceInfo
-from ..errors import ArgumentTypeError, UsageError
-from ..ladder import default_repeats, default_size
-from ..paths import check_writable
-from ..problem import Problem, parse_sizes
-from ..rungs import GEMM_RUNGS, get_rung, parse_rungs
-from ..tables import FULL, Layout
-from .journal import PYTHON, Wording
-from .plan import TuneStep, bounded_steps, default_plan, plan_table
-from .session import (PreparedShape, check_known, prepare_shape, run_shape, summary_table,
-                      units)
-from .strategies import make_strategy
-from .tune import RungOutcome, TuneOptions
-from .worker import SCRIPT_RERUN_EXIT, starting_child
+from clgemm.backends import registry
+from clgemm.configs.configuration import Config
+from clgemm.configs.database import Database, load, results_dir
+from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.core.paths import check_writable
+from clgemm.core.problem import Problem, parse_sizes
+from clgemm.core.tables import FULL, Layout
+from clgemm.devices.info import DeviceInfo
+from clgemm.library import gemm as api
+from clgemm.measure.ladder import default_repeats, default_size
+from clgemm.rungs import GEMM_RUNGS, get_rung, parse_rungs
+from clgemm.tuner.journal import PYTHON, Wording
+from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
+from clgemm.tuner.session import (PreparedShape, check_known, prepare_shape, run_shape,
+                                  summary_table, units)
+from clgemm.tuner.strategies import make_strategy
+from clgemm.tuner.tune import RungOutcome, TuneOptions
+from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
 
 Shape = tuple[int, int, int]
 Say = Callable[[str], None]

@@ -14,21 +14,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
-from ..database import Database
-from ..devices import DeviceInfo
-from ..errors import UsageError
-from ..paths import check_writable
-from ..rungs import Rung, get_rung
-from ..problem import Problem
-from ..runner import check_workspace
-from ..tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
-                      status_cell)
-from .evaluate import Evaluator
-from .journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
-                      refuse_in_use)
-from .plan import TuneStep, bound_seeds, seeds
-from .space import SearchSpace, build_space, funnel_table
-from .tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
+from clgemm.configs.database import Database
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import check_writable
+from clgemm.core.problem import Problem
+from clgemm.core.tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
+                                status_cell)
+from clgemm.devices.info import DeviceInfo
+from clgemm.measure.rung_runner import check_workspace
+from clgemm.rungs import Rung, get_rung
+from clgemm.tuner.evaluate import Evaluator
+from clgemm.tuner.journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
+                                  refuse_in_use)
+from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
+from clgemm.tuner.space import SearchSpace, build_space, funnel_table
+from clgemm.tuner.tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
 
 Say = Callable[[str], None]
 

@@ -25,10 +25,10 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..limits import DeviceLimits
-from ..rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
-from ..problem import Problem
-from ..tables import FULL, Column, Layout, render
+from clgemm.core.problem import Problem
+from clgemm.core.tables import FULL, Column, Layout, render
+from clgemm.devices.limits import DeviceLimits
+from clgemm.rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
 
 Config = tuple[int, ...]
 

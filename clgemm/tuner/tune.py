@@ -27,19 +27,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
-from ..database import Database, Entry
-from ..ladder import provenance
-from ..devices import DeviceInfo
-from ..paths import KERNELS
-from ..rungs import VALUE_ERRORS, Rung
-from ..problem import Problem
-from ..values import is_finite
-from ..version import __version__
-from .evaluate import Evaluator
-from .journal import Journal, now
-from .progress import Progress
-from .space import Config, SearchSpace
-from .strategies import Strategy, Trial, make_strategy
+from clgemm.configs.database import Database, Entry
+from clgemm.core.paths import KERNELS
+from clgemm.core.problem import Problem
+from clgemm.core.validation import is_finite
+from clgemm.core.version import __version__
+from clgemm.devices.info import DeviceInfo
+from clgemm.measure.ladder import provenance
+from clgemm.rungs import VALUE_ERRORS, Rung
+from clgemm.tuner.evaluate import Evaluator
+from clgemm.tuner.journal import Journal, now
+from clgemm.tuner.progress import Progress
+from clgemm.tuner.space import Config, SearchSpace
+from clgemm.tuner.strategies import Strategy, Trial, make_strategy
 
 #: strategy used by "auto" when the budget cannot cover the space. Chosen by replay: on an
 #: exhaustive rung-5 journal from PoCL (600 configurations) it reached a median 86% of the best

@@ -30,11 +30,11 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any, Mapping, Sequence
 
-from ..backends import list_devices, open_backend
-from ..backends.base import Backend
-from ..rungs import Rung, get_rung
-from ..problem import Problem
-from ..runner import Workspace, run_rung
+from clgemm.backends import list_devices, open_backend
+from clgemm.backends.base import Backend
+from clgemm.core.problem import Problem
+from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.rungs import Rung, get_rung
 
 #: the exit status of a child that found itself calling clgemm.tune() while it started: the
 #: parent reads it as "the script calls tune() without a main guard" (see `starting_child`)

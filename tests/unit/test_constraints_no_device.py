@@ -3,7 +3,7 @@ the device wait until one is known."""
 
 from __future__ import annotations
 
-from clgemm.limits import DeviceLimits
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import get_rung
 from clgemm.rungs.base import STAGES
 from clgemm.rungs.direct import CPU_DEFAULTS, DIRECT

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import ROOT, TUNING
 from clgemm.course.data import load_results
 from clgemm.course.pages import fill, find_blocks
 from clgemm.course.tables import macros_block, tuned_block
-from clgemm.errors import UsageError
-from clgemm.paths import ROOT, TUNING
 from clgemm.rungs import Param, get_rung
 
 

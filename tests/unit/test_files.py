@@ -1,4 +1,4 @@
-"""clgemm/files.py and clgemm/locks.py: readers that never hang or overflow, writers that never
+"""clgemm/core/files.py and clgemm/core/locks.py: readers that never hang or overflow, writers that never
 leave an empty or half-written file, and locks that two links to one file share."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import time
 import filelock
 import pytest
 
-from clgemm import files, locks
-from clgemm.errors import UsageError
-from clgemm.files import FileWriteError
+from clgemm.core import files, locks
+from clgemm.core.errors import UsageError
+from clgemm.core.files import FileWriteError
 
 
 def test_deeply_nested_json_is_one_clear_error(tmp_path):
@@ -158,8 +158,11 @@ def test_exclusive_waits_for_another_process(tmp_path):
 def test_files_of_a_newer_format_are_refused(tmp_path):
     """A newer clgemm's database or journal is refused by name: read, its entries could mean
     something else; saved over, it would go back to the older format."""
-    from clgemm.database import FORMAT as DB_FORMAT, VERSION as DB_VERSION, read_any
-    from clgemm.tuner.journal import FORMAT as JOURNAL_FORMAT, VERSION, read_journal
+    from clgemm.configs.database import FORMAT as DB_FORMAT
+    from clgemm.configs.database import VERSION as DB_VERSION
+    from clgemm.configs.database import read_any
+    from clgemm.tuner.journal import FORMAT as JOURNAL_FORMAT
+    from clgemm.tuner.journal import VERSION, read_journal
 
     db = tmp_path / "db.json"
     db.write_text(json.dumps({"format": DB_FORMAT, "version": DB_VERSION + 1, "device": "x",

@@ -1,7 +1,7 @@
 """What an installed wheel holds and where an installed clgemm writes.
 
 The package reads its kernel sources and the project's tuning databases from inside itself
-(`clgemm/paths.py`), so a file that setup.cfg's package_data does not name is missing from every
+(`clgemm/core/paths.py`), so a file that setup.cfg's package_data does not name is missing from every
 wheel, and clgemm fails there on the first rung while every test run from the checkout passes.
 These tests ask setuptools which data files it would put in the wheel, as `pip wheel .` does,
 and compare them with what the checkout holds and what the code reads. `.ci/wheel-test` then
@@ -16,8 +16,9 @@ from pathlib import Path
 
 from setuptools.dist import Distribution
 
-from clgemm import database, paths
 from clgemm.cli import main
+from clgemm.configs import database
+from clgemm.core import paths
 from clgemm.rungs import ALL_RUNGS
 
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
 from clgemm.course.data import load_results
-from clgemm.devices import DeviceInfo
-from clgemm.errors import UsageError
-from clgemm.ladder import LadderRun, default_repeats
-from clgemm.plots import PlotSpec
-from clgemm.problem import Problem
-from clgemm.runner import RunResult
+from clgemm.course.plots import PlotSpec
+from clgemm.devices.info import DeviceInfo
+from clgemm.measure.ladder import LadderRun, default_repeats
+from clgemm.measure.rung_runner import RunResult
 from clgemm.tuner import run as tuner_run
 from clgemm.tuner.plan import TuneStep
 from clgemm.tuner.tune import TuneOptions

@@ -10,11 +10,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm import database, lookup, measured
+from clgemm.configs import database, lookup
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import RESULTS, TUNING
+from clgemm.course import committed
 from clgemm.course.data import load_results
-from clgemm.errors import UsageError
-from clgemm.limits import DeviceLimits
-from clgemm.paths import RESULTS, TUNING
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import GEMM_RUNGS, LIBRARY, LIBRARY_NAMES, REGISTRY, get_rung, parse_rungs
 from clgemm.tuner import journal
 
@@ -88,7 +89,7 @@ def test_version_1_journal_reads_with_the_new_numbers(tmp_path):
     assert header["rungs"] == [12] and set(header["kernels"]) == {"12"}
     assert set(header["params"]) == set(header["strategies"]) == {"12"}
     assert [r["rung"] for r in records] == [12]
-    assert [m.rung for m in measured._from_journal(path)] == [12]
+    assert [m.rung for m in committed._from_journal(path)] == [12]
     # resuming it for the new rung 9 is refused by name, for kernel 12 accepted
     new = {"backend": "opencl", "driver": "1", "device": "d", "size": [64, 64, 64]}
     with pytest.raises(UsageError, match="its rungs is 12, this run's is 9"):

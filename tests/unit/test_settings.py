@@ -1,4 +1,4 @@
-"""Every environment variable clgemm reads goes through `clgemm.settings`: no other module reads
+"""Every environment variable clgemm reads goes through `clgemm.core.settings`: no other module reads
 `os.environ` or calls `os.getenv`, and each accessor parses its variable one way (empty is unset,
 blanks and words it does not know are refused naming the variable)."""
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from clgemm import settings
 from clgemm.backends import registry
-from clgemm.database import read_roots, results_dir, user_results_dir
-from clgemm.errors import UsageError
-from clgemm.paths import TUNING
+from clgemm.configs.database import read_roots, results_dir, user_results_dir
+from clgemm.core import settings
+from clgemm.core.errors import UsageError
+from clgemm.core.paths import TUNING
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clgemm"
 READERS = {"environ", "environb", "getenv", "getenvb"}

@@ -17,12 +17,11 @@ import pytest
 
 from clgemm.cli import main
 from clgemm.cli.tune import strategy_help
-from clgemm.errors import UsageError
+from clgemm.core.errors import UsageError
 from clgemm.tuner.journal import Journal
 from clgemm.tuner.replay import ReplaySet, compare, load_replay, trace
 from clgemm.tuner.space import Config, SearchSpace
-from clgemm.tuner.strategies import (STRATEGIES, Strategy, Trial, make_strategy,
-                                     strategy_names)
+from clgemm.tuner.strategies import STRATEGIES, Strategy, Trial, make_strategy, strategy_names
 
 ROOT = Path(__file__).resolve().parents[2]
 #: an exhaustive journal of rung 3 (19 configurations of TS x WPT) measured on PoCL

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from clgemm.limits import DeviceLimits
+from clgemm.core.problem import Problem
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import Param, Rung, get_rung
-from clgemm.problem import Problem
 from clgemm.tuner.space import SearchSpace, build_space, funnel_table
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 
@@ -137,7 +137,7 @@ def test_strategy_resumes_from_history_it_did_not_make(name):
 
 def test_strategy_names_and_unknown():
     assert strategy_names() == ["exhaustive", "random", "annealing", "genetic"]
-    from clgemm.errors import UsageError
+    from clgemm.core.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown"):
         make_strategy("hillclimb")

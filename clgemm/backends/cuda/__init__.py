@@ -4,11 +4,11 @@ lists no devices."""
 
 from __future__ import annotations
 
-from ...devices import DeviceInfo
-from .arrays import CuPyArrays
-from .backend import (CUDABackend, cupy, device_scope, discover, open_backend, translate,
-                      versions)
-from .cublas import CuBLAS
+from clgemm.backends.cuda.arrays import CuPyArrays
+from clgemm.backends.cuda.backend import (CUDABackend, cupy, device_scope, discover, open_backend,
+                                          translate, versions)
+from clgemm.backends.cuda.cublas import CuBLAS
+from clgemm.devices.info import DeviceInfo
 
 NAME = "cuda"
 VENDOR = CuBLAS()

@@ -6,10 +6,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...devices import DeviceInfo
-from ...errors import ArgumentTypeError, UsageError
-from ..base import Backend, DeviceArrays, Named, Operand, strided_operand
-from .backend import cupy
+from clgemm.backends.base import Backend, DeviceArrays, Named, Operand, strided_operand
+from clgemm.backends.cuda.backend import cupy
+from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.devices.info import DeviceInfo
 
 #: a listed device -> the backend shared by every call on it
 Shared = Callable[[DeviceInfo], Backend]

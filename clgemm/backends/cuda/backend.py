@@ -15,10 +15,10 @@ from typing import Any, ContextManager, Mapping, Sequence
 
 import numpy as np
 
-from ...devices import DeviceInfo
-from ...errors import ArgumentTypeError, BuildError, LaunchError
-from ...paths import KERNELS
-from ..base import Backend, define_options
+from clgemm.backends.base import Backend, define_options
+from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError
+from clgemm.core.paths import KERNELS
+from clgemm.devices.info import DeviceInfo
 
 try:  # CuPy is optional: a missing or broken installation means no CUDA devices
     import cupy

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base import Backend, TimedCall, VendorBlas
-from .backend import cupy
+from clgemm.backends.base import Backend, TimedCall, VendorBlas
+from clgemm.backends.cuda.backend import cupy
 
 try:
     from cupy_backends.cuda.libs import cublas

@@ -3,11 +3,12 @@ buffers) and its vendor BLAS (CLBlast)."""
 
 from __future__ import annotations
 
-from ...devices import DeviceInfo
-from .arrays import PyOpenCLArrays
-from .backend import (OpenCLBackend, discover, find_nvidia_opencl, first_error, nvidia_icd_note,
-                      open_backend, versions)
-from .clblast import CLBlast, clblast_override, clblast_row_major, load_clblast
+from clgemm.backends.opencl.arrays import PyOpenCLArrays
+from clgemm.backends.opencl.backend import (OpenCLBackend, discover, find_nvidia_opencl,
+                                            first_error, nvidia_icd_note, open_backend, versions)
+from clgemm.backends.opencl.clblast import (CLBlast, clblast_override, clblast_row_major,
+                                            load_clblast)
+from clgemm.devices.info import DeviceInfo
 
 NAME = "opencl"
 VENDOR = CLBlast()

@@ -6,10 +6,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...devices import DeviceInfo
-from ...errors import UsageError
-from ..base import Backend, DeviceArrays, Named, Operand, strided_operand
-from .backend import OpenCLBackend, opencl_backend
+from clgemm.backends.base import Backend, DeviceArrays, Named, Operand, strided_operand
+from clgemm.backends.opencl.backend import OpenCLBackend, opencl_backend
+from clgemm.core.errors import UsageError
+from clgemm.devices.info import DeviceInfo
 
 try:
     import pyopencl as cl

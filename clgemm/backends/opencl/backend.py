@@ -10,10 +10,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...devices import DeviceInfo
-from ...errors import ArgumentTypeError, BuildError, LaunchError, UsageError
-from ...settings import library_path
-from ..base import Backend, define_options
+from clgemm.backends.base import Backend, define_options
+from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from clgemm.core.settings import library_path
+from clgemm.devices.info import DeviceInfo
 
 try:
     import pyopencl as cl

@@ -22,9 +22,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ...settings import clblast_library
-from ..base import Backend, TimedCall, VendorBlas
-from .backend import opencl_backend
+from clgemm.backends.base import Backend, TimedCall, VendorBlas
+from clgemm.backends.opencl.backend import opencl_backend
+from clgemm.core.settings import clblast_library
 
 try:
     import pyopencl as cl

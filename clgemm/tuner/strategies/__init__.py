@@ -9,12 +9,13 @@ entry below; nothing else needs to change.
 
 from __future__ import annotations
 
-from ...errors import UsageError
-from .annealing import Annealing
-from .base import Strategy, Trial, evaluated, random_unevaluated, unevaluated
-from .exhaustive import Exhaustive
-from .genetic import Genetic
-from .random_sample import RandomSample
+from clgemm.core.errors import UsageError
+from clgemm.tuner.strategies.annealing import Annealing
+from clgemm.tuner.strategies.base import (Strategy, Trial, evaluated, random_unevaluated,
+                                          unevaluated)
+from clgemm.tuner.strategies.exhaustive import Exhaustive
+from clgemm.tuner.strategies.genetic import Genetic
+from clgemm.tuner.strategies.random_sample import RandomSample
 
 #: name -> strategy; the order is the order of the help, of error messages and of replay tables
 STRATEGIES: dict[str, type[Strategy]] = {

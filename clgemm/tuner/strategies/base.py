@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass
 from typing import AbstractSet, ClassVar, Sequence
 
-from ..space import Config, SearchSpace
+from clgemm.tuner.space import Config, SearchSpace
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..space import Config, SearchSpace
-from .base import Strategy, Trial, evaluated, random_unevaluated
+from clgemm.tuner.space import Config, SearchSpace
+from clgemm.tuner.strategies.base import Strategy, Trial, evaluated, random_unevaluated
 
 
 class Genetic(Strategy):

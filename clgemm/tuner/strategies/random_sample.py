@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from ..space import Config, SearchSpace
-from .base import Strategy, Trial, random_unevaluated
+from clgemm.tuner.space import Config, SearchSpace
+from clgemm.tuner.strategies.base import Strategy, Trial, random_unevaluated
 
 
 class RandomSample(Strategy):

@@ -1,0 +1,114 @@
+"""A configuration made ready to run: its kernel and its helper kernels built, chained through
+their buffers, with the geometry and arguments of every launch.
+
+The ladder's runner, the bench and gemm() all run a rung this way, so a rung's helper steps, its
+launch geometry and its argument list are worked out in one place. Preparing builds every kernel
+before anything is queued: a configuration that fails to build leaves nothing half done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from clgemm.backends import Backend
+from clgemm.rungs import Helper, Rung
+
+#: (what the buffer holds, float count) -> a device buffer; runners reuse theirs across rungs,
+#: gemm() takes them from the backend's pool
+Scratch = Callable[[str, int], Any]
+
+
+@dataclass
+class Launch:
+    """One kernel launch."""
+
+    what: str
+    kernel: Any
+    global_size: tuple[int, int]
+    local_size: tuple[int, int]
+    args: list
+
+    def enqueue(self, backend: Backend, queue: Any = None) -> None:
+        backend.enqueue(self.kernel, self.global_size, self.local_size, self.args, queue)
+
+    def timed(self, backend: Backend) -> float:
+        """Run to completion; device milliseconds."""
+        return backend.launch(self.kernel, self.global_size, self.local_size, self.args)
+
+
+@dataclass
+class Prepared:
+    """The helper steps (in order, each reading what the one before wrote) and the rung's own
+    launch."""
+
+    rung: Rung
+    params: dict[str, int]
+    main: Launch
+    helpers: list[Launch] = field(default_factory=list)
+
+    def enqueue(self, backend: Backend, queue: Any = None) -> None:
+        """Queue every launch without waiting (the library path)."""
+        for step in self.helpers:
+            step.enqueue(backend, queue)
+        self.main.enqueue(backend, queue)
+
+    def time_helpers(self, backend: Backend) -> float:
+        return sum(step.timed(backend) for step in self.helpers)
+
+    def time_main(self, backend: Backend) -> float:
+        return self.main.timed(backend)
+
+
+def round_up(x: int, mult: int) -> int:
+    """The smallest multiple of `mult` not below `x`: a launch covers whole work-groups."""
+    return -(-x // mult) * mult
+
+
+def helper_geometry(helper: Helper, rows: int, cols: int) -> tuple[tuple[int, int],
+                                                                    tuple[int, int]]:
+    """Global and local size of a helper with one work-item per element of the rows x cols
+    matrix it reads."""
+    tx, ty = helper.local_size
+    return (round_up(rows, tx), round_up(cols, ty)), helper.local_size
+
+
+def scratch_name(helper: Helper) -> str:
+    """What a helper's output holds, so that configurations whose helpers make the same thing
+    share one buffer."""
+    if helper.kernel == "transpose":
+        return "BT"
+    return f"{helper.operand} panels of {helper.macros['PANEL']}"
+
+
+def helper_rows(helper: Helper, m: int, n: int, k: int) -> tuple[int, int]:
+    """The rows and columns of what a helper reads: B is K x N; A (M x K) and BT (N x K) are
+    packed into panels along K."""
+    if helper.kernel == "transpose":
+        return k, n
+    return (m if helper.operand == "A" else n), k
+
+
+def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
+            a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch) -> Prepared:
+    """Build and chain one configuration computing C := A B on tight column-major buffers
+    (M x N x K as the rung sees them). `helpers` are the steps to run before the rung: all of
+    `rung.helpers_for(params)` for operands as they come, fewer where the caller has done
+    some (gemm() transposes B while packing it). Raises BuildError before anything runs."""
+    main_kernel = backend.program(rung.file, rung.macros(params), rung.kernel)
+    steps = []
+    for helper in helpers:
+        rows, cols = helper_rows(helper, m, n, k)
+        out = scratch(scratch_name(helper), rows * cols)
+        if helper.kernel == "transpose":
+            src, b = b, out
+        elif helper.operand == "A":
+            src, a = a, out
+        else:
+            src, b = b, out
+        gsize, lsize = helper_geometry(helper, rows, cols)
+        kernel = backend.program(helper.file, helper.macros, helper.kernel)
+        steps.append(Launch(helper.name, kernel, gsize, lsize, [rows, cols, src, out]))
+    gsize, lsize = rung.geometry(params, m, n)
+    main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize, rung.args(m, n, k, a, b, c))
+    return Prepared(rung, dict(params), main, steps)

@@ -1,0 +1,296 @@
+"""Which stored configuration a device runs: a chain from its own tuning to its family's, its
+type's, and the rungs' defaults, as CLBlast's database goes from device to architecture to vendor.
+
+Levels, most trusted first (a level counts only where it holds an entry this rung can still use
+here: the present parameter names, within the device's limits, able to do the shape):
+
+1. `tuned`: this device and driver (the databases named by the device key);
+2. `tuned (driver X)`: this device under another driver;
+3. `family: NAME`: another device of the same family (`clgemm/devices/family.py`: NVIDIA compute capability,
+   PoCL's CPU target, else vendor and type), e.g. an H100 using an H200's tuning;
+4. `default: CPU` / `default: GPU`: the best of any device of this backend and type, so a CPU
+   nobody tuned starts from CPU-shaped configurations rather than the rungs' GPU-shaped defaults;
+5. none: the caller uses the rung's own defaults (`default`).
+
+Every database is read at every level: the user's results folder (where `clgemm tune` writes,
+$CLGEMM_RESULTS where set) and the databases shipped in the package (`clgemm/tuning/`, unless
+$CLGEMM_SHIPPED_TUNING is 0), two files of one device included. Their entries compete by the
+speed they lead one to expect at the shape (`expected_gflops`); a level outranks a lower one
+only at a slot (rung and shape) it measured itself (`ranked`): there the device's own
+measurement is better evidence than another device's, but a tune of one rung at 128^3 says
+nothing about 1024^3 and must not push aside the faster kernels measured there. So a tune of any
+rung at any size adds choices and takes none away that it did not measure against. Files are
+parsed once per modification time; one that cannot be read is skipped with one warning.
+Entries of an earlier parameter set of a rung are counted as stale so the commands can say so,
+never used.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from clgemm.configs.database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any,
+                                     read_key, read_roots, shape_distance, usable_params)
+from clgemm.core.errors import UsageError
+from clgemm.core.files import is_regular_file, read_bytes, real_path
+from clgemm.core.settings import shipped_tuning
+from clgemm.devices.family import family_of, type_of_name
+from clgemm.rungs import GEMM_RUNGS, Rung, get_rung
+
+#: the rank of each level, best first
+LEVELS = ("tuned", "driver", "family", "type")
+
+@dataclass(frozen=True)
+class StoredDevice:
+    """What the chain needs to know of a database's device."""
+
+    key: str
+    backend: str
+    name: str
+    vendor: str
+    type: str
+    driver: str
+    family: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """A stored configuration usable here, with the level it came from."""
+
+    rung: int
+    params: dict[str, int]
+    level: str
+    label: str
+    shape: tuple[int, int, int]
+    gflops: float
+    path: Path
+
+    @property
+    def rank(self) -> int:
+        return LEVELS.index(self.level)
+
+
+def _describe(db: Database) -> StoredDevice:
+    """The device of a database: from its `meta` where recorded, else inferred from the
+    provenance of its entries (databases written before `meta` existed)."""
+    meta = dict(db.meta)
+    prov = next((e.provenance for e in db.entries if isinstance(e.provenance, dict)), {})
+    name = meta.get("name") or str(prov.get("device", db.device_key))
+    vendor = meta.get("vendor") or ("NVIDIA" if "nvidia" in db.device_key else "")
+    dtype = meta.get("type") or type_of_name(name, vendor)
+    driver = meta.get("driver") or str(prov.get("driver", ""))
+    family = meta.get("family") or family_of(db.backend, vendor, name, dtype)
+    return StoredDevice(db.device_key, db.backend, name, vendor, dtype, driver, family)
+
+
+_CACHE: dict[Path, tuple[tuple[int, int], Database | None, StoredDevice | None]] = {}
+_WARNED: set[Path] = set()
+
+
+def _read(path: Path) -> tuple[Database | None, StoredDevice | None]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None, None
+    mtime = (stat.st_mtime_ns, stat.st_size)
+    cached = _CACHE.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1], cached[2]
+    found: tuple[Database | None, StoredDevice | None]
+    try:
+        content = read_bytes(path, "tuning database")
+        if FORMAT.encode() not in content[:200]:
+            found = (None, None)  # another kind of JSON beside the databases (a run's record)
+        else:
+            db = read_any(path, content)
+            found = (db, _describe(db))
+    except (UsageError, OSError) as exc:  # a broken file must never break a lookup
+        if path not in _WARNED:
+            _WARNED.add(path)
+            warnings.warn(f"clgemm: tuning database {path} skipped ({exc})", RuntimeWarning,
+                          stacklevel=3)
+        found = (None, None)
+    _CACHE[path] = (mtime, *found)
+    return found
+
+
+def stored_databases(roots: Iterable[Path] | None = None) -> list[tuple[Database, StoredDevice]]:
+    """Every readable database under the roots, the user's and the shipped alike: two files of
+    one device are both read (their entries compete), one file reached twice once."""
+    seen: set[Path] = set()
+    out = []
+    for root in roots if roots is not None else read_roots():
+        if not root.is_dir():
+            continue
+        for path in sorted(p for p in root.glob("*.json") if is_regular_file(p)):
+            real = real_path(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            db, who = _read(path)
+            if db is not None and who is not None:
+                out.append((db, who))
+    return out
+
+
+def read_summary(roots: Iterable[Path] | None = None) -> str:
+    """Which folders the chain reads and how many databases each holds, for the messages that
+    say where a device's tuning comes from."""
+    given = roots is not None
+    folders = list(roots) if roots is not None else read_roots()
+    counts = {real_path(r): 0 for r in folders}
+    for db, _ in stored_databases(folders):
+        folder = real_path(db.path.parent)
+        if folder in counts:
+            counts[folder] += 1
+    parts = []
+    for root in folders:
+        n = counts[real_path(root)]
+        kind = "shipped with clgemm" if is_shipped(root) else "results"
+        parts.append(f"{root} ({kind}: {n} database{'' if n == 1 else 's'})")
+    text = "tuning databases read from " + ", ".join(parts)
+    if not given and not shipped_tuning():
+        text += f"; the shipped ones are not ({SHIPPED_SWITCH}=0)"
+    return text
+
+
+def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
+    """The chain level at which a stored device's database applies to `device`, and its label;
+    None where it does not apply (another backend, another type)."""
+    if who.backend != device.backend:
+        return None
+    if who.key == device.key:
+        return 0, "tuned"
+    if who.name == device.name and who.vendor.lower() == device.vendor.lower():
+        return 1, f"tuned (driver {who.driver or 'other'})"
+    if who.family == device.family:
+        return 2, f"family: {who.name}"
+    if who.type == device.type and device.type in ("CPU", "GPU"):
+        return 3, f"default: {device.type}"
+    return None
+
+
+def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
+    tm, tn = rung.output_tile(params)
+    return -(-shape[0] // tm) * -(-shape[1] // tn)
+
+
+def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
+               roots: Iterable[Path] | None = None) -> list[Found]:
+    """Every usable stored configuration of `rung` for `device`, from every database and
+    level, most trusted level first (`ranked` gives the chain's order)."""
+    limits = device.limits()
+    out: list[tuple[int, Found]] = []
+    for db, who in stored_databases(roots):
+        level = device_level(device, who)
+        if level is None:
+            continue
+        rank, label = level
+        for e in db.entries:
+            if e.rung != rung.number or e.backend != device.backend:
+                continue
+            p = usable_params(rung, e.params, limits, shape)
+            if p is None:
+                continue
+            m, n, k = e.shape  # three sizes: entries that say otherwise are set apart on reading
+            out.append((rank, Found(rung.number, p, LEVELS[rank], label,
+                                    (int(m), int(n), int(k)), float(e.gflops or 0.0),
+                                    db.path)))
+    out.sort(key=lambda rf: rf[0])
+    return [f for _, f in out]
+
+
+#: how much a configuration's measured speed is trusted per unit of log-shape distance between
+#: where it was measured and where it would run (e^-0.3 per factor e in one dimension): a
+#: configuration measured at the very shape beats one measured 4x larger in each dimension
+#: unless that one was twice as fast there
+DISTANCE_DISCOUNT = 0.3
+
+
+def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> float:
+    """What a stored configuration should reach at `shape`: its measured speed, times the share
+    of the compute units its work-groups fill there (a 128 x 128 tile gives a 1024^2 product 64
+    work-groups, half of an H100's 132 units, however fast it was at 4096^3), discounted by how
+    far the measured shape is from this one."""
+    fill = min(1.0, _groups(rung, f.params, shape) / max(1, device.compute_units))
+    return f.gflops * fill * math.exp(-DISTANCE_DISCOUNT * shape_distance(f.shape, shape))
+
+
+def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
+    return (-expected_gflops(device, rung, f, shape), shape_distance(f.shape, shape), f.rank)
+
+
+def _outranked(f: Found, found: Sequence[Found]) -> bool:
+    """Whether a more trusted level measured this rung at `f`'s very shape: that slot is then
+    its own, whatever the two speeds (a tune measures the configurations the chain would run
+    first, so what it stored beat them on this device there). Nothing else is hidden: entries
+    of other shapes compete by expected speed, so that a tune never takes away a choice it did
+    not measure against."""
+    return any(g.rank < f.rank and g.shape == f.shape for g in found)
+
+
+def ranked(device: Any, rung: Rung, shape: Sequence[int], roots: Iterable[Path] | None = None,
+           fit: bool = True, accept: Callable[[Mapping[str, int]], bool] | None = None
+           ) -> list[Found]:
+    """Every usable stored configuration of `rung` (among those `accept` takes), the chain's
+    choice first: by expected speed at `shape` those no more trusted level outranks at their
+    slot (`_outranked`), then the outranked ones. With `fit` False the configurations need not
+    divide the shape (a caller that pads, as verify's buffer tests do)."""
+    found = [f for f in candidates(device, rung, shape if fit else None, roots)
+             if accept is None or accept(f.params)]
+    order = sorted(found, key=lambda f: _score(device, rung, f, shape))
+    live = [not _outranked(f, found) for f in order]
+    return ([f for f, ok in zip(order, live) if ok]
+            + [f for f, ok in zip(order, live) if not ok])
+
+
+def best(device: Any, rung: Rung, shape: Sequence[int],
+         roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
+    """The configuration of `rung` a device runs at `shape`: the first of `ranked`."""
+    found = ranked(device, rung, shape, roots, fit)
+    return found[0] if found else None
+
+
+def best_over_rungs(device: Any, shape: Sequence[int], rungs: Iterable[int] | None = None,
+                    accept: Callable[[Rung, Mapping[str, int]], bool] | None = None,
+                    roots: Iterable[Path] | None = None) -> Found | None:
+    """gemm()'s choice among the kernels it packs for (`GEMM_RUNGS`: the ladder and the tiled
+    kernels; the direct kernel has a path of its own): each one's configuration by the chain
+    (`best`), then across them the highest expected speed at this shape (`expected_gflops`),
+    whatever level each came from. An entry of one rung hides nothing of another's: a tune of
+    rung 3 at 128^3 leaves gemm() at 1024^3 on the tiled kernel measured there, and an H100
+    whose own tiled-kernel entries are stale runs the H200's faster tiled kernel rather than
+    its own rung 8."""
+    pool: list[tuple[Rung, Found]] = []
+    for number in sorted(rungs if rungs is not None else GEMM_RUNGS):
+        rung = get_rung(number)
+        found = ranked(device, rung, shape, roots,
+                       accept=None if accept is None else partial(accept, rung))
+        if found:
+            pool.append((rung, found[0]))
+    if not pool:
+        return None
+    return min(pool, key=lambda rf: (*_score(device, rf[0], rf[1], shape), -rf[0].number))[1]
+
+
+def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) -> int:
+    """How many entries of this device's own databases (levels 1-2) hold a parameter set the
+    rung no longer has: measured on an earlier kernel, so never used."""
+    count = 0
+    for db, who in stored_databases(roots):
+        level = device_level(device, who)
+        if level is None or level[0] > 1:
+            continue
+        count += sum(1 for e in db.entries if e.rung == rung.number
+                     and isinstance(e.params, dict) and rung.complete(e.params) is None)
+    return count
+
+
+def forget() -> None:
+    """Drop the parsed files (tests that rewrite a database within one second)."""
+    _CACHE.clear()

@@ -1,0 +1,1 @@
+"""The library call, gemm(), on arrays and buffers of every backend."""

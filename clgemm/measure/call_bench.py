@@ -1,0 +1,428 @@
+"""`clgemm bench --call`: what a user's call costs, end to end, beside the libraries' own calls.
+
+The kernel-only bench (`bench.py`) times the best rung's kernels at tuned shapes; a user calls
+`clgemm.gemm()`, which also chooses a kernel, packs or transposes where the kernel needs it,
+allocates scratch and queues every launch. This module times exactly that call, per shape:
+
+* `gemm()`: C-ordered device arrays in, a new device array out (pyopencl arrays on OpenCL, CuPy
+  arrays on CUDA), or NumPy arrays in and out (`numpy` mode, what a CPU user passes). Calls run
+  back to back and the queue or stream is drained once at the end, as an application would: the
+  time per call is the batch's wall time over its length (median of batches).
+* kernel-only: the device time of the one launch that multiplies (the rung or the direct
+  kernel), from a launch log (`Backend.observe`), and of every launch of the call together; the
+  overhead is the call's time beyond its launches.
+* the vendor libraries' own calls on the same operands, their own temporary buffers and helper
+  kernels included as ours are: cuBLAS through CuPy's matmul (FP32, TF32 off) on CUDA; CLBlast's
+  SGEMM on OpenCL, with its built-in parameters and, where a tuning of CLBlast for the device is
+  given (`--clblast-params`), with those applied through CLBlastOverrideParameters; NumPy on
+  the host in `numpy` mode.
+
+Every result is checked with its output poisoned (NaN) first: against the full float64 product
+where it is cheap (M*N*K <= 2^33), else against float64 products with random vectors (C x
+against A (B x), Freivalds' check: a wrong element shows in its row), plus every element finite.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from clgemm.backends import KINDS, Backend, VendorBlas, vendor_blas
+from clgemm.core import accuracy
+from clgemm.core.errors import UsageError
+from clgemm.core.files import read_json
+from clgemm.core.settings import cupy_tf32
+from clgemm.core.tables import FULL, Column, Layout, fit_lines, render, status_cell
+from clgemm.library import gemm as api
+from clgemm.measure.ladder import provenance
+from clgemm.rungs import get_rung
+
+#: the shapes the call bench runs on a GPU by default
+GPU_SHAPES: tuple[tuple[int, int, int], ...] = (
+    (768, 768, 768), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048),
+    (3000, 3000, 3000), (4096, 4096, 4096), (4097, 4097, 4097), (8192, 8192, 8192),
+    (8192, 8192, 512), (2048, 8192, 1024), (12288, 1024, 4096), (2500, 3500, 4500),
+    (16384, 16384, 256), (4096, 4096, 64), (4096, 4096, 128))
+#: and on a CPU (NumPy in and out)
+CPU_SHAPES: tuple[tuple[int, int, int], ...] = (
+    (256, 256, 256), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024),
+    (2048, 2048, 2048), (1024, 1024, 64), (2048, 2048, 256))
+
+#: a batch of calls lasts at least this long
+BATCH_S = 0.2
+BATCHES = 3
+#: products up to this many multiply-adds are checked against the whole float64 product
+FULL_CHECK = 2**33
+
+
+@dataclass
+class CallRow:
+    shape: tuple[int, int, int]
+    status: str = "ok"
+    note: str = ""
+    choice: str = ""
+    call_ms: float | None = None
+    kernel_ms: float | None = None
+    launches_ms: float | None = None
+    launches: int = 0
+    rel_error: float | None = None
+    references: dict[str, dict] = field(default_factory=dict)
+
+    def gflops(self, ms: float | None) -> float | None:
+        m, n, k = self.shape
+        return None if not ms else 2.0 * m * n * k / (ms * 1e-3) / 1e9
+
+    def to_json(self) -> dict:
+        return {"shape": list(self.shape), "status": self.status, "note": self.note,
+                "choice": self.choice, "call_ms": self.call_ms,
+                "call_gflops": self.gflops(self.call_ms), "kernel_ms": self.kernel_ms,
+                "kernel_gflops": self.gflops(self.kernel_ms), "launches_ms": self.launches_ms,
+                "launches": self.launches,
+                "overhead_ms": (self.call_ms - self.launches_ms
+                                if self.call_ms and self.launches_ms else None),
+                "rel_error": self.rel_error,
+                "references": {name: {**r, "gflops": self.gflops(r.get("ms"))}
+                               for name, r in self.references.items()}}
+
+
+def per_call_ms(call: Callable[[], Any], sync: Callable[[], None]) -> float:
+    """Median over batches of the wall time per call, calls back to back, drained at the end."""
+    call()
+    sync()
+    t0 = time.perf_counter()
+    call()
+    sync()
+    one = max(time.perf_counter() - t0, 1e-6)
+    reps = max(3, min(500, int(BATCH_S / one)))
+    means = []
+    for _ in range(BATCHES):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            call()
+        sync()
+        means.append((time.perf_counter() - t0) / reps * 1e3)
+    return statistics.median(means)
+
+
+def checked_error(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 0) -> float:
+    """Relative error of C against A B in float64: the whole product where that is cheap, else
+    C x against A (B x) for two random vectors; inf where any element is not finite."""
+    c = np.asarray(c)
+    if not np.all(np.isfinite(c)):
+        return float("inf")
+    m, k = a.shape
+    n = b.shape[1]
+    if m * n * k <= FULL_CHECK:
+        return accuracy.relative_error(c, accuracy.reference(a, b))
+    x = np.random.default_rng(seed).standard_normal((n, 2))
+    want = a.astype(np.float64) @ (b.astype(np.float64) @ x)
+    got = c.astype(np.float64) @ x
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+class Side:
+    """How one kind of array is made, synchronised and read back: NumPy arrays, or the
+    backend's own array library through its adapter."""
+
+    def __init__(self, backend: Backend, mode: str):
+        self.backend, self.mode = backend, mode
+        self.kind = KINDS[backend.name]
+
+    def put(self, host: np.ndarray) -> Any:
+        return host if self.mode == "numpy" else self.kind.upload(self.backend, host)
+
+    def nan(self, shape: tuple[int, int]) -> Any:
+        return self.put(np.full(shape, np.nan, np.float32))
+
+    def get(self, x: Any) -> np.ndarray:
+        return x if self.mode == "numpy" else self.kind.download(x)
+
+    def sync(self) -> None:
+        if self.mode != "numpy":
+            self.backend.synchronize()
+
+
+def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
+                  main: str) -> tuple[float, float, int]:
+    """(main kernel ms, all launches ms, launches) of one call, from the launch log; medians of
+    a few calls."""
+    mains, totals, count = [], [], 0
+    for _ in range(5):
+        side.sync()
+        with backend.observe() as log:
+            call()
+        side.sync()
+        times = log.times()
+        count = len(times)
+        mains.append(sum(ms for name, ms in times if name == main))
+        totals.append(sum(ms for _, ms in times))
+    return statistics.median(mains), statistics.median(totals), count
+
+
+def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
+               vendors: Sequence["Vendor"], seed: int = 0) -> CallRow:
+    """One shape: check, then time gemm() and each vendor's call on the same operands."""
+    m, n, k = shape
+    row = CallRow(shape)
+    side = Side(backend, mode)
+    rng = np.random.default_rng(seed)
+    a_host = rng.standard_normal((m, k), dtype=np.float32)
+    b_host = rng.standard_normal((k, n), dtype=np.float32)
+    try:
+        a, b = side.put(a_host), side.put(b_host)
+    except Exception as exc:  # out of memory and the like: a note, not a crash
+        row.status, row.note = "skipped", f"cannot hold the operands: {type(exc).__name__}"
+        return row
+    dev = None if mode == "device" else backend.device
+
+    def call() -> Any:
+        return api.gemm(a, b, device=dev, backend=backend if mode == "numpy" else None)
+
+    try:
+        choice = api.choose_kernel(backend.device, n, m, k)  # C-ordered: the swapped product
+        row.choice = choice.describe()
+        poisoned = side.nan((m, n))
+        api.gemm(a, b, poisoned, device=dev, backend=backend if mode == "numpy" else None)
+        side.sync()
+        err = checked_error(a_host, b_host, side.get(poisoned), seed)
+        row.rel_error = err if math.isfinite(err) else None
+        if not err <= accuracy.TOLERANCE:
+            row.status, row.note = "wrong", f"relative error {err:.2e}"
+            return row
+        row.call_ms = per_call_ms(call, side.sync)
+        record = get_rung(choice.rung)
+        row.kernel_ms, row.launches_ms, row.launches = _kernel_times(backend, side, call,
+                                                                     record.kernel)
+    except Exception as exc:  # a failure of ours at this shape is this row's finding
+        row.status, row.note = "failed", f"{type(exc).__name__}: {exc}"
+        return row
+    for vendor in vendors:
+        row.references[vendor.name] = vendor.measure(a_host, b_host, a, b, side, seed)
+    return row
+
+
+class Vendor:
+    """A library's own SGEMM call on the bench's operands."""
+
+    name = ""
+
+    def measure(self, a_host: np.ndarray, b_host: np.ndarray, a: Any, b: Any, side: Side,
+                seed: int) -> dict:
+        try:
+            poisoned = self.run(a, b, side, poison=True)
+            side.sync()
+            err = checked_error(a_host, b_host, side.get(poisoned), seed)
+            if not err <= accuracy.TOLERANCE:
+                return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}
+            ms = per_call_ms(lambda: self.run(a, b, side), side.sync)
+            return {"status": "ok", "ms": ms, "rel_error": err}
+        except Exception as exc:  # a library failure is a finding about the library
+            return {"status": "failed", "note": f"{type(exc).__name__}: {exc}"}
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        raise NotImplementedError
+
+
+class Library(Vendor):
+    """The backend's vendor SGEMM called on the bench's device arrays as that array library's
+    users call it (cuBLAS through CuPy's matmul; CLBlast row-major on pyopencl's buffers), a new
+    pooled C per call as gemm() makes."""
+
+    def __init__(self, vendor: VendorBlas, backend: Backend, label: str):
+        self.vendor, self.backend, self.name = vendor, backend, label
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        out = side.nan((a.shape[0], b.shape[1])) if poison else None
+        return self.vendor.matmul(self.backend, a, b, out)
+
+
+class LibraryHost(Vendor):
+    """The vendor SGEMM as a NumPy user reaches it: the operands copied to the device, the
+    call, the result copied back (as gemm() does with NumPy arrays)."""
+
+    def __init__(self, vendor: VendorBlas, backend: Backend, label: str):
+        self.vendor, self.backend, self.name = vendor, backend, label
+        self.kind = KINDS[backend.name]
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        da, db = self.kind.upload(self.backend, a), self.kind.upload(self.backend, b)
+        return self.kind.download(self.vendor.matmul(self.backend, da, db))
+
+
+class NumPyHost(Vendor):
+    name = "NumPy"
+
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+        return np.matmul(a, b)
+
+
+def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
+              clblast_params: dict[str, int] | None = None,
+              progress: Callable[[str], None] | None = None) -> list[CallRow]:
+    """Every shape with the untuned libraries, then (CLBlast's parameters are process-wide once
+    overridden) every shape again with CLBlast tuned."""
+    say = progress or (lambda msg: None)
+    if cupy_tf32():
+        raise UsageError("CUPY_TF32 is set: cuBLAS would use TF32 tensor cores; unset it")
+    vendor = vendor_blas(backend.name)
+    if clblast_params and vendor.key != "clblast":
+        raise UsageError(f"CLBlast's parameters apply to the OpenCL backend, not {backend.name}")
+    why = vendor.missing()
+    vendors: list[Vendor] = [NumPyHost()] if mode == "numpy" else []
+    if why:
+        say(f"{vendor.label}: {why}")
+    elif mode == "numpy":
+        vendors.append(LibraryHost(vendor, backend, vendor.label))
+    else:
+        vendors.append(Library(vendor, backend, vendor.label))
+    rows = []
+    for shape in shapes:
+        say(f"{'x'.join(map(str, shape))}")
+        rows.append(bench_call(backend, shape, mode, vendors))
+    # The tuned library's parameters are for device arrays, and stay for the whole process.
+    if clblast_params and mode == "device" and not why:
+        vendor.override(backend, clblast_params)
+        tuned = Library(vendor, backend, f"{vendor.label} (tuned)")
+        for row in rows:
+            if row.status != "ok":
+                continue
+            say(f"{'x'.join(map(str, row.shape))}: {tuned.name}")
+            side = Side(backend, mode)
+            rng = np.random.default_rng(0)
+            m, n, k = row.shape
+            a_host = rng.standard_normal((m, k), dtype=np.float32)
+            b_host = rng.standard_normal((k, n), dtype=np.float32)
+            row.references[tuned.name] = tuned.measure(a_host, b_host, side.put(a_host),
+                                                       side.put(b_host), side, 0)
+    return rows
+
+
+FORMAT = "clgemm-call-bench"
+
+
+def read_clblast_params(path: str) -> tuple[dict[str, int], dict]:
+    """A tuning of CLBlast's Xgemm for the device: {"params": {NAME: int}, "provenance": {...}};
+    checked, since the names and values go to the library."""
+
+    data = read_json(path, "--clblast-params")
+    params = data.get("params") if isinstance(data, dict) else None
+    if not isinstance(params, dict) or not params:
+        raise UsageError(f"--clblast-params {path}: no 'params' object")
+    for name, value in params.items():
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name) or type(value) is not int or value < 0:
+            raise UsageError(f"--clblast-params {path}: {name}={value!r} is not a parameter "
+                             f"name with a non-negative integer value")
+    return params, data.get("provenance", {})
+
+
+def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
+            clblast: tuple[dict, dict] | None) -> dict:
+    dev = backend.device
+    out = {"format": FORMAT, "device": dev.to_json(),
+           "provenance": {**provenance(command), "device": dev.name, "backend": dev.backend,
+                          "driver": dev.driver_version, "mode": mode},
+           "rows": [r.to_json() for r in rows]}
+    if clblast:
+        out["clblast_tuned"] = {"params": clblast[0], "provenance": clblast[1]}
+    return out
+
+
+def _fmt(x: float | None, spec: str = ",.0f") -> str:
+    return "" if x is None else format(x, spec)
+
+
+def _ratio(x: float | None) -> str:
+    """gemm() over a library: two decimals, or two significant digits below 0.1, so a tiny
+    shape's 0.004 does not read as zero."""
+    if x is None:
+        return ""
+    return format(x, ".2f") if x >= 0.1 else format(x, ".2g")
+
+
+def geo_mean(values: Sequence[float | None]) -> float | None:
+    """The geometric mean of the positive finite values (None where there is none): a ratio
+    that is missing or zero says nothing about the others."""
+    xs = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def ratios(data: dict) -> dict[str, list[float | None]]:
+    """Per library: gemm()'s GFLOP/s over the library's, one per row that ran (None where the
+    library did not), unrounded."""
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    out: dict[str, list[float | None]] = {n: [] for n in names}
+    for r in data["rows"]:
+        if r["status"] != "ok":
+            continue
+        for n in names:
+            ref = r["references"].get(n, {})
+            ok = ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
+            out[n].append(r["call_gflops"] / ref["gflops"] if ok else None)
+    return out
+
+
+def table(data: dict, layout: Layout = FULL) -> str:
+    """One line per shape: gemm()'s call, its kernel alone, the overhead, each library's call,
+    and gemm() as a multiple of each library. Fitted, the headers are short and a line under
+    the table says what they count."""
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    columns: list[Column | str] = [
+        "shape", Column("gemm() GFLOP/s", short="gemm()"),
+        Column("kernel GFLOP/s", short="kernel"), Column("overhead ms", short="over ms"),
+        Column("kernel", short="chosen", wrap=12)]
+    columns += [Column(f"{n} GFLOP/s", short=n, wrap=8, drop=len(names) - i)
+                for i, n in enumerate(names)]
+    columns += [Column(f"/ {n}", wrap=8) for n in names]
+    lines = []
+    for r in data["rows"]:
+        shape = "x".join(map(str, r["shape"]))
+        if r["status"] != "ok":
+            lines.append([shape, status_cell(r["status"]), r["note"]]
+                         + [""] * (len(columns) - 3))
+            continue
+        refs = [r["references"].get(n, {}) for n in names]
+        shares = [(r["call_gflops"] / ref["gflops"])
+                  if ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
+                  else None for ref in refs]
+        lines.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
+                      _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
+                     + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
+                        else status_cell(ref.get("status", "")) for ref in refs]
+                     + [_ratio(x) for x in shares])
+    geo = []
+    for n, values in ratios(data).items():
+        mean = geo_mean(values)
+        if mean is not None:
+            lowest = min(v for v in values if v is not None and v > 0)
+            geo.append(f"{n}: geo-mean {_ratio(mean)}, lowest {_ratio(lowest)}")
+    text: list[str] = [render(columns, lines, layout)]
+    if not layout.wide:
+        text.append("GFLOP/s of gemm()'s whole call, of its kernel alone and of each library's "
+                    "call; over ms: the call's time beyond its launches; / X: gemm() over X")
+    if geo:
+        text.append("gemm() / " + "; ".join(geo))
+    return "\n".join(fit_lines(text, layout))
+
+
+def csv_rows(data: dict) -> list[dict]:
+    """One flat row per shape of `to_json`'s data, for CSV: gemm()'s call and kernel, then each
+    library's status, time and GFLOP/s."""
+    names = sorted({n for r in data["rows"] for n in r["references"]})
+    out = []
+    for r in data["rows"]:
+        flat = {"m": r["shape"][0], "n": r["shape"][1], "k": r["shape"][2],
+                **{k: r[k] for k in ("status", "note", "choice", "call_ms", "call_gflops",
+                                     "kernel_ms", "kernel_gflops", "launches_ms", "launches",
+                                     "overhead_ms", "rel_error")}}
+        for n in names:
+            ref = r["references"].get(n, {})
+            flat.update({f"{n} status": ref.get("status"), f"{n} ms": ref.get("ms"),
+                         f"{n} gflops": ref.get("gflops")})
+        out.append(flat)
+    return out

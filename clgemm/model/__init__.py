@@ -1,0 +1,1 @@
+"""The performance bound: what a rung's inner loop does and what the hardware allows."""

@@ -25,7 +25,7 @@ from clgemm.library.gemm import gemm, gemm_buffers
 from clgemm.measure.ladder import default_size as _default_size
 from clgemm.rungs import get_rung as _get_rung
 from clgemm.rungs import parse_rungs as _parse_rungs
-from clgemm.tuner.run import TuneResult, tune
+from clgemm.tuner.tune_run import TuneResult, tune
 
 # `from __future__ import annotations` binds its feature flag as a module name; annotations
 # stay strings without it.

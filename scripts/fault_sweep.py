@@ -220,7 +220,7 @@ def sweep_device_arrays(device: Any, tries: int) -> None:
     """pyopencl arrays on in-order and out-of-order queues, C overlapping A or B, events."""
     import pyopencl as cl
     import pyopencl.array as cla
-    info = clgemm.devices.info()[device] if isinstance(device, int) else None
+    info = clgemm.devices()[device] if isinstance(device, int) else None
     dev = None
     for p in cl.get_platforms():
         for d in p.get_devices():
@@ -646,7 +646,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     start = time.time()
-    devices = clgemm.devices.info()
+    devices = clgemm.devices()
     device = 0
     if args.device:
         device = next(i for i, d in enumerate(devices) if args.device.lower() in d.name.lower())

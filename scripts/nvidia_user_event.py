@@ -14,19 +14,19 @@ import sys
 CHILD = r"""
 import sys, time, numpy as np, pyopencl as cl, pyopencl.array as cla
 import clgemm
-from clgemm import api
+from clgemm.library import gemm as api, order
 variant, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 dev = next(d for p in cl.get_platforms() for d in p.get_devices() if name.lower() in d.name.lower())
 ctx = cl.Context([dev])
 ooo = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 q = cl.CommandQueue(ctx, properties=ooo) if variant.startswith("ooo") else cl.CommandQueue(ctx)
 if variant == "marker":
-    real = api._Order.__init__
+    real = order.LaunchOrder.__init__
     def init(self, backend, queue, wait_for):
         if any(isinstance(e, cl.UserEvent) for e in wait_for):
             wait_for = [cl.enqueue_marker(queue or backend.queue, wait_for=wait_for)]
         real(self, backend, queue, wait_for)
-    api._Order.__init__ = init
+    order.LaunchOrder.__init__ = init
 rng = np.random.default_rng(0)
 a = rng.standard_normal((n, n)).astype(np.float32); b = rng.standard_normal((n, n)).astype(np.float32)
 da, db = cla.to_device(q, a), cla.to_device(q, b); q.finish()

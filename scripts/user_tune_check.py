@@ -61,7 +61,7 @@ def main() -> int:
         cmd += ["--backend", args.backend]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     after = state(args.device, args.backend)
-    info = clgemm.devices.info()
+    info = clgemm.devices()
     name = next(d.name for d in info if args.device.lower() in d.name.lower()
                 and (args.backend is None or d.backend == args.backend))
     print(f"# python scripts/user_tune_check.py --device {args.device}"

@@ -37,6 +37,7 @@ import pytest
 from clgemm.backends.cuda import translate
 from clgemm.core import accuracy
 from clgemm.core.paths import KERNELS
+from clgemm.library import program
 from clgemm.rungs import LIBRARY, REGISTRY, TRANSPOSE_B
 
 HEADER = (KERNELS / "cl2cuda.h").read_text()
@@ -484,18 +485,14 @@ int main(int argc, char** argv) {
 
 def _helper_geometry(max_work_group_size: int) -> tuple[int, Callable]:
     """gemm's PACK_TILE and launch geometry for a device of this work-group size limit, taken
-    from clgemm.library.gemm itself so that the kernels run here exactly as gemm launches them."""
-    from clgemm.library import gemm as api
-
+    clgemm.library.program itself so that the kernels run here exactly as gemm launches them."""
     fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size))
-    return api._pack_tile(fake), lambda rows, cols: api._tiles_geometry(fake, rows, cols)
+    return program.pack_tile(fake), lambda rows, cols: program.tiles_geometry(fake, rows, cols)
 
 
 def _helper_exe(tmp: Path, kernel: str, tile: int) -> Path:
-    from clgemm.library.gemm import HELPERS_FILE
-
     driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
-    return _emulated(tmp, HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
+    return _emulated(tmp, program.HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
 
 
 def _run_helper(exe: Path, tmp: Path, args: list, buffers: list[np.ndarray]) -> np.ndarray:

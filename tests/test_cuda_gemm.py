@@ -29,10 +29,12 @@ import clgemm
 from clgemm.backends import KINDS, list_devices
 from clgemm.backends.cuda import arrays as cuda_arrays
 from clgemm.backends.cuda import backend as cuda_module
+from clgemm.configs import choice as kernel_choice
 from clgemm.core.errors import UsageError
 from clgemm.core.paths import RESULTS, TUNING
 from clgemm.devices.info import DeviceInfo, pick_device
 from clgemm.library import gemm as api
+from clgemm.library import program
 from clgemm.rungs import REGISTRY, get_rung
 
 TOL = 1e-5
@@ -429,7 +431,8 @@ def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
     from clgemm.configs import database
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    api.clear_caches()
     params = {"TS": 16, "WPT": 4}
     db = database.load(cuda_device)
     assert db.path.name.startswith("cuda-"), db.path
@@ -440,7 +443,7 @@ def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
     try:
         tuned = api.choose_kernel(cuda_device, 128, 128, 128)
         assert (tuned.rung, dict(tuned.params), tuned.source) == (3, params, "tuned")
-        assert api.choose_kernel(cuda_device, 7, 128, 128).rung == api.ANY_SIZE_RUNG
+        assert api.choose_kernel(cuda_device, 7, 128, 128).rung == kernel_choice.ANY_SIZE_RUNG
         rng = np.random.default_rng(7)
         a, b = rand(rng, (128, 128)), rand(rng, (128, 128))
         assert_close(clgemm.gemm(a, b, device=cuda_device), reference(a, b, None, 1, 0, 0, 0),
@@ -544,11 +547,13 @@ def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
     the rungs: the direct kernel's tiles would fit this product)."""
     from clgemm.backends.opencl import OpenCLBackend
 
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
+
+    api.clear_caches()
     api.clear_caches()
     be = OpenCLBackend(cl_device)
     be.max_groups = cuda_module.MAX_GRID
-    if api._pack_tile(be) != 16:
+    if program.pack_tile(be) != 16:
         pytest.skip("the device's work-groups are smaller than the case assumes")
     _too_many_groups(be)
 
@@ -557,7 +562,8 @@ def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
 def test_grid_limit_refused_on_cuda(cuda_be, monkeypatch):
     """CUDA allows 65535 blocks along y: a product that would need more is refused by name
     instead of failing at launch."""
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
+    api.clear_caches()
     api.clear_caches()
     _too_many_groups(cuda_be)
 

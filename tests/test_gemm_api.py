@@ -17,8 +17,11 @@ from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm.backends.opencl import OpenCLBackend
+from clgemm.configs import choice as kernel_choice
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
+from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
+from clgemm.rungs.direct import DIRECT
 
 TOL = 1e-5
 
@@ -174,13 +177,13 @@ def test_default_choices(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     api.clear_caches()
     try:
-        fallback = api._default_choice(device)
+        fallback = kernel_choice.default_config(device)
         assert fallback.rung == 13 and fallback.source == "default"
         assert dict(fallback.params) == clgemm.rungs.get_rung(13).defaults()
         choice = api.choose_kernel(device, 7, 129, 65)
-        assert (choice.rung, choice.source) == (api.DIRECT.number, "default")
+        assert (choice.rung, choice.source) == (DIRECT.number, "default")
         if device.is_cpu:
-            assert dict(choice.params) == api.DIRECT_CPU_DEFAULTS
+            assert dict(choice.params) == DIRECT_CPU_DEFAULTS
         assert api.choose_kernel(device, 4096, 4096, 4096).rung == 13
     finally:
         api.clear_caches()
@@ -190,7 +193,8 @@ def test_default_choices(device, tmp_path, monkeypatch):
 def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
     database = pytest.importorskip("clgemm.configs.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    api.clear_caches()
     rung3 = clgemm.rungs.get_rung(3)
     params = {"TS": 16, "WPT": 4}
     assert set(params) == set(rung3.param_names())
@@ -597,7 +601,8 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
     from clgemm.core.errors import BuildError, LaunchError
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    api.clear_caches()
     rung3 = clgemm.rungs.get_rung(3)
     db = database.load(device)
     db.record(database.Entry(rung=3, shape=[64, 64, 64], backend=device.backend,

@@ -15,7 +15,10 @@ from layouts import embed, extract, rand, reference
 import clgemm
 from clgemm.backends import KINDS
 from clgemm.backends.base import Mat
+from clgemm.configs import choice as kernel_choice
 from clgemm.library import gemm as api
+from clgemm.library import plan
+from clgemm.rungs.direct import DIRECT
 
 
 def _close(got, want) -> bool:
@@ -29,13 +32,13 @@ def kernel(request, monkeypatch):
     """The kernel gemm() runs: "direct", the direct kernel (which reads A and B while it writes
     C), whatever the lookup chain would choose; or "chosen", the chain's own choice."""
     if request.param == "direct":
-        def direct(device, m, n, k):
-            found = api._direct_choice(device, m, n, k)
+        def direct(device, shape):
+            found = kernel_choice.direct_config(device, shape)
             if found is None:
                 pytest.skip("the direct kernel does not fit this device")
             return found[0]
 
-        monkeypatch.setattr(api, "choose_kernel", direct)
+        monkeypatch.setattr(api.CACHE, "choose", direct)
     api.clear_caches()
     yield request.param
     api.clear_caches()  # no plan of the forced choice outlives the test
@@ -137,7 +140,7 @@ def test_disjoint_blocks_of_one_matrix_are_not_copied(every_backend, kernel):
     apart = launches(dy[n:, :n], dy[:n, n:], dx[:n, :n])
     assert blocks == apart
     shared = launches(dy[n:, n:], dy[:n, n:], dy[n:, n:])
-    direct = api.choose_kernel(be.device, n, n, n).rung == api.DIRECT.number
+    direct = api.choose_kernel(be.device, n, n, n).rung == DIRECT.number
     assert shared == apart + (1 if direct else 0)
     assert direct or kernel == "chosen"
 
@@ -163,12 +166,12 @@ def test_shares_memory_is_exact_for_one_leading_dimension():
         cover_x = {x_off + i + j * ld_x for i, j in itertools.product(range(rows), range(cols))}
         cover_c = {c_off + i + j * ld_c for i, j in itertools.product(range(m), range(n))}
         shared = bool(cover_x & cover_c)
-        got = api._shares_memory(_Flat(), Mat("buf", x_off, ld_x, False), rows, cols,
+        got = plan.shares_memory(_Flat(), Mat("buf", x_off, ld_x, False), rows, cols,
                                  Mat("buf", c_off, ld_c, False), m, n)
         layout = (rows, cols, ld_x, x_off, m, n, ld_c, c_off)
         if ld_x == ld_c:
             assert got == shared, layout
         else:
             assert got or not shared, layout
-        assert not api._shares_memory(_Flat(), Mat("buf", x_off, ld_x, False), rows, cols,
+        assert not plan.shares_memory(_Flat(), Mat("buf", x_off, ld_x, False), rows, cols,
                                       Mat("other", c_off, ld_c, False), m, n)

@@ -12,6 +12,7 @@ import pytest
 
 from clgemm.backends.base import define_options
 from clgemm.backends.cuda import backend as cuda
+from clgemm.configs import choice as kernel_choice
 from clgemm.configs import lookup
 from clgemm.configs.database import database_path, load
 from clgemm.core.errors import UsageError
@@ -20,8 +21,8 @@ from clgemm.devices.limits import DeviceLimits
 from clgemm.library import gemm as api
 from clgemm.rungs import get_rung
 from clgemm.tuner.journal import Journal
+from clgemm.tuner.rung_tune import TuneOptions, tune_rung
 from clgemm.tuner.space import build_space
-from clgemm.tuner.tune import TuneOptions, tune_rung
 
 INJECTED = "X -DWPTN=4"
 BAD_PARAMS = [{"TS": 16, "WPT": 4, INJECTED: 1}, {"TS": "16 -DX=1", "WPT": 4},
@@ -107,7 +108,8 @@ def _database_with(path, device, good: dict, bad: list[dict]) -> None:
 @pytest.mark.no_shipped_tuning
 def test_database_entries_never_used(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(api, "DIRECT_BELOW", {})  # the rungs at every size
+    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    api.clear_caches()
     path = database_path(device.key, tmp_path)
     _database_with(path, device, {"TS": 16, "WPT": 2}, BAD_PARAMS)
     api.clear_caches()

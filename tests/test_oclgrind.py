@@ -183,7 +183,7 @@ def test_register_vectors_and_direct_reads_clean_under_oclgrind(tmp_path, number
 BLAS_DRIVER = """
     import sys
     import numpy as np, pyopencl as cl
-    from clgemm import api
+    from clgemm.library import gemm as api
     from clgemm.backends import select_device
 
     be = api.backend_for(select_device("Oclgrind"))

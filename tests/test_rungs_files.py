@@ -14,7 +14,7 @@ import pytest
 from clgemm.core import accuracy
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.core.paths import KERNELS
-from clgemm.library import gemm as api
+from clgemm.library import program
 from clgemm.rungs import ALL_RUNGS, LIBRARY, REGISTRY, TILED, TRANSPOSE_B, get_rung, panel_helpers
 
 #: `#ifndef NAME` / `#define NAME value` / `#endif`, as every kernel file declares its macros
@@ -27,7 +27,7 @@ HELPER_FILES = {
                    {**TRANSPOSE_B.macros,
                     **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0].macros}),
     "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue"],
-                        {"PACK_TILE": api._pack_tile(SimpleNamespace(
+                        {"PACK_TILE": program.pack_tile(SimpleNamespace(
                             device=SimpleNamespace(max_work_group_size=1024)))}),
 }
 

@@ -21,8 +21,8 @@ from clgemm.core.problem import Problem
 from clgemm.rungs import Param, Rung
 from clgemm.tuner.evaluate import Evaluator
 from clgemm.tuner.journal import Journal
+from clgemm.tuner.rung_tune import TuneOptions, journal_header, tune_rung
 from clgemm.tuner.space import build_space
-from clgemm.tuner.tune import TuneOptions, journal_header, tune_rung
 from clgemm.tuner.worker import ReportingBackend
 
 FAKE_SOURCE = r"""
@@ -102,7 +102,7 @@ def test_failures_recorded_and_skipped(device, tmp_path, jobs):
     assert out.entry is not None and out.entry.params == {"MODE": 1, "TS": 8}
     confirms = journal.results(99, kind="confirm")
     # only the one verified configuration is confirmed, once per alternating round
-    from clgemm.tuner.tune import CONFIRM_ROUNDS
+    from clgemm.tuner.rung_tune import CONFIRM_ROUNDS
     assert [r["config"]["MODE"] for r in confirms] == [1] * CONFIRM_ROUNDS
     assert out.statuses == {"ok": 1, "build-failed": 1, "wrong": 1, "timeout": 1, "crashed": 1}
     if jobs:

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from clgemm.library import gemm as api
+from clgemm.library import plan as library_plan
 from clgemm.measure import verify
 from clgemm.rungs import REGISTRY, get_rung
 
@@ -65,7 +66,8 @@ def test_full_sweep_is_a_superset_in_size(device):
 def test_planted_bug_is_caught_and_replayed(device, tmp_path, monkeypatch):
     """Make the epilogue read C even when beta == 0: C holds NaN then, so those cases fail.
     The failures file must reproduce exactly those cases; once the bug is gone they pass."""
-    monkeypatch.setattr(api._Plan, "read_c", property(lambda self: True))
+    monkeypatch.setattr(library_plan.Plan, "read_c", property(lambda self: True))
+    api.clear_caches()  # no program planned before the bug is kept
     planned = verify.plan_cases(device, [10], quick=True, include_api=False)
     groups = verify.run_groups(api.backend_for(device), planned)
     report = verify.Report(device, groups, 0.0)

@@ -1,4 +1,5 @@
-"""`clgemm tune`: the tuner's command. Parses, checks, prints; the run is `clgemm.tuner.run`.
+"""`clgemm tune`: the tuner's command. Parses its options into the run's settings and prints;
+the run itself, its checks included, is `clgemm.tuner.tune_run.Tuning`.
 
 Everything that can be refused is refused before the first kernel is built (unknown strategy,
 bad budget, a journal of another device or one another run has open, a foreign database), so a
@@ -9,28 +10,24 @@ and rungs is reused as a cache; --fresh moves it aside and starts a new one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Sequence
 
 import click
 
-from clgemm.backends import select_device
-from clgemm.cli.options import (command_line, device_options, output_options, positive,
-                                problem_from_options, size_options, timing_options)
+from clgemm.cli.options import (command_line, device_options, output_options, size_options,
+                                timing_options)
 from clgemm.cli.output import Output
-from clgemm.configs.database import load, results_dir
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file
-from clgemm.core.paths import check_writable
-from clgemm.core.problem import parse_sizes
 from clgemm.core.tables import csv_text, fit_lines, params_text
-from clgemm.measure.ladder import default_size
-from clgemm.rungs import get_rung, parse_rungs
 from clgemm.tuner.journal import COMMAND
 from clgemm.tuner.plan import GO_FURTHER, plan_table
 from clgemm.tuner.replay import compare
-from clgemm.tuner.run import TuneRun, plan_steps
-from clgemm.tuner.session import outcome_rows, parse_only, summary_table
-from clgemm.tuner.strategies import STRATEGIES, make_strategy
-from clgemm.tuner.tune import AUTO_PARTIAL, TuneOptions
+from clgemm.tuner.rung_tune import AUTO_PARTIAL
+from clgemm.tuner.settings import TuneSettings, only_from_specs
+from clgemm.tuner.shape_tune import PreparedShape, outcome_rows, summary_table
+from clgemm.tuner.strategies import STRATEGIES
+from clgemm.tuner.tune_run import TuneReport, TuneResult, TuneRun, Tuning, device_line
 
 #: rough seconds per configuration, for the estimate --exhaustive prints first
 SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}
@@ -59,9 +56,9 @@ def strategy_help() -> str:
                    "first)")
 @click.option("--strategy", default="auto", show_default=True,
               metavar="|".join(["auto", *STRATEGIES]), help=strategy_help())
-@click.option("--budget", type=int, default=None, callback=positive(),
+@click.option("--budget", type=int, default=None,
               help="at most this many evaluations per rung")
-@click.option("--time", "time_s", type=float, default=None, callback=positive(),
+@click.option("--time", "time_s", type=float, default=None,
               help="at most this many seconds per rung (without --budget, --time or "
                    "--exhaustive: a plan of at most 10 minutes on a GPU, 15 on a CPU)")
 @click.option("--fresh", is_flag=True,
@@ -74,19 +71,17 @@ def strategy_help() -> str:
               help="one journal for all rungs of one shape (default: <results>/journals/"
                    "<device>/rung<N>-<M>x<N>x<K>.jsonl per rung and shape)")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the strategies")
-@click.option("--jobs", "-j", type=int, default=None, callback=positive(allow_zero=True),
+@click.option("--jobs", "-j", type=int, default=None,
               help="pre-building processes (default: one per core; 0: build only when measuring)")
 @timing_options(repeats_help="timed launches per evaluation",
                 warmup_help="untimed launches before timing")
 @click.option("--confirm", type=int, default=3, show_default=True,
-              callback=positive(allow_zero=True),
               help="re-measure this many of the best with more repeats before storing one")
 @click.option("--launch-timeout", type=float, default=30.0, show_default=True,
-              callback=positive(),
               help="seconds one launch may take (JIT at first launch included) before the "
                    "configuration is recorded as timeout")
 @click.option("--build-timeout", type=float, default=300.0, show_default=True,
-              callback=positive(), help="seconds one build may take")
+              help="seconds one build may take")
 @click.option("--database", "database_file", type=click.Path(dir_okay=False), default=None,
               help="tuning database file (default: <results>/<device-key>.json, <results> being "
                    "$CLGEMM_RESULTS or the per-user data folder)")
@@ -110,81 +105,98 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     gemm() runs, at most 10 minutes on a GPU and 15 on a CPU, each search starting from the best
     configurations known for the device, its family and its type. Results go to the per-user
     data folder ($CLGEMM_RESULTS or --database choose another place)."""
+    settings = TuneSettings.given(
+        COMMAND, device=device, backend=backend, rungs=rungs,
+        shapes=_shapes(shapes, size, mnk), seconds=time_s, budget=budget,
+        exhaustive=exhaustive, strategy=strategy, only=only_from_specs(only_specs),
+        heuristics=not no_heuristics, seed=seed, confirm=confirm, repeats=repeats,
+        warmup=warmup, jobs=jobs, fresh=fresh, resume=resume, journal=journal_file,
+        database=database_file, launch_timeout=launch_timeout, build_timeout=build_timeout,
+        command=command_line())
     if replay_file:
-        if not Path(replay_file).exists():
-            raise UsageError(f"--compare-strategies: no such file {replay_file}")
-        if not is_regular_file(replay_file):
-            raise UsageError(f"--compare-strategies {replay_file}: not a regular file")
-        if out.json_file or out.csv_file:
-            raise UsageError("--compare-strategies prints a table only: leave out --json and "
-                             "--csv")
-        out.table("\n".join(fit_lines(compare(Path(replay_file)).splitlines(), out.layout)))
+        _compare(replay_file, out)
         return
+    report = CommandReport(out, dry_run, exhaustive)
+    tuning = Tuning(settings, report)
+    if dry_run:
+        tuning.prepare()
+    else:
+        tuning.run()
+    out.write(report.data, csv_text(report.rows))
 
-    if sum(x is not None for x in (budget, time_s)) + bool(exhaustive) > 1:
-        raise UsageError("give one of --budget, --time and --exhaustive, not several")
-    if strategy.strip().lower() != "auto":
-        make_strategy(strategy)  # an unknown name is refused now, not after the first rung
+
+def _shapes(shapes: str | None, size: int | None,
+            mnk: tuple[int, int, int] | None) -> str | int | tuple[int, int, int] | None:
+    """--shapes, --size or --mnk, as the settings take shapes: one of them at most."""
     if shapes is not None and (size is not None or mnk):
         raise UsageError("give either --shapes or --size/--mnk, not both")
-    if fresh and resume:
-        raise UsageError("--fresh starts the journals over and --resume continues them: give "
-                         "one of them")
+    if size is not None and mnk:
+        raise UsageError("give either --size or --mnk, not both")
+    return shapes if shapes is not None else (mnk or size)
 
-    dev = select_device(device, backend=backend)
-    numbers = parse_rungs(rungs) if rungs is not None else None
-    if shapes is not None:
-        problems = parse_sizes(shapes, "--shapes")
-    elif size is not None or mnk:
-        problems = [problem_from_options(size, mnk, default_size(dev))]
-    else:
-        problems = None
-    bounded = budget is None and time_s is None and not exhaustive
-    steps = plan_steps(dev, numbers, problems, bounded, time_s)
-    only = parse_only(only_specs, [get_rung(n) for n in sorted({s.rung for s in steps})])
-    options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
-                          time_s=time_s, seed=seed, heuristics=not no_heuristics,
-                          confirm=confirm)
-    run = TuneRun(dev, steps, bounded, options, only, repeats, warmup, jobs, fresh,
-                  journal_file, launch_timeout, build_timeout, command_line(), COMMAND)
-    results = results_dir()
 
-    out.say(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
-            f"{dev.driver_version})")
-    if bounded:
-        out.say("plan (no --budget, --time or --exhaustive given):")
-        out.say(plan_table(dev, steps, out.layout))
-    prepared = run.prepare(results, say=out.say, note=out.note, layout=out.layout)
-    data = {"format": FORMAT, "device": dev.to_json(), "command": run.command,
-            "bounded": bounded, "dry_run": dry_run,
-            "plan": [{"rung": s.rung, "shape": list(s.shape), "seconds": s.seconds}
-                     for s in steps],
-            "configurations": sum(shape.configurations for shape in prepared),
-            "database": None, "journals": [str(p) for shape in prepared
-                                           for p, _ in shape.journals], "rungs": []}
-    if exhaustive:
-        total = sum(shape.configurations for shape in prepared)
-        per = SECONDS_PER_CONFIG["CPU" if dev.is_cpu else "GPU"]
-        out.say(f"\n--exhaustive: {total} configurations, about {total * per / 60:.0f} "
-                f"minutes at ~{per:g} s each")
-    if dry_run:
-        out.write(data, csv_text([]))
-        return
-    db = load(dev, Path(database_file) if database_file else None)
-    check_writable("--database" if database_file else "tuning database", db.path)
+def _compare(replay_file: str, out: Output) -> None:
+    """--compare-strategies: every strategy replayed against an exhaustive journal."""
+    if not Path(replay_file).exists():
+        raise UsageError(f"--compare-strategies: no such file {replay_file}")
+    if not is_regular_file(replay_file):
+        raise UsageError(f"--compare-strategies {replay_file}: not a regular file")
+    if out.json_file or out.csv_file:
+        raise UsageError("--compare-strategies prints a table only: leave out --json and --csv")
+    out.table("\n".join(fit_lines(compare(Path(replay_file)).splitlines(), out.layout)))
 
-    result = run.measure(prepared, db, note=out.note)
-    if result.outcomes:
-        tuned = [shape for shape, _ in result.outcomes]
-        out.say("")
-        out.table(summary_table([o for _, o in result.outcomes], out.layout,
-                                tuned if len(set(tuned)) > 1 else None))
-        out.say(f"\ndatabase: {result.database}")
-        if bounded:
-            out.say(GO_FURTHER)
-    rows = outcome_rows(result.outcomes)
-    data.update(database=str(result.database), rungs=rows)
-    out.write(data, csv_text([{**r, "shape": "x".join(map(str, r["shape"])),
-                               "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
-                               "params": params_text(r["params"] or {})}
-                              for r in rows]))
+
+class CommandReport(TuneReport):
+    """The command's telling of a run: the report and messages through its `Output`, the plan
+    under its heading, the time --exhaustive will take, the summary with a shape column where
+    several shapes were tuned, and `data` and `rows`, what --json and --csv write."""
+
+    def __init__(self, out: Output, dry_run: bool, exhaustive: bool) -> None:
+        super().__init__(verbose=True)
+        self.out = out
+        self.layout = out.layout
+        self.dry_run = dry_run
+        self.exhaustive = exhaustive
+        self.data: dict[str, Any] = {}
+        self.rows: list[dict[str, Any]] = []
+
+    def say(self, text: str) -> None:
+        self.out.say(text)
+
+    def note(self, text: str) -> None:
+        self.out.note(text)
+
+    def planned(self, run: TuneRun) -> None:
+        self.say(device_line(run.device))
+        if run.bounded:
+            self.say("plan (no --budget, --time or --exhaustive given):")
+            self.say(plan_table(run.device, run.steps, self.layout))
+
+    def prepared(self, run: TuneRun, shapes: Sequence[PreparedShape]) -> None:
+        total = sum(shape.configurations for shape in shapes)
+        self.data = {"format": FORMAT, "device": run.device.to_json(), "command": run.command,
+                     "bounded": run.bounded, "dry_run": self.dry_run,
+                     "plan": [{"rung": s.rung, "shape": list(s.shape), "seconds": s.seconds}
+                              for s in run.steps],
+                     "configurations": total, "database": None,
+                     "journals": [str(p) for shape in shapes for p, _ in shape.journals],
+                     "rungs": []}
+        if self.exhaustive:
+            per = SECONDS_PER_CONFIG["CPU" if run.device.is_cpu else "GPU"]
+            self.say(f"\n--exhaustive: {total} configurations, about {total * per / 60:.0f} "
+                     f"minutes at ~{per:g} s each")
+
+    def finished(self, result: TuneResult) -> None:
+        if result.outcomes:
+            tuned = [shape for shape, _ in result.outcomes]
+            self.say("")
+            self.out.table(summary_table([o for _, o in result.outcomes], self.layout,
+                                         tuned if len(set(tuned)) > 1 else None))
+            self.say(f"\ndatabase: {result.database}")
+            if self.data["bounded"]:
+                self.say(GO_FURTHER)
+        rows = outcome_rows(result.outcomes)
+        self.data.update(database=str(result.database), rungs=rows)
+        self.rows = [{**r, "shape": "x".join(map(str, r["shape"])),
+                      "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
+                      "params": params_text(r["params"] or {})} for r in rows]

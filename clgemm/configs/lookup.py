@@ -291,6 +291,17 @@ def stale_entries(device: Any, rung: Rung, roots: Iterable[Path] | None = None) 
     return count
 
 
+_GENERATION = [0]
+
+
+def generation() -> int:
+    """A number that changes whenever what the lookup answers may have changed (`forget`):
+    whoever remembers answers keeps them only while it stays the same."""
+    return _GENERATION[0]
+
+
 def forget() -> None:
-    """Drop the parsed files (tests that rewrite a database within one second)."""
+    """Drop the parsed files, after a tune stored new results, a database was rewritten within
+    one second, or the environment now names other folders; every remembered answer is stale."""
     _CACHE.clear()
+    _GENERATION[0] += 1

@@ -12,7 +12,7 @@ from tabulate import tabulate
 from clgemm.core.files import is_regular_file
 from clgemm.tuner.journal import read_journal
 from clgemm.tuner.replay import load_replay, run_once
-from clgemm.tuner.tune import AUTO_PARTIAL
+from clgemm.tuner.rung_tune import AUTO_PARTIAL
 
 #: a journal with at least this many correct measurements is long enough to replay against
 LONG = 250

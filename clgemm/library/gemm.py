@@ -18,595 +18,183 @@ checked before the first launch, so a mistake never leaves C half written.
 
 from __future__ import annotations
 
-import math
-import threading
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from clgemm.backends import KINDS, Backend, DeviceArrays
-from clgemm.backends import Mat as _Mat
-from clgemm.backends import Operand as _Operand
-from clgemm.backends import array_kind, buffer_kind, host_operand, registry
+from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, host_operand,
+                             registry)
 from clgemm.configs import lookup
-from clgemm.configs.configuration import Config, from_found, user_config
-from clgemm.configs.launch import helper_geometry, prepare, round_up
+from clgemm.configs.configuration import Config, user_config
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
-from clgemm.rungs import GEMM_RUNGS, Rung, get_rung
-from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
-from clgemm.rungs.direct import DIRECT, direct_geometry, direct_macros
+from clgemm.library import arguments as args
+from clgemm.library.cache import CallCache
+from clgemm.library.order import LaunchOrder
+from clgemm.library.plan import Plan, aliases, new_plan
+from clgemm.library.program import CallProgram, build_program
 
-#: the kernel all sizes fall back to when no tuned configuration fits: the tiled kernel for any
-#: size (library kernel 13)
-ANY_SIZE_RUNG = 13
-HELPERS_FILE = "blas_helpers.cl"
-
-_LOCK = threading.RLock()
-_CHOICES: dict[tuple, "Config"] = {}
-#: stored configurations that failed to build or launch here: never chosen again this process
-_FAILED: set[tuple] = set()
-#: calls on device arrays whose checks passed, by `_call_key`: backend, adapter, sizes, scalars
-_CALLS: dict[tuple, tuple] = {}
-#: plans by call signature (`_plan`)
-_PLANS: dict[tuple, "_Plan"] = {}
-_CHOICE_CACHE_LIMIT = 4096
-#: stored configurations tried in one call before the rungs' defaults
+#: everything the library remembers between calls
+CACHE = CallCache()
+#: stored configurations tried in one call before the kernels' defaults
 _FALLBACK_TRIES = 4
 
 
-# -- backends ----------------------------------------------------------------------------------
 def backend_for(device: DeviceInfo | str | int | None = None,
                 backend: str | None = None) -> Backend:
     """The process-wide backend of a device (index, name part, DeviceInfo, or None for
-    $CLGEMM_DEVICE's, else the first CPU device; with `backend` ("opencl" or "cuda"), among that
-    backend's devices only, None then meaning its first). Reusing one backend per device is what makes every kernel build
-    once per process: builds are cached per backend."""
+    $CLGEMM_DEVICE's, else the first CPU device; with `backend` ("opencl" or "cuda"), among
+    that backend's devices only, None then meaning its first). Reusing one backend per device
+    is what makes every kernel build once per process: builds are cached per backend."""
     _, name = registry.split_backend(backend)
     return registry.shared_backend(registry.device_info(device, name))
 
 
-def clear_caches(backends: bool = False) -> None:
-    """Forget tuning databases and kernel choices (after a tuning run wrote new results, say);
-    with `backends`, also the backends with their contexts and built kernels."""
-    with _LOCK:
-        _CHOICES.clear()
-        _FAILED.clear()
-        _CALLS.clear()
-        _PLANS.clear()
-        lookup.forget()
-        registry.clear(backends)
-
-
-# -- kernel choice -----------------------------------------------------------------------------
-def _tuned_choice(device: DeviceInfo, m: int, n: int,
-                  k: int) -> tuple[Config, lookup.Found] | None:
-    """The lookup chain's choice over every rung (`lookup.best_over_rungs`), leaving out
-    configurations that already failed here in this process."""
-    def accept(rung: Rung, params: Mapping[str, int]) -> bool:
-        return _failed_key(device, rung.number, params) not in _FAILED
-
-    found = lookup.best_over_rungs(device, (m, n, k), accept=accept)
-    return None if found is None else (from_found(found), found)
-
-
-def _direct_choice(device: DeviceInfo, m: int, n: int,
-                   k: int) -> tuple[Config, lookup.Found | None] | None:
-    """The direct kernel's configuration: stored (by the chain), else its defaults for the
-    device type; None where neither fits the device."""
-    found = lookup.best(device, DIRECT, (m, n, k))
-    if found is not None and _failed_key(device, DIRECT.number, found.params) not in _FAILED:
-        return from_found(found), found
-    params = DIRECT.resolve(DIRECT_CPU_DEFAULTS if device.is_cpu else None)
-    if (DIRECT.first_violation(params, device.limits()) is not None
-            or _failed_key(device, DIRECT.number, params) in _FAILED):
-        return None
-    return Config(DIRECT.number, params, "default"), None
-
-
-#: Without measurements of both kinds, products of fewer multiply-adds than this run on the
-#: direct kernel: packing, padding and a second launch cost more than they save on small
-#: products (the part CLBlast's XGEMM_MIN_INDIRECT_SIZE plays). On PoCL at 1024^3 the tuned
-#: tiled kernel (12) ran twice as fast as the direct kernel's CPU defaults (53 against 27 GFLOP/s).
-DIRECT_BELOW = {"GPU": 768**3, "CPU": 512**3}
-
-
-def _prefer_direct(device: DeviceInfo, m: int, n: int, k: int,
-                   direct: lookup.Found | None, indirect: lookup.Found | None) -> bool:
-    """The crossover between the direct kernel and the rungs, from what was measured where
-    both are stored: the higher expected speed at this shape (`lookup.expected_gflops`:
-    measured speed, compute units filled, distance of the measured shape); else the size rule
-    for the device type."""
-    if direct is not None and indirect is not None:
-        shape = (m, n, k)
-        return (lookup.expected_gflops(device, DIRECT, direct, shape)
-                >= lookup.expected_gflops(device, get_rung(indirect.rung), indirect, shape))
-    return m * n * k < DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0))
-
-
-def _failed_key(device: DeviceInfo, rung: int, params: Mapping[str, int]) -> tuple:
-    return (device.key, rung, tuple(sorted(params.items())))
-
-
-def _default_choice(device: DeviceInfo) -> Config:
-    """The tiled kernel for any size at its defaults; where it does not fit the device, the
-    highest of the other kernels gemm() packs for whose defaults fit (the caller pads sizes to
-    its tiles)."""
-    limits = device.limits()
-    order = [ANY_SIZE_RUNG] + sorted((n for n in GEMM_RUNGS if n != ANY_SIZE_RUNG), reverse=True)
-    for number in order:
-        rung = get_rung(number)
-        params = rung.defaults()
-        if rung.first_violation(params, limits) is None:
-            return Config(number, params, "default")
-    raise UsageError(f"no rung's default configuration fits device '{device.name}'")
-
-
 def choose_kernel(device: DeviceInfo, m: int, n: int, k: int) -> Config:
-    """The direct kernel or a rung, by the measured crossover (`_prefer_direct`); for a rung,
-    the lookup chain's configuration, else the default; remembered per device and shape."""
-    key = (device.key, lookup.read_key(), m, n, k)
-    with _LOCK:
-        if key not in _CHOICES:
-            if len(_CHOICES) >= _CHOICE_CACHE_LIMIT:
-                _CHOICES.clear()
-            tuned = _tuned_choice(device, m, n, k)
-            indirect = tuned[0] if tuned else _default_choice(device)
-            direct = _direct_choice(device, m, n, k)
-            if direct is not None and _prefer_direct(device, m, n, k, direct[1],
-                                                     tuned[1] if tuned else None):
-                _CHOICES[key] = direct[0]
-            else:
-                _CHOICES[key] = indirect
-        return _CHOICES[key]
+    """The kernel gemm() runs for a column-major M x N x K product on the device."""
+    CACHE.current()
+    return CACHE.choose(device, (m, n, k))
 
 
-# -- plans: what runs and what it allocates, decided before anything is allocated -------------
-@dataclass
-class _Plan:
+def clear_caches(backends: bool = False) -> None:
+    """Forget tuning databases, kernel choices and remembered calls (after a tuning run wrote
+    new results, or the environment now names other folders); with `backends`, also the
+    backends with their contexts and built kernels."""
+    lookup.forget()
+    CACHE.clear()
+    registry.clear(backends)
+
+
+# -- one call's program: chosen, planned, built and checked once per signature ----------------
+@dataclass(frozen=True)
+class Signature:
+    """What a call's program depends on: never the buffers, only where in them and how."""
+
+    backend: Backend
     m: int
     n: int
     k: int
-    alpha: np.float32
-    beta: np.float32
-    choice: Config | None = None
-    mp: int = 0
-    np_: int = 0
-    kp: int = 0
-    pack_a: bool = False
-    pack_b: bool = False
-    #: the rung writes straight into C (no P buffer, no epilogue)
-    direct_c: bool = False
-    #: the direct kernel does the whole product in one launch (no packing, no epilogue)
-    direct: bool = False
-    #: buffers the plan allocates besides the caller's: (name, float count)
-    temps: list[tuple[str, int]] = field(default_factory=list)
-
-    @property
-    def chosen(self) -> Config:
-        """The configuration of a plan that computes a product (`use_p`), which `_new_plan`
-        chooses for every such plan before anything reads it."""
-        assert self.choice is not None, "a plan with a product to compute has a configuration"
-        return self.choice
-
-    @property
-    def use_p(self) -> bool:
-        return self.k > 0 and self.alpha != 0
-
-    @property
-    def read_c(self) -> bool:
-        return self.beta != 0
-
-    @property
-    def nothing_to_do(self) -> bool:
-        return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
+    alpha: float
+    beta: float
+    a: tuple[int, int, bool]
+    b: tuple[int, int, bool]
+    c: tuple[int, int]
+    c_is_ours: bool
+    kernel: Config | None
+    alias: tuple[bool, bool]
 
 
-def _panel_steps(plan: _Plan) -> list[tuple[Any, int]]:
-    """The helper steps the chosen configuration adds after gemm's own packing (panels), each
-    with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
-    rung = get_rung(plan.chosen.rung)
-    extra = rung.extra_helpers(plan.chosen.params) if rung.extra_helpers else ()
-    return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
+def _signature(be: Backend, plan: Plan, a: Mat, b: Mat, c: Mat, c_is_ours: bool,
+               kernel: Config | None, alias: tuple[bool, bool]) -> Signature:
+    return Signature(be, plan.m, plan.n, plan.k, float(plan.alpha), float(plan.beta),
+                     (a.offset, a.ld, a.trans), (b.offset, b.ld, b.trans), (c.offset, c.ld),
+                     c_is_ours, kernel, alias)
 
 
-def _plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
-          a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: Config | None) -> _Plan:
-    """What runs and what it allocates; remembered per call signature (a plan depends only on
-    the sizes, scalars, layouts and the kernel choice, never on the buffers)."""
-    key = (device.key, lookup.read_key(), m, n, k, float(alpha), float(beta),
-           a.offset, a.ld, a.trans, b.offset, b.ld, b.trans, c.offset, c.ld, c_is_ours, kernel)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _new_plan(device, m, n, k, alpha, beta, a, b, c, c_is_ours, kernel)
-        with _LOCK:
-            if len(_PLANS) >= _CHOICE_CACHE_LIMIT:
-                _PLANS.clear()
-            _PLANS[key] = plan
-    return plan
-
-
-def _new_plan(device: DeviceInfo, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
-              a: _Mat, b: _Mat, c: _Mat, c_is_ours: bool, kernel: Config | None) -> _Plan:
-    plan = _Plan(m, n, k, alpha, beta)
-    if plan.nothing_to_do or not plan.use_p:
-        return plan
-    plan.choice = kernel or choose_kernel(device, m, n, k)
-    if plan.choice.rung == DIRECT.number:
-        # One launch reads the operands where they lie and writes alpha*P + beta*C itself.
-        plan.direct, plan.direct_c = True, True
-        plan.mp, plan.np_, plan.kp = m, n, k
-        return plan
-    rung = get_rung(plan.choice.rung)
-    tm, tn, tk = rung.size_multiples(plan.choice.params)
-    plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
-    exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
-    plan.pack_a = not (exact and not a.trans and a.offset == 0 and a.ld == m)
-    if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
-        plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
-    else:
-        plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
-    plan.direct_c = (exact and c_is_ours and alpha == 1 and beta == 0 and c.offset == 0
-                     and c.ld == m)
-    if plan.pack_a:
-        plan.temps.append(("packed A", plan.mp * plan.kp))
-    if plan.pack_b:
-        plan.temps.append(("packed B", plan.kp * plan.np_))
-    for helper, rows in _panel_steps(plan):
-        plan.temps.append((helper.name, rows * plan.kp))
-    if not plan.direct_c:
-        plan.temps.append(("product", plan.mp * plan.np_))
-    for name, count in plan.temps:
-        if count > INT_MAX:
-            raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
-                             f"kernels index with 32-bit ints, so at most {INT_MAX}")
-    return plan
-
-
-def _pack_tile(backend: Backend) -> int:
-    return 16 if backend.device.max_work_group_size >= 256 else 8
-
-
-def _helper(backend: Backend, kernel: str) -> Any:
-    return backend.program(HELPERS_FILE, {"PACK_TILE": _pack_tile(backend)}, kernel)
-
-
-def _tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, int],
-                                                                      tuple[int, int]]:
-    """Global and local size of a helper kernel with one work-item per element of a
-    rows x cols matrix, in square work-groups."""
-    t = _pack_tile(backend)
-    return (round_up(rows, t), round_up(cols, t)), (t, t)
-
-
-def _stored(x: _Mat, rows: int, cols: int) -> tuple[int, int]:
-    """The stored matrix's rows and columns, for op(X) of rows x cols."""
-    return (cols, rows) if x.trans else (rows, cols)
-
-
-def _operand_dims(plan: _Plan) -> tuple[tuple[int, int], tuple[int, int]]:
-    """op(A) and op(B) of the plan: m x k and k x n."""
-    return (plan.m, plan.k), (plan.k, plan.n)
-
-
-def _reads_while_writing_c(plan: _Plan, operand: str) -> bool:
-    """Whether a launch of the plan reads the operand where it lies while it writes C: the
-    direct kernel, or a rung that writes C itself from an operand that was not packed. Every
-    other plan reads the operands (or packed copies) in launches that end before the epilogue,
-    the only launch that writes C, begins."""
-    if plan.direct:
-        return True
-    return plan.direct_c and not (plan.pack_a if operand == "a" else plan.pack_b)
-
-
-def _copies(plan: _Plan, alias: tuple[bool, bool]) -> list[str]:
-    """The operands the plan must copy before C is written: those that share memory with C
-    (`alias`, for A and B) and that a C-writing launch would read in place."""
-    if not plan.use_p:
-        return []
-    return [name for name, shared in zip("ab", alias)
-            if shared and _reads_while_writing_c(plan, name)]
-
-
-def _launches(backend: Backend, plan: _Plan,
-              alias: tuple[bool, bool] = (False, False)) -> list[tuple[str, Any, Any]]:
-    """(what, global size, local size) of every launch the plan makes, in order."""
-    out = []
-    if plan.direct:
-        dims = dict(zip("ab", _operand_dims(plan)))
-        for name in _copies(plan, alias):
-            rows, cols = dims[name]
-            out.append((f"copy of {name.upper()}", *_tiles_geometry(backend, rows, cols)))
-        return out + [("direct kernel", *direct_geometry(plan.chosen.params, plan.m, plan.n))]
-    if plan.use_p:
-        rung = get_rung(plan.chosen.rung)
-        if plan.pack_a:
-            out.append(("pack of A", *_tiles_geometry(backend, plan.mp, plan.kp)))
-        if plan.pack_b:
-            rows, cols = (plan.np_, plan.kp) if rung.transposed_b else (plan.kp, plan.np_)
-            out.append(("pack of B", *_tiles_geometry(backend, rows, cols)))
-        for helper, rows in _panel_steps(plan):
-            out.append((helper.name, *helper_geometry(helper, rows, plan.kp)))
-        out.append((f"rung {rung.number}", *rung.geometry(plan.chosen.params, plan.mp, plan.np_)))
-    if not plan.direct_c:
-        out.append(("epilogue", *_tiles_geometry(backend, plan.m, plan.n)))
-    return out
-
-
-def _check_launches(backend: Backend, plan: _Plan,
-                    alias: tuple[bool, bool] = (False, False)) -> None:
-    """Refuse, before anything runs, a launch with more work-groups than the API allows along
-    a dimension (CUDA: 65535 along y and z), rather than fail halfway through."""
-    limits = backend.max_groups
-    if limits is None or plan.nothing_to_do:
-        return
-    for what, gsize, lsize in _launches(backend, plan, alias):
-        for axis, (size, local, most) in enumerate(zip(gsize, lsize, limits)):
-            groups = -(-size // local)
-            if groups > most:
-                raise UsageError(f"this product is too large for the {backend.name} backend: "
-                                 f"the {what} kernel would need {groups} work-groups along "
-                                 f"dimension {axis}, and {backend.name} allows at most {most}")
-
-
-def _shares_memory(kind: DeviceArrays, x: _Mat, rows: int, cols: int, c: _Mat, m: int,
-                   n: int) -> bool:
-    """Whether the stored matrix X (rows x cols) and C (m x n) have a float in common.
-
-    Blocked algorithms pass views of one matrix (an LU update reads two blocks and writes a
-    third), whose spans interleave without sharing an element: with one leading dimension the
-    test is exact, so those calls are not slowed by a copy. Column j of X holds the floats
-    [j*ld, j*ld + rows) past X's first, column j' of C [d + j'*ld, d + j'*ld + m), d being C's
-    distance from X; two columns meet where t = j - j' has d - rows < t*ld < d + m. With two
-    leading dimensions, spans that meet count as shared."""
-    if x.buf is None or c.buf is None or not (rows and cols and m and n):
-        return False
-    mem_x, x0, x1 = kind.memory_range(x.buf, x.offset, (cols - 1) * x.ld + rows)
-    mem_c, c0, c1 = kind.memory_range(c.buf, c.offset, (n - 1) * c.ld + m)
-    if mem_x != mem_c or x1 <= c0 or c1 <= x0:
-        return False
-    if x.ld != c.ld or (c0 - x0) % 4:
-        return True
-    ld, d = x.ld, (c0 - x0) // 4
-    t = max((d - rows) // ld + 1, -(n - 1))
-    return t <= cols - 1 and t * ld < d + m
-
-
-def _aliases(kind: DeviceArrays | None, a: _Mat, b: _Mat, c: _Mat, m: int, n: int,
-             k: int) -> tuple[bool, bool]:
-    """Whether A and whether B share memory with C (op(A) m x k, op(B) k x n, C m x n)."""
-    if kind is None:
-        return False, False
-    return (_shares_memory(kind, a, *_stored(a, m, k), c, m, n),
-            _shares_memory(kind, b, *_stored(b, k, n), c, m, n))
-
-
-class _Order:
-    """The order of one call's launches on its queue.
-
-    The first launch waits for the events the call was given: the operands' pending work (a
-    pyopencl array's `.events`) and the caller's `wait_for`. On an in-order queue the later
-    launches follow by queue order alone; on an out-of-order queue each waits for the one before
-    (pack, panels, rung, epilogue run as a chain), and `last` is the event whose completion
-    means C is written.
-
-    Buffers from the pool are the other hazard of an out-of-order queue: a buffer handed back
-    (a scratch buffer of an earlier call, an output the caller dropped) may still be read by
-    work queued before, which the pool does not know of. Tracking every reader is not possible
-    (the caller's own kernels read gemm()'s outputs), so the first time a call takes a buffer from the
-    pool on such a queue it queues a marker, which completes when everything queued before it
-    has, and its launches wait for that too. This orders only the call's own work after the
-    earlier work, not the caller's later work; calls that take nothing from the pool (the
-    direct kernel into a given C) and in-order queues need no marker."""
-
-    def __init__(self, backend: Backend, queue: Any, wait_for: list[Any]):
-        self.backend = backend
-        self.queue = queue
-        self.in_order = backend.in_order(queue)
-        self.marked = self.in_order
-        self.wait = wait_for
-        #: the event of the last launch queued, if the backend has events
-        self.last: Any = None
-
-    def pooled(self) -> None:
-        """Called before a buffer is taken from the pool for this call's launches to write."""
-        if not self.marked:
-            self.marked = True
-            marker = self.backend.marker(self.queue)
-            if marker is not None:
-                self.wait = [*self.wait, marker]
-
-    def scratch(self, count: int) -> Any:
-        self.pooled()
-        return self.backend.scratch(count, self.queue)
-
-    def enqueue(self, kernel: Any, global_size: Any, local_size: Any, args: list) -> None:
-        if self.wait:
-            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue,
-                                         wait_for=self.wait)
-        else:
-            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue)
-        self.last = event
-        self.wait = [event] if event is not None and not self.in_order else []
-
-
-def _pack(backend: Backend, order: _Order, x: _Mat, rows: int, cols: int, out_rows: int,
-          out_cols: int, transpose: bool) -> Any:
-    """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
-    out = order.scratch(out_rows * out_cols)
-    knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
-    gsize, lsize = _tiles_geometry(backend, out_rows, out_cols)
-    order.enqueue(knl, gsize, lsize, [rows, cols, out_rows, out_cols, x.buf, x.offset, x.ld, out])
-    return out
-
-
-def _copy(backend: Backend, order: _Order, x: _Mat, rows: int, cols: int) -> _Mat:
-    """A tight copy of op(X) (rows x cols) as it is stored, read in its place by the launches
-    that write C, so that writing C cannot change what they read."""
-    sr, sc = _stored(x, rows, cols)
-    return _Mat(_pack(backend, order, x, sr, sc, sr, sc, False), 0, max(1, sr), x.trans)
-
-
-def _unshared(backend: Backend, order: _Order, plan: _Plan, alias: tuple[bool, bool],
-              a: _Mat, b: _Mat) -> tuple[_Mat, _Mat]:
-    """A and B as the plan's launches may read them while C is written: copies of those that
-    share memory with C and would be read in place (`_copies`), the others as they are."""
-    copies = _copies(plan, alias)
-    if "a" in copies:
-        a = _copy(backend, order, a, plan.m, plan.k)
-    if "b" in copies:
-        b = _copy(backend, order, b, plan.k, plan.n)
-    return a, b
-
-
-def _execute(backend: Backend, plan: _Plan, a: _Mat, b: _Mat, c: _Mat, order: _Order,
-             alias: tuple[bool, bool] = (False, False)) -> None:
-    """Queue every launch of the plan in `order` and return without waiting. Scratch buffers
-    come from the backend's pool and go back to it when this returns; later work on the same
-    queue is ordered after these launches (`_Order`), so reusing them is safe. An operand that
-    shares memory with C (`alias`) and would be read while C is written is copied first, as
-    NumPy's matmul does with an `out` that overlaps its inputs; only then, so the common call
-    pays nothing."""
-    if plan.nothing_to_do:
-        return
-    m, n, k = plan.m, plan.n, plan.k
-    p_buf, ldp = None, m
-    with backend.lock:
-        if plan.direct:
-            knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans,
-                                                             b.trans), DIRECT.kernel)
-            a, b = _unshared(backend, order, plan, alias, a, b)
-            gsize, lsize = direct_geometry(plan.chosen.params, m, n)
-            order.enqueue(knl, gsize, lsize,
-                          [m, n, k, plan.alpha, plan.beta, a.buf, a.offset, a.ld,
-                           b.buf, b.offset, b.ld, c.buf, c.offset, c.ld])
-            return
-        if plan.use_p:
-            rung: Rung = get_rung(plan.chosen.rung)
-            # Built before anything is queued, so a configuration that fails to build here
-            # leaves nothing half done and the next choice can run instead.
-            backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
-            a, b = _unshared(backend, order, plan, alias, a, b)
-            a_buf = (_pack(backend, order, a, m, k, plan.mp, plan.kp, a.trans) if plan.pack_a
-                     else a.buf)
-            if rung.transposed_b:
-                b_buf = (_pack(backend, order, b, n, k, plan.np_, plan.kp, not b.trans)
-                         if plan.pack_b else b.buf)
-            else:
-                b_buf = (_pack(backend, order, b, k, n, plan.kp, plan.np_, b.trans)
-                         if plan.pack_b else b.buf)
-            p_buf = c.buf if plan.direct_c else order.scratch(plan.mp * plan.np_)
-            ldp = plan.mp
-            # gemm's own packing did the transpose of B; what remains is packing into panels
-            prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp,
-                               a_buf, b_buf, p_buf, [h for h, _ in _panel_steps(plan)],
-                               lambda name, count: order.scratch(count))
-            for step in (*prepared.helpers, prepared.main):
-                order.enqueue(step.kernel, step.global_size, step.local_size, step.args)
-            if plan.direct_c:
-                return
-        knl = _helper(backend, "epilogue")
-        gsize, lsize = _tiles_geometry(backend, m, n)
-        order.enqueue(knl, gsize, lsize,
-                      [m, n, plan.alpha, p_buf if p_buf is not None else c.buf, ldp,
-                       int(plan.use_p), plan.beta, c.buf, c.offset, c.ld, int(plan.read_c)])
-
-
-def _run(backend: Backend, plan: _Plan, replan: Callable[[], _Plan],
-         check: Callable[[_Plan], None], a: _Mat, b: _Mat, c: _Mat, order: _Order,
-         alias: tuple[bool, bool] = (False, False)) -> None:
-    """Queue the plan. A stored configuration (tuned, or carried over by the lookup chain) that
-    fails to build or launch here is dropped for the rest of the process with a warning, and the
-    next choice runs instead: a bad database entry slows a call once, it never fails it. The
-    kernel is built before anything is queued, and C is written by the last launch only, so a
-    failed attempt leaves C as it was. Configurations the caller forced, and the rungs' own
-    defaults, fail loudly."""
-    for _ in range(_FALLBACK_TRIES):
+def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
+                 extra: list[tuple[str, int]]) -> CallProgram:
+    """The program of a signature: its kernel chosen (or forced), planned, memory checked,
+    built and its launches checked. A stored configuration that fails to build here is dropped
+    for the rest of the process with a warning and the next choice is built instead: a bad
+    database entry slows a call once, it never fails it. Forced configurations and the kernels'
+    own defaults fail loudly."""
+    be, shape = sig.backend, (sig.m, sig.n, sig.k)
+    for attempt in range(_FALLBACK_TRIES + 1):
+        plan = Plan(sig.m, sig.n, sig.k, np.float32(sig.alpha), np.float32(sig.beta))
+        kernel = sig.kernel
+        if kernel is None and plan.use_p and not plan.nothing_to_do:
+            kernel = CACHE.choose(be.device, shape)
+        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, sig.c_is_ours,
+                        kernel)
+        check_memory(be.device, extra + plan.temps)
         try:
-            _execute(backend, plan, a, b, c, order, alias)
-            return
-        except (BuildError, LaunchError) as exc:
-            choice = plan.choice
-            if choice is None or choice.source in ("user", "default"):
+            with be.lock:
+                program = build_program(be, plan, a, b, c, sig.alias)
+        except BuildError as exc:
+            if not _droppable(plan.choice) or attempt == _FALLBACK_TRIES:
                 raise
-            _drop_choice(backend.device, choice, exc)
-        plan = replan()
-        check(plan)
-    _execute(backend, plan, a, b, c, order, alias)
+            CACHE.reject(be.device, plan.choice, exc)  # type: ignore[arg-type]
+            continue
+        program.check_groups(be)
+        return program
+    raise AssertionError("unreachable")
 
 
-def _drop_choice(device: DeviceInfo, choice: Config, exc: Exception) -> None:
-    warnings.warn(f"clgemm: {choice.describe()} failed on {device.name} ({exc}); using the next "
-                  f"choice instead", RuntimeWarning, stacklevel=4)
-    with _LOCK:
-        _FAILED.add(_failed_key(device, choice.rung, choice.params))
-        for key in [k for k, v in _CHOICES.items() if k[0] == device.key and v == choice]:
-            del _CHOICES[key]
-        for key in [k for k, v in _PLANS.items() if k[0] == device.key and v.choice == choice]:
-            del _PLANS[key]
+def _droppable(choice: Config | None) -> bool:
+    return choice is not None and choice.source not in ("user", "default")
 
 
-# -- argument checks shared by both entry points -----------------------------------------------
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
+def _program(sig: Signature, a: Mat, b: Mat, c: Mat,
+             extra: list[tuple[str, int]]) -> CallProgram:
+    program: CallProgram = CACHE.remembered(CACHE.programs, sig,
+                                            lambda: _new_program(sig, a, b, c, extra))
+    return program
 
 
-def _scalar(name: str, value: Any) -> np.float32:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                      np.floating)):
-        raise ArgumentTypeError(f"{name} must be a real number, got {value!r}")
-    try:
-        as_float = float(value)
-    except OverflowError:  # an int too large for any float
-        as_float = math.inf
-    # A finite value past float32's range would become Inf: refuse it rather than compute
-    # with something the caller did not write. NaN and Inf given as such are kept (IEEE).
-    if abs(as_float) > _FLOAT32_MAX and (math.isfinite(as_float) or isinstance(value, int)):
-        if not (abs(as_float) < _FLOAT32_MAX * (1 + 2**-25)):  # rounds down onto the maximum
-            raise UsageError(f"{name}={value!r} is outside float32's range (at most "
-                             f"{_FLOAT32_MAX:.6g} in magnitude)")
-    return np.float32(as_float)
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _size(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError(f"{name} must be a non-negative integer, got {value!r}")
-    if not 0 <= value <= INT_MAX:
-        raise UsageError(f"{name}={value} must be between 0 and {INT_MAX}")
-    return int(value)
-
-
-def _check_backend_kind(kind: DeviceArrays, named: list[tuple[str, Any]],
-                        backend_name: str | None, what: str = "array") -> None:
-    """Device memory stays on its own backend: CuPy arrays cannot go to OpenCL, nor pyopencl
-    arrays (or buffers) to CUDA."""
-    if backend_name is not None and backend_name != kind.backend:
-        other = KINDS[backend_name].label
-        hint = (f"pass NumPy or {other} arrays" if what == "array"
-                else f"pass {KINDS[backend_name].label} buffers")
-        raise UsageError(f"{named[0][0]} is a {kind.label} {what}, which lives on the "
-                         f"{kind.backend} backend, but the {backend_name} backend was asked for "
-                         f"(on {backend_name}, {hint})")
-
-
-def _one_kind(named: list[tuple[str, Any]], kinds: list[DeviceArrays], what: str) -> None:
-    """Device arrays (or buffers) of different backends cannot meet in one call."""
-    for (name, _), kind in zip(named[1:], kinds[1:]):
-        if kind is not kinds[0]:
-            raise UsageError(f"{named[0][0]} is a {kinds[0].label} {what} and {name} a "
-                             f"{kind.label} {what}: they live on different backends and cannot "
-                             f"be used in one call")
+def _run(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, order: LaunchOrder,
+         extra: list[tuple[str, int]]) -> None:
+    """Queue the program; a stored configuration that fails to launch is dropped as one that
+    fails to build is, and the call runs on the next choice (C is written by the last launch
+    only, so a failed attempt leaves C as it was)."""
+    for attempt in range(_FALLBACK_TRIES + 1):
+        try:
+            with sig.backend.lock:
+                program.run(order, a.buf, b.buf, c.buf)
+            return
+        except LaunchError as exc:
+            if not _droppable(program.plan.choice) or attempt == _FALLBACK_TRIES:
+                raise
+            CACHE.reject(sig.backend.device, program.plan.choice,  # type: ignore[arg-type]
+                         exc)
+            program = _program(sig, a, b, c, extra)
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
+def _buffer_mats(kind: DeviceArrays, bufs: dict[str, Any], m: int, n: int, k: int,
+                 trans_a: bool, trans_b: bool, lds: dict[str, Any], offsets: dict[str, Any],
+                 order: str) -> dict[str, Mat]:
+    """Each buffer as a stored matrix, with the checks BLAS makes (xerbla's) plus extents."""
+    shapes = {"a": (k, m) if trans_a else (m, k), "b": (n, k) if trans_b else (k, n), "c": (m, n)}
+    mats: dict[str, Mat] = {}
+    for name in "abc":
+        rows, cols = shapes[name]
+        # In column-major order consecutive elements run down a column, so ld spans a column.
+        inner, outer = (rows, cols) if order == "F" else (cols, rows)
+        ld = args.size(f"ld{name}", max(1, inner) if lds[name] is None else lds[name])
+        off = args.size(f"{name}_offset", offsets[name])
+        if ld < max(1, inner):
+            what = "rows" if order == "F" else "columns"
+            raise UsageError(f"ld{name}={ld} is smaller than the {inner} {what} of {name} as "
+                             f"stored ({rows} x {cols}, order='{order}'); it must be at least "
+                             f"{max(1, inner)}")
+        if rows and cols:
+            need = off + (outer - 1) * ld + inner
+            have = kind.floats(bufs[name])
+            if need > have:
+                raise UsageError(f"buffer {name} holds {have} floats, but a {rows} x {cols} "
+                                 f"matrix at offset {off} with ld{name}={ld} reaches float "
+                                 f"{need}")
+        mats[name] = Mat(bufs[name], off, ld, {"a": trans_a, "b": trans_b}.get(name, False))
+    return mats
+
+
+def _buffers_kind(bufs: dict[str, Any], backend_name: str | None) -> DeviceArrays:
+    kinds = []
+    for name, buf in bufs.items():
+        kind = buffer_kind(buf)
+        if kind is None:
+            what = type(buf).__module__.split(".")[0] + "." + type(buf).__name__
+            raise ArgumentTypeError(f"{name} must be a pyopencl.Buffer, or on the CUDA backend a "
+                                    f"flat CuPy array, got {what} (for NumPy, pyopencl or CuPy "
+                                    f"matrices use clgemm.gemm)")
+        kind.check_buffer(name, buf)
+        kinds.append(kind)
+    named = list(bufs.items())
+    args.one_kind(named, kinds, "buffer")
+    args.check_backend_kind(kinds[0], named, backend_name, "buffer")
+    return kinds[0]
 def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
                  alpha: float = 1.0, beta: float = 0.0,
                  trans_a: bool = False, trans_b: bool = False,
@@ -634,126 +222,49 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     force a kernel instead of the tuned or default choice (sizes it cannot take are padded).
     """
     backend_obj, backend_name = registry.split_backend(backend)
-    m, n, k = _size("m", m), _size("n", n), _size("k", k)
-    alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
-    trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
+    m, n, k = args.size("m", m), args.size("n", n), args.size("k", k)
+    alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
+    trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
     if order not in ("F", "C"):
         raise UsageError(f"order must be 'F' (column-major) or 'C' (row-major), got {order!r}")
     bufs = {"a": a, "b": b, "c": c}
-    kinds = []
-    for name, buf in bufs.items():
-        kind = buffer_kind(buf)
-        if kind is None:
-            what = type(buf).__module__.split(".")[0] + "." + type(buf).__name__
-            raise ArgumentTypeError(f"{name} must be a pyopencl.Buffer, or on the CUDA backend a "
-                                    f"flat CuPy array, got {what} (for NumPy, pyopencl or CuPy "
-                                    f"matrices use clgemm.gemm)")
-        kind.check_buffer(name, buf)
-        kinds.append(kind)
-    named = list(bufs.items())
-    _one_kind(named, kinds, "buffer")
-    kind = kinds[0]
-    _check_backend_kind(kind, named, backend_name, "buffer")
-    backend = kind.buffers_backend(named, queue, backend_obj)
-
-    # Stored shapes, in the caller's order, then the checks BLAS makes (xerbla's), plus extents.
-    shapes = {"a": (k, m) if trans_a else (m, k), "b": (n, k) if trans_b else (k, n), "c": (m, n)}
-    lds = {"a": lda, "b": ldb, "c": ldc}
-    offsets = {"a": a_offset, "b": b_offset, "c": c_offset}
-    mats: dict[str, _Mat] = {}
-    for name in "abc":
-        rows, cols = shapes[name]
-        # In column-major order consecutive elements run down a column, so ld spans a column.
-        inner, outer = (rows, cols) if order == "F" else (cols, rows)
-        ld = max(1, inner) if lds[name] is None else lds[name]
-        ld = _size(f"ld{name}", ld)
-        off = _size(f"{name}_offset", offsets[name])
-        if ld < max(1, inner):
-            what = "rows" if order == "F" else "columns"
-            raise UsageError(f"ld{name}={ld} is smaller than the {inner} {what} of {name} as "
-                             f"stored ({rows} x {cols}, order='{order}'); it must be at least "
-                             f"{max(1, inner)}")
-        if rows and cols:
-            need = off + (outer - 1) * ld + inner
-            have = kind.floats(bufs[name])
-            if need > have:
-                raise UsageError(f"buffer {name} holds {have} floats, but a {rows} x {cols} "
-                                 f"matrix at offset {off} with ld{name}={ld} reaches float "
-                                 f"{need}")
-        mats[name] = _Mat(bufs[name], off, ld, False)
+    kind = _buffers_kind(bufs, backend_name)
+    be = kind.buffers_backend(list(bufs.items()), queue, backend_obj)
+    mats = _buffer_mats(kind, bufs, m, n, k, trans_a, trans_b, {"a": lda, "b": ldb, "c": ldc},
+                        {"a": a_offset, "b": b_offset, "c": c_offset}, order)
     ma, mb, mc = mats["a"], mats["b"], mats["c"]
-    ma.trans, mb.trans = trans_a, trans_b
     if order == "C":
         # A row-major X is the column-major X^T, so each op flips; and C^T = op(B)^T op(A)^T
         # flips each operand once more. The flips cancel: only the operands and sizes swap.
         m, n = n, m
         ma, mb = mb, ma
-
-    kernel = None if rung is None else user_config(backend.device, rung, params)
-
-    def replan() -> _Plan:
-        return _plan(backend.device, m, n, k, alpha32, beta32, ma, mb, mc, False, kernel)
-
-    waits = backend.wait_list(wait_for)
-    alias = _aliases(kind, ma, mb, mc, m, n, k)
-
-    def check(p: _Plan) -> None:
-        check_memory(backend.device, p.temps)
-        _check_launches(backend, p, alias)
-
-    plan = replan()
-    check(plan)
-    with backend.activate():
-        run_on = kind.buffers_queue(backend, queue)
-        chain = _Order(backend, run_on, waits)
-        _run(backend, plan, replan, check, ma, mb, mc, chain, alias)
+    kernel = None if rung is None else user_config(be.device, rung, params)
+    waits = be.wait_list(wait_for)
+    alias = aliases(kind, ma, mb, mc, m, n, k)
+    sig = _signature(be, Plan(m, n, k, alpha32, beta32), ma, mb, mc, False, kernel, alias)
+    with be.activate():
+        program = _program(sig, ma, mb, mc, [])
+        run_on = kind.buffers_queue(be, queue)
+        chain = LaunchOrder(be, run_on, waits)
+        _run(sig, program, ma, mb, mc, chain, [])
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
     return chain.last
 
 
 # -- gemm on arrays ----------------------------------------------------------------------------
-def _check_array(name: str, x: Any) -> DeviceArrays | None:
-    """The array's device kind (None for NumPy), once it is known to be a float32 matrix."""
-    kind = None
-    if not isinstance(x, np.ndarray):
-        kind = array_kind(x)
-        if kind is None:
-            raise ArgumentTypeError(f"{name} must be a NumPy array or a pyopencl.array.Array, "
-                                    f"got {type(x).__name__} (or, on the CUDA backend, a "
-                                    f"cupy.ndarray)")
-    if x.dtype != np.float32:
-        raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm supports float32 only "
-                                f"(convert with {name}.astype(numpy.float32))")
-    if x.ndim != 2:
-        raise UsageError(f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)}")
-    return kind
+@dataclass(frozen=True)
+class _Checked:
+    """A call whose arguments passed every check: what the checks found."""
 
-
-def _pick_backend(on_device: list[tuple[str, Any]], kind: DeviceArrays | None, device: Any,
-                  backend: Any) -> Backend:
-    """The backend of the call: the device arrays' own (checked against `device` and `backend`
-    where given), else the one asked for, else $CLGEMM_DEVICE's or the first CPU device's."""
-    backend_obj, backend_name = registry.split_backend(backend)
-    if kind is not None:
-        _check_backend_kind(kind, on_device, backend_name)
-        if isinstance(device, DeviceInfo) and device.backend != kind.backend:
-            raise UsageError(f"{on_device[0][0]} is a {kind.label} array, which lives on the "
-                             f"{kind.backend} backend, but device '{device.name}' is on the "
-                             f"{device.backend} backend")
-    info = None
-    if device is not None:
-        info = registry.device_info(device, backend_name
-                                    or (kind.backend if kind is not None else None))
-        if backend_obj is not None and (info.backend != backend_obj.name
-                                        or info.handle != backend_obj.device.handle):
-            raise UsageError(f"device '{info.name}' is not the backend's device "
-                             f"'{backend_obj.device.name}'")
-    if kind is None:
-        if backend_obj is not None:
-            return backend_obj
-        return registry.shared_backend(info or registry.device_info(None, backend_name))
-    return kind.backend_for(on_device, info, backend_obj)
+    be: Backend
+    kind: DeviceArrays | None
+    kinds: dict[str, DeviceArrays | None]
+    m: int
+    n: int
+    k: int
+    alpha: np.float32
+    beta: np.float32
 
 
 def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
@@ -788,17 +299,24 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
             raise ArgumentTypeError("gemm() got both c and out, two names for the same "
                                     "argument: give one")
         c = out
+    CACHE.current()
     key = _call_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
-    known = _CALLS.get(key) if key is not None else None
-    if known is not None:  # the same call as before on other arrays: its checks all hold
-        be, kind, kinds, m, n, k, alpha32, beta32 = known
-        on_device = [(name, x) for name, x in (("a", a), ("b", b), ("c", c)) if x is not None]
-        with be.activate():
-            return _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
-                            trans_b, kinds, wait_for)
-    alpha32, beta32 = _scalar("alpha", alpha), _scalar("beta", beta)
-    trans_a, trans_b = _flag("trans_a", trans_a), _flag("trans_b", trans_b)
-    kinds = {"a": _check_array("a", a), "b": _check_array("b", b)}
+    known = CACHE.calls.get(key) if key is not None else None
+    if known is None:  # the same call as before on other arrays: its checks all hold
+        known = _check_call(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
+        if key is not None and all(kd is not None for kd in known.kinds.values()):
+            CACHE.remembered(CACHE.calls, key, lambda: known)
+    on_device = [(name, x) for name, x in (("a", a), ("b", b), ("c", c))
+                 if x is not None and known.kinds.get(name) is not None]
+    with known.be.activate():
+        return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for)
+
+
+def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
+                device: Any, backend: Any) -> _Checked:
+    alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
+    trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
+    kinds = {"a": args.check_array("a", a), "b": args.check_array("b", b)}
     m, k = a.shape[::-1] if trans_a else a.shape
     kb, n = b.shape[::-1] if trans_b else b.shape
     if k != kb:
@@ -806,7 +324,7 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
                          f"(a {tuple(a.shape)}, trans_a={trans_a}; b {tuple(b.shape)}, "
                          f"trans_b={trans_b}): the inner sizes {k} and {kb} differ")
     if c is not None:
-        kinds["c"] = _check_array("c", c)
+        kinds["c"] = args.check_array("c", c)
         if tuple(c.shape) != (m, n):
             raise UsageError(f"c has shape {tuple(c.shape)}, but op(a) @ op(b) is {m} x {n}")
         if isinstance(c, np.ndarray) and not c.flags.writeable:
@@ -815,26 +333,16 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
         if v > INT_MAX:
             raise UsageError(f"{name}={v} is larger than {INT_MAX}, the largest size the kernels "
                              f"index")
-
     if c is None and beta32 != 0:
         raise UsageError(f"beta={beta} needs c: without c there is no C to scale (pass c, or "
                          f"leave beta at 0)")
-
     arrays = {"a": a, "b": b, "c": c}
     on_device = [(name, arrays[name]) for name, kind in kinds.items() if kind is not None]
-    device_kinds = [kinds[name] for name, _ in on_device]
-    _one_kind(on_device, device_kinds, "array")
+    device_kinds = [kind for kind in kinds.values() if kind is not None]
+    args.one_kind(on_device, device_kinds, "array")
     kind = device_kinds[0] if device_kinds else None
-    be = _pick_backend(on_device, kind, device, backend)
-    with be.activate():
-        result = _gemm_on(be, kind, on_device, a, b, c, m, n, k, alpha32, beta32, trans_a,
-                          trans_b, kinds, wait_for)
-    if key is not None and len(on_device) == len(kinds):
-        with _LOCK:
-            if len(_CALLS) >= _CHOICE_CACHE_LIMIT:
-                _CALLS.clear()
-            _CALLS[key] = (be, kind, kinds, m, n, k, alpha32, beta32)
-    return result
+    be = args.pick_backend(on_device, kind, device, backend)
+    return _Checked(be, kind, kinds, m, n, k, alpha32, beta32)
 
 
 def _array_key(x: Any) -> tuple | None:
@@ -852,10 +360,10 @@ def _array_key(x: Any) -> tuple | None:
 
 def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
               device: Any, backend: Any) -> tuple | None:
-    """The key under which a call on device arrays finds its checks already made (`_CALLS`):
-    the arrays' types, shapes, strides, dtypes, offsets and contexts or devices, and every other
-    argument as given. Only plain Python scalars and flags take part, so a value that compares
-    equal but would be refused (a NumPy bool, say) always goes through the checks."""
+    """The key under which a call on device arrays finds its checks already made: the arrays'
+    types, shapes, strides, dtypes, offsets and contexts or devices, and every other argument
+    as given. Only plain Python scalars and flags take part, so a value that compares equal but
+    would be refused (a NumPy bool, say) always goes through the checks."""
     if device is not None or backend is not None:
         return None
     if type(trans_a) is not bool or type(trans_b) is not bool:
@@ -866,106 +374,77 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
     kc = None if c is None else _array_key(c)
     if ka is None or kb is None or (c is not None and kc is None):
         return None
-    return (ka, kb, kc, alpha, beta, trans_a, trans_b, lookup.read_key())
+    return (ka, kb, kc, alpha, beta, trans_a, trans_b)
 
 
-def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, Any]], a: Any,
-             b: Any, c: Any, m: int, n: int, k: int, alpha32: np.float32, beta32: np.float32,
-             trans_a: bool, trans_b: bool, kinds: dict[str, DeviceArrays | None],
-             wait_for: Any = None) -> Any:
-    """gemm once the backend is known, with its device active: plan, check, then run."""
+def _operands(call: _Checked, a: Any, b: Any, c: Any, trans_a: bool,
+              trans_b: bool) -> tuple[dict[str, Operand], Operand]:
+    """Every operand described; C decides the output layout (a new C is C-ordered)."""
+    ops: dict[str, Operand] = {}
+    if Plan(call.m, call.n, call.k, call.alpha, call.beta).use_p:
+        for name, x, t in (("a", a, trans_a), ("b", b, trans_b)):
+            x_kind = call.kinds[name]
+            ops[name] = (x_kind.in_place(name, x) if x_kind is not None
+                         else host_operand(name, x, prefer_c=t))
+    c_kind = call.kinds.get("c")
+    if c is None:  # a new C-ordered array, made once the memory check has passed
+        c_op = Operand("c", None, True, max(1, call.n))
+    elif c_kind is not None:
+        c_op = c_kind.in_place("c", c)
+    else:
+        c_op = host_operand("c", c, prefer_c=True)
+    return ops, c_op
+
+
+def _mats(ops: dict[str, Operand], c_op: Operand, trans_a: bool,
+          trans_b: bool) -> tuple[Mat, Mat, Mat]:
+    """A, B and C as the kernels see them: a C-ordered C is the column-major
+    C^T = op(B)^T op(A)^T, so the operands swap places instead of anything being transposed."""
+    c = Mat(c_op.buf, c_op.offset, c_op.ld, False)
+    if not ops:
+        return Mat(None, 0, 1, False), Mat(None, 0, 1, False), c
+    if c_op.c_order:
+        return ops["b"].mat(not trans_b), ops["a"].mat(not trans_a), c
+    return ops["a"].mat(trans_a), ops["b"].mat(trans_b), c
+
+
+def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c: Any,
+             trans_a: bool, trans_b: bool, wait_for: Any = None) -> Any:
+    """gemm once the arguments are checked and the backend known, with its device active."""
+    be, kind, m, n, k = call.be, call.kind, call.m, call.n, call.k
     waits = be.wait_list(wait_for)
-    c_kind = kinds["c"] if c is not None else None
-    c_on_device = c_kind is not None
-    # the result's device kind: C's where it is given, else the operands' (None: NumPy)
-    out_kind = c_kind if c is not None else kind
-
+    c_kind = call.kinds.get("c") if c is not None else None
+    out_kind = c_kind if c is not None else kind  # the result's kind (None: NumPy)
     if m == 0 or n == 0:
         if c is not None:
             return c
         return out_kind.empty(be, on_device, (m, n)) if out_kind is not None else np.empty(
             (m, n), dtype=np.float32)
-
-    # Describe every operand; C decides the output layout. A C-ordered C is the column-major
-    # C^T = op(B)^T op(A)^T, so the operands swap places instead of anything being transposed.
-    reads_ab = _Plan(m, n, k, alpha32, beta32).use_p
-    ops: dict[str, _Operand] = {}
-    if reads_ab:
-        for name, x, t in (("a", a, trans_a), ("b", b, trans_b)):
-            x_kind = kinds[name]
-            ops[name] = (x_kind.in_place(name, x) if x_kind is not None
-                         else host_operand(name, x, prefer_c=t))
-    if c is None:  # a new C-ordered array, made once the memory check has passed
-        c_op = _Operand("c", None, True, max(1, n))
-    elif c_kind is not None:
-        c_op = c_kind.in_place("c", c)
-    else:
-        c_op = host_operand("c", c, prefer_c=True)
-    c_is_ours = not c_on_device  # NumPy's C and a new C are buffers nobody else reads
-
-    def operands() -> tuple[_Mat, _Mat]:
-        if not reads_ab:
-            return _Mat(None, 0, 1, False), _Mat(None, 0, 1, False)
-        if c_op.c_order:
-            return ops["b"].mat(not trans_b), ops["a"].mat(not trans_a)
-        return ops["a"].mat(trans_a), ops["b"].mat(trans_b)
-
+    ops, c_op = _operands(call, a, b, c, trans_a, trans_b)
+    ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     mm, nn = (n, m) if c_op.c_order else (m, n)
-
-    def replan() -> _Plan:
-        ma, mb = operands()
-        return _plan(be.device, mm, nn, k, alpha32, beta32, ma, mb,
-                     _Mat(None, c_op.offset, c_op.ld, False), c_is_ours, None)
-
-    plan = replan()
+    plan = Plan(mm, nn, k, call.alpha, call.beta)
     if plan.nothing_to_do:
         return c
-
     # Only device operands can share memory with a device C; NumPy ones are uploaded anew.
-    alias = (_aliases(kind, *operands(), _Mat(c_op.buf, c_op.offset, c_op.ld, False), mm, nn, k)
-             if c_on_device and reads_ab else (False, False))
+    alias = (aliases(kind, ma, mb, mc, mm, nn, k) if c_kind is not None and ops
+             else (False, False))
     new = [(f"{name} (uploaded)", op.array.size) for name, op in ops.items()
            if isinstance(op.array, np.ndarray)]
-    if not c_on_device:
+    if c_kind is None:
         new.append(("c" if c is not None else "the result", m * n))
-
-    def check(p: _Plan) -> None:
-        check_memory(be.device, new + p.temps)
-        _check_launches(be, p, alias)
-
-    check(plan)
-
+    sig = _signature(be, plan, ma, mb, mc, c_kind is None, None, alias)
+    program = _program(sig, ma, mb, mc, new)
     # Every check has passed; only now is anything allocated, sent or launched.
-    if kind is not None:  # the arrays that live on a device, all of this kind
-        queue = kind.queue_for(be, on_device)
+    queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
+    if kind is not None:
         for _, x in on_device:
             waits += kind.events(x)
-    else:
-        queue = getattr(be, "queue", None)
-    order = _Order(be, queue, waits)
-    if c is not None:
-        result = c
-    elif out_kind is not None:
-        order.pooled()
-        result = out_kind.empty(be, on_device, (m, n))
-    else:
-        result = np.empty((m, n), dtype=np.float32)
-    if c_op.array is None:
-        c_op.array = result
-        if out_kind is not None:
-            c_op.buf, c_op.offset = out_kind.buffer_of(result)
-    for op in (*ops.values(), c_op):
-        if op.buf is not None:
-            continue
-        if op is c_op and not plan.read_c:
-            op.buf = order.scratch(m * n)
-        else:
-            layout: Literal["C", "F"] = "C" if op.c_order else "F"
-            op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))
-    ma, mb = operands()
-    _run(be, plan, replan, check, ma, mb, _Mat(c_op.buf, c_op.offset, c_op.ld, False), order,
-         alias)
-
+    order = LaunchOrder(be, queue, waits)
+    result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
+    _upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
+    ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
+    _run(sig, program, ma, mb, mc, order, new)
     if out_kind is None:  # a NumPy result
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
@@ -974,3 +453,34 @@ def _gemm_on(be: Backend, kind: DeviceArrays | None, on_device: list[tuple[str, 
     else:
         out_kind.add_event(result, order.last)
     return result
+
+
+def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,
+            on_device: list[tuple[str, Any]], c: Any, c_op: Operand,
+            shape: tuple[int, int]) -> Any:
+    """The array the call returns: C where it was given, else a new one beside the operands."""
+    if c is not None:
+        result = c
+    elif out_kind is not None:
+        order.pooled()
+        result = out_kind.empty(be, on_device, shape)
+    else:
+        result = np.empty(shape, dtype=np.float32)
+    if c_op.array is None:
+        c_op.array = result
+        if out_kind is not None:
+            c_op.buf, c_op.offset = out_kind.buffer_of(result)
+    return result
+
+
+def _upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
+            c_floats: int) -> None:
+    """Host operands sent to the device (a C that is not read gets a scratch buffer)."""
+    for op in ops:
+        if op.buf is not None:
+            continue
+        if op is c_op and not read_c:
+            op.buf = order.scratch(c_floats)
+        else:
+            layout: Literal["C", "F"] = "C" if op.c_order else "F"
+            op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))

@@ -2,8 +2,9 @@
 
 `space` builds and prunes the search space, `strategies` choose what to measure next,
 `evaluate` measures in an isolated worker with compilation overlapped, `journal` records every
-result as it comes, `tune` ties one rung's run together, `session` one shape's rungs, `run` a
-whole run of several rungs and shapes, and `replay` scores strategies offline;
-`clgemm.cli.tune` is its command and `run.tune` (`clgemm.tune`) its Python entry point.
+result as it comes, `rung_tune` tunes one rung, `shape_tune` one shape's rungs, `tune_run` a
+whole run of several rungs and shapes (its `TuneSettings` in `settings`), and `replay` scores
+strategies offline; `clgemm.cli.tune` is its command and `tune_run.tune` (`clgemm.tune`) its
+Python entry point, both running one `tune_run.Tuning`.
 The best results go to `clgemm.configs.database`, where the ladder finds them.
 """

@@ -127,19 +127,54 @@ def renumber(header: dict, records: list[dict]) -> tuple[dict, list[dict]]:
     return header, [{**r, "rung": num(r["rung"])} if "rung" in r else r for r in records]
 
 
+#: the command's option for each setting of a tune whose option is not its keyword in
+#: `clgemm.tune()` written as '--key-name'
+_OPTIONS = {"seconds": "--time", "heuristics": "--no-heuristics"}
+
+
 @dataclass(frozen=True)
 class Wording:
     """How a message names the caller's choices: the command's options, or the keywords of
-    `clgemm.tune()`, so that a Python program is never told to add a command-line flag."""
+    `clgemm.tune()`, so that a Python program is never told to add a command-line flag. The
+    settings of a tune are named by their keywords (`tuner.settings.TuneSettings`' fields)."""
 
-    #: how to start a journal over, moving the old one aside
-    fresh: str
-    #: how to use another journal file, or None where the caller cannot choose one
-    other: str | None = None
+    #: True: the command's options ("--time 5"); False: the function's keywords ("seconds=5")
+    options: bool = False
+
+    def name(self, key: str) -> str:
+        """A setting's name as the caller writes it: '--time' or 'seconds'."""
+        if not self.options:
+            return key
+        return _OPTIONS.get(key, "--" + key.replace("_", "-"))
+
+    def given(self, key: str, value: Any) -> str:
+        """A setting with its value as the caller wrote them: "--time 5", "--strategy 'x'",
+        or "seconds=5", "strategy='x'"."""
+        if not self.options:
+            return f"{key}={value!r}"
+        if isinstance(value, str):
+            return f"{self.name(key)} '{value}'"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{self.name(key)} {value:g}"
+        return f"{self.name(key)} {value}"
+
+    def flag(self, key: str) -> str:
+        """A switch turned on as the caller turns it on: '--fresh' or 'fresh=True'."""
+        return self.name(key) if self.options else f"{key}=True"
+
+    @property
+    def fresh(self) -> str:
+        """How to start a journal over, moving the old one aside."""
+        return self.flag("fresh")
+
+    @property
+    def other(self) -> str | None:
+        """How to use another journal file, or None where the caller cannot choose one."""
+        return f"{self.name('journal')} FILE" if self.options else None
 
 
-COMMAND = Wording(fresh="--fresh", other="--journal FILE")
-PYTHON = Wording(fresh="fresh=True")
+COMMAND = Wording(options=True)
+PYTHON = Wording()
 
 
 def aside_path(path: Path) -> Path:

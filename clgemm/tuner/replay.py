@@ -26,9 +26,9 @@ from tabulate import tabulate
 from clgemm.core.errors import UsageError
 from clgemm.core.validation import is_finite, is_int
 from clgemm.tuner.journal import read_journal
+from clgemm.tuner.rung_tune import PARAM_LIMIT
 from clgemm.tuner.space import Config, SearchSpace
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
-from clgemm.tuner.tune import PARAM_LIMIT
 
 FRACTIONS = (0.01, 0.02, 0.05, 0.10)
 SEEDS = 20

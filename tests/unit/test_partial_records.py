@@ -17,9 +17,9 @@ from clgemm.course.plots import PlotSpec
 from clgemm.devices.info import DeviceInfo
 from clgemm.measure.ladder import LadderRun, default_repeats
 from clgemm.measure.rung_runner import RunResult
-from clgemm.tuner import run as tuner_run
+from clgemm.tuner import tune_run as tuner_run
 from clgemm.tuner.plan import TuneStep
-from clgemm.tuner.tune import TuneOptions
+from clgemm.tuner.rung_tune import TuneOptions
 
 CPU = DeviceInfo(0, "opencl", "Test Platform", "Test CPU", "CPU", "Test", 2, 2000, 2**33,
                  2**16, 1024, (1024, 1024, 1024), 2**31, "1.0", "OpenCL 3.0")

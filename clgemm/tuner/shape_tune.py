@@ -1,6 +1,6 @@
-"""A tuning run as `clgemm tune` plans it: the plan's steps grouped by shape, each shape's
-spaces, funnels and journals prepared (and everything that can be refused refused) before any
-shape is measured, then each shape measured in one worker process.
+"""Tuning one shape of a run: the run's steps grouped by shape, each shape's spaces, funnels
+and journals prepared (and everything that can be refused refused) before any shape is
+measured, then each shape's rungs measured in one worker process, one after the other.
 
 Preparing all shapes first means a mistake (a journal of another device, a space too big for
 memory) costs a second, not the first hour of a run. What is printed goes through the `say`
@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from clgemm.configs.database import Database
-from clgemm.core.errors import UsageError
 from clgemm.core.paths import check_writable
 from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
@@ -27,8 +26,9 @@ from clgemm.tuner.evaluate import Evaluator
 from clgemm.tuner.journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
                                   refuse_in_use)
 from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
+from clgemm.tuner.rung_tune import (RungOutcome, TuneOptions, journal_header, resolve_strategy,
+                                    tune_rung)
 from clgemm.tuner.space import SearchSpace, build_space, funnel_table
-from clgemm.tuner.tune import RungOutcome, TuneOptions, journal_header, resolve_strategy, tune_rung
 
 Say = Callable[[str], None]
 
@@ -59,7 +59,7 @@ class PreparedShape:
 
 
 def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], options: TuneOptions,
-                  only: dict[str, tuple[int, ...]], bounded: bool, journal_file: str | None,
+                  only: dict[str, tuple[int, ...]], bounded: bool, journal_file: Path | None,
                   results: Path, repeats: int, warmup: int, command: str, fresh: bool,
                   say: Say, note: Say, layout: Layout = FULL,
                   wording: Wording = PYTHON) -> PreparedShape:
@@ -85,13 +85,13 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                                                        spaces[r.number].configs)]],
                     vendor_c=False)
     if journal_file:
-        journals = [(Path(journal_file), rungs)]
+        journals = [(journal_file, rungs)]
     else:
         journals = [(default_journal_path(results, dev.key, r.number, problem.as_list()), [r])
                     for r in rungs]
     headers = {}
     for path, group in journals:
-        check_writable("--journal" if journal_file else "journal", path)
+        check_writable(wording.name("journal") if journal_file else "journal", path)
         headers[path] = journal_header(dev, problem, group, options, repeats, warmup, command,
                                        {r.number: resolved[r.number] for r in group})
         _check_journal(path, headers[path], fresh, wording, note)
@@ -138,31 +138,6 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                         db.save()
                     note(summary_line(out))
     return outcomes
-
-
-def parse_only(specs: Iterable[str], rungs: Iterable[Rung]) -> dict[str, tuple[int, ...]]:
-    """'--only VWM=1,4' -> {'VWM': (1, 4)}; a name none of the rungs has is a mistake."""
-    known = {name for r in rungs for name in r.param_names()}
-    only: dict[str, tuple[int, ...]] = {}
-    for spec in specs:
-        name, sep, values = spec.partition("=")
-        name = name.strip()
-        try:
-            parsed = tuple(int(v) for v in values.split(",")) if sep else ()
-        except ValueError:
-            parsed = ()
-        if not name or not parsed or any(v < 0 for v in parsed):
-            raise UsageError(f"--only {spec}: write NAME=V1,V2,... with non-negative integers")
-        check_known(f"--only {spec}", name, known)
-        only[name] = parsed
-    return only
-
-
-def check_known(where: str, name: str, known: set[str]) -> None:
-    """Refuse a parameter none of the chosen rungs has: searching it would search nothing."""
-    if name not in known:
-        raise UsageError(f"{where}: none of the chosen rungs has a parameter {name} "
-                         f"(they have {', '.join(sorted(known)) or 'none'})")
 
 
 def _check_journal(path: Path, header: dict, fresh: bool, wording: Wording,

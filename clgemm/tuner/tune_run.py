@@ -1,19 +1,21 @@
-"""A tuning run from the rungs and shapes asked for to the configurations stored: the part that
-`clgemm tune` and `clgemm.tune` share, so the command and a Python program tune the same way.
+"""A whole tuning run, from the rungs and shapes asked for to the configurations stored: the
+part that `clgemm tune` and `clgemm.tune` share, so the command and a Python program tune the
+same way.
 
-`plan_steps` turns the rungs, shapes and limits into steps (a plain request becomes the bounded
-plan of `plan.py`), `TuneRun.prepare` builds every shape's spaces and checks every journal
-before anything is measured, and `TuneRun.measure` measures them and returns a `TuneResult`:
-per rung and shape the configuration the database now holds, and the files that hold it. The
-command prints and the Python entry point returns; neither decides anything the other does not.
-`tune` is the Python entry point: it checks its arguments the way the command's options are
-checked, with the arguments' own names, before a device is opened.
+A `Tuning` takes the run's `TuneSettings` (checked when they were made) and a `TuneReport` (how
+the run tells what it does) and does the rest in order: it opens the device and plans the steps
+(`plan_steps`: a plain request becomes the bounded plan of `plan.py`), prepares every shape's
+spaces and checks every journal before anything is measured (`TuneRun.prepare`), loads the
+database and checks that it can be written, measures (`TuneRun.measure`, storing each winner as
+soon as it is known) and returns a `TuneResult`: per rung and shape the configuration the
+database now holds, and the files that hold it. The command and the Python entry point differ
+only in their settings' wording and in their report; neither decides anything the other does
+not. `tune` is the Python entry point.
 """
 
 from __future__ import annotations
 
 import io
-import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -23,20 +25,19 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 from clgemm.backends import registry
 from clgemm.configs.configuration import Config
 from clgemm.configs.database import Database, load, results_dir
-from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.core.errors import UsageError
 from clgemm.core.paths import check_writable
-from clgemm.core.problem import Problem, parse_sizes
+from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Layout
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
 from clgemm.measure.ladder import default_repeats, default_size
-from clgemm.rungs import GEMM_RUNGS, get_rung, parse_rungs
+from clgemm.rungs import GEMM_RUNGS
 from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
-from clgemm.tuner.session import (PreparedShape, check_known, prepare_shape, run_shape,
-                                  summary_table, units)
-from clgemm.tuner.strategies import make_strategy
-from clgemm.tuner.tune import RungOutcome, TuneOptions
+from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
+from clgemm.tuner.settings import TuneSettings
+from clgemm.tuner.shape_tune import PreparedShape, prepare_shape, run_shape, summary_table, units
 from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
 
 Shape = tuple[int, int, int]
@@ -82,10 +83,11 @@ class TuneResult:
 
 @dataclass
 class TuneRun:
-    """Everything one run needs besides its database: the device, the steps, the search
-    options and the measuring settings (None: the device type's repeats and warm-up, one
-    pre-building process per core). `fresh` moves existing journals aside instead of reusing
-    them; `wording` is how messages name the caller's choices (options or keywords)."""
+    """A run as `Tuning.plan` makes it, everything it needs besides its database: the device,
+    the steps, the search options and the measuring settings (None: the device type's repeats
+    and warm-up, one pre-building process per core). `fresh` moves existing journals aside
+    instead of reusing them; `wording` is how messages name the caller's choices (options or
+    keywords)."""
 
     device: DeviceInfo
     steps: list[TuneStep]
@@ -96,7 +98,7 @@ class TuneRun:
     warmup: int | None = None
     jobs: int | None = None
     fresh: bool = False
-    journal_file: str | None = None
+    journal_file: Path | None = None
     launch_timeout: float = 30.0
     build_timeout: float = 300.0
     command: str = ""
@@ -105,7 +107,8 @@ class TuneRun:
     def __post_init__(self) -> None:
         self.repeats, self.warmup, self.jobs = self._settings()
         if self.journal_file and len(units(self.steps)) > 1:
-            raise UsageError("--journal holds one shape: give one shape with it")
+            raise UsageError(f"{self.wording.name('journal')} holds one shape: give one shape "
+                             f"with it")
 
     def _settings(self) -> tuple[int, int, int]:
         """Repeats, warm-up and pre-building processes, each None given its default here, so
@@ -155,91 +158,102 @@ def stored_by_slot(db: Database, slots: Iterable[tuple[int, Shape]]
     return out
 
 
+
+
+# -- the whole run ----------------------------------------------------------------------------
+class TuneReport:
+    """How a run tells what it does: the funnels and the summary through `say`, progress and
+    warnings through `note`, the measuring progress lines to `stream` (None: stderr), and a
+    hook at each stage. This one is `clgemm.tune()`'s: with `verbose` the report on stdout
+    and the rest on stderr, without it nothing at all; the command has one of its own."""
+
+    layout: Layout = FULL
+
+    def __init__(self, verbose: bool = True) -> None:
+        self.verbose = verbose
+        self.stream: TextIO | None = None if verbose else io.StringIO()
+
+    def say(self, text: str) -> None:
+        if self.verbose:
+            print(text)
+
+    def note(self, text: str) -> None:
+        if self.verbose:
+            print(text, file=sys.stderr)
+
+    def planned(self, run: TuneRun) -> None:
+        """The device, and the plan where the run is bounded, before anything is prepared."""
+        self.say(device_line(run.device))
+        if run.bounded:
+            self.say(plan_table(run.device, run.steps, self.layout))
+
+    def prepared(self, run: TuneRun, shapes: Sequence[PreparedShape]) -> None:
+        """Every shape prepared (its funnels said already), nothing measured yet."""
+
+    def finished(self, result: TuneResult) -> None:
+        """The summary, once everything is measured and stored."""
+        if result.outcomes:
+            self.say("")
+            self.say(result.table())
+            self.say(f"\ndatabase: {result.database}")
+
+
+def device_line(device: DeviceInfo) -> str:
+    """The line a run starts with: which device it tunes."""
+    return (f"tuning on device {device.index}: {device.name} ({device.platform}, driver "
+            f"{device.driver_version})")
+
+
+class Tuning:
+    """One tune from its settings to the configurations stored: the device opened and the run
+    planned, every shape prepared (and every mistake refused) before anything is measured, the
+    database loaded and checked, then every shape measured, each winner saved as soon as it is
+    known. What it tells goes through `report`."""
+
+    def __init__(self, settings: TuneSettings, report: TuneReport | None = None) -> None:
+        self.settings = settings
+        self.report = report if report is not None else TuneReport(verbose=False)
+
+    def plan(self) -> TuneRun:
+        """The device opened and the steps planned; a parameter of `only` that none of the
+        planned rungs has is refused here, before anything is prepared."""
+        s = self.settings
+        device = registry.device_info(s.device, s.backend)
+        steps = plan_steps(device, s.rungs, s.shapes, s.bounded, s.seconds)
+        only = s.only_among(sorted({step.rung for step in steps}))
+        return TuneRun(device, steps, s.bounded, s.options(), only, s.repeats, s.warmup,
+                       s.jobs, s.fresh, s.journal, s.launch_timeout, s.build_timeout,
+                       s.command, s.wording)
+
+    def prepare(self) -> tuple[TuneRun, list[PreparedShape]]:
+        """The run planned and every shape prepared, nothing measured: all a dry run does."""
+        run = self.plan()
+        self.report.planned(run)
+        results = self.settings.results or results_dir()
+        prepared = run.prepare(results, say=self.report.say, note=self.report.note,
+                               layout=self.report.layout)
+        self.report.prepared(run, prepared)
+        return run, prepared
+
+    def database(self, device: DeviceInfo) -> Database:
+        """The database the winners go to, refused now if it could not be written."""
+        path = self.settings.database
+        db = load(device, path)
+        check_writable(self.settings.wording.name("database") if path else "tuning database",
+                       db.path)
+        return db
+
+    def run(self) -> TuneResult:
+        """The whole run: prepared, measured, stored; what it stored returned."""
+        run, prepared = self.prepare()
+        result = run.measure(prepared, self.database(run.device), note=self.report.note,
+                             stream=self.report.stream)
+        api.clear_caches()  # the choices gemm() remembered predate what was just stored
+        self.report.finished(result)
+        return result
+
+
 # -- the Python entry point -------------------------------------------------------------------
-def _rung_numbers(rungs: Any) -> list[int] | None:
-    """None, a number, a spec such as '1-5' or 'tiled', or a sequence of those."""
-    if rungs is None:
-        return None
-    items = [rungs] if isinstance(rungs, (int, str)) else rungs
-    try:
-        items = list(items)
-    except TypeError:
-        raise ArgumentTypeError(f"rungs={rungs!r}: give a rung number, a name such as "
-                                f"'tiled', a spec such as '1-5', or a list of those") from None
-    numbers: set[int] = set()
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
-            raise ArgumentTypeError(f"rungs: {item!r} is neither a rung number nor a name")
-        numbers.update(parse_rungs(item) if isinstance(item, str) else [get_rung(item).number])
-    if not numbers:
-        raise UsageError("rungs: the list is empty")
-    return sorted(numbers)
-
-
-def _problems(shapes: Any) -> list[Problem] | None:
-    """None, a size S, an (M, N, K) triple, a text such as '1024,4096x4096x128', or a
-    sequence of sizes and triples."""
-    if shapes is None:
-        return None
-    if isinstance(shapes, str):
-        return parse_sizes(shapes, "shapes")
-    if isinstance(shapes, int) and not isinstance(shapes, bool):
-        return [Problem(shapes, shapes, shapes)]
-    try:
-        items = list(shapes)
-    except TypeError:
-        raise ArgumentTypeError(f"shapes={shapes!r}: give a size, an (M, N, K) triple, or a "
-                                f"list of those") from None
-    if len(items) == 3 and all(isinstance(x, int) and not isinstance(x, bool) for x in items):
-        return [Problem(*items)]
-    out: list[Problem] = []
-    for item in items:
-        if isinstance(item, int) and not isinstance(item, bool):
-            p = Problem(item, item, item)
-        elif isinstance(item, (tuple, list)) and len(item) == 3:
-            p = Problem(*item)
-        else:
-            raise ArgumentTypeError(f"shapes: {item!r} is neither a size nor an (M, N, K) "
-                                    f"triple")
-        if p not in out:
-            out.append(p)
-    if not out:
-        raise UsageError("shapes: the list is empty")
-    return out
-
-
-def _positive(name: str, value: float | None, allow_zero: bool = False) -> None:
-    """The command's checks of a count or time, under the argument's name."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ArgumentTypeError(f"{name}={value!r}: must be a number")
-    if not math.isfinite(value):
-        raise UsageError(f"{name}={value!r}: must be a finite number")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise UsageError(f"{name}={value!r}: must be {'>= 0' if allow_zero else 'positive'}")
-
-
-def _only(only: Mapping[str, Iterable[int]] | None,
-          numbers: Iterable[int]) -> dict[str, tuple[int, ...]]:
-    """{'VWM': (1, 4)}: candidates that replace a parameter's own; a name none of the rungs has
-    is a mistake, as on the command line."""
-    known = {name for n in numbers for name in get_rung(n).param_names()}
-    out: dict[str, tuple[int, ...]] = {}
-    for name, values in (only or {}).items():
-        parsed = tuple(values) if not isinstance(values, int) else (values,)
-        if not parsed or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
-                             for v in parsed):
-            raise UsageError(f"only[{name!r}]: give non-negative integers")
-        check_known(f"only[{name!r}]", name, known)
-        out[name] = parsed
-    return out
-
-
-def _silent(text: str) -> None:
-    """`say` and `note` of a run that prints nothing."""
-
-
 def _call_text(given: Mapping[str, Any]) -> str:
     """The call as provenance, like the command line a command records."""
     return "clgemm.tune(" + ", ".join(f"{k}={v!r}" for k, v in given.items()) + ")"
@@ -280,53 +294,14 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
                                ("seconds", seconds), ("backend", backend), ("budget", budget),
                                ("exhaustive", exhaustive or None))
              if v is not None}
-    _positive("seconds", seconds)
-    _positive("budget", budget)
-    _positive("confirm", confirm, allow_zero=True)
-    _positive("repeats", repeats)
-    _positive("warmup", warmup, allow_zero=True)
-    _positive("jobs", jobs, allow_zero=True)
-    _positive("launch_timeout", launch_timeout)
-    _positive("build_timeout", build_timeout)
-    if sum(x is not None for x in (budget, seconds)) + bool(exhaustive) > 1:
-        raise UsageError("give one of seconds, budget and exhaustive, not several")
-    if not isinstance(strategy, str):
-        raise ArgumentTypeError(f"strategy={strategy!r}: give a strategy's name")
-    if strategy.strip().lower() != "auto":
-        make_strategy(strategy, f"strategy={strategy!r}")
-    if fresh and resume:
-        raise UsageError("fresh=True starts the journals over and resume=True continues them: "
-                         "give one of them")
-    numbers = _rung_numbers(rungs)
-    problems = _problems(shapes)
-
-    dev = registry.device_info(device, registry.split_backend(backend)[1])
-    bounded = budget is None and seconds is None and not exhaustive
-    steps = plan_steps(dev, numbers, problems, bounded, seconds)
-    options = TuneOptions(strategy="exhaustive" if exhaustive else strategy, budget=budget,
-                          time_s=seconds, seed=seed, heuristics=heuristics, confirm=confirm)
-    run = TuneRun(dev, steps, bounded, options,
-                  _only(only, sorted({s.rung for s in steps})), repeats, warmup, jobs, fresh,
-                  None, launch_timeout, build_timeout, _call_text(given), PYTHON)
-
-    quiet = io.StringIO()  # where the progress lines go when nothing is to be printed
-    say: Say = print if verbose else _silent
-    note: Say = (lambda text: print(text, file=sys.stderr)) if verbose else _silent
-    say(f"tuning on device {dev.index}: {dev.name} ({dev.platform}, driver "
-        f"{dev.driver_version})")
-    if bounded:
-        say(plan_table(dev, steps))
-    results = results_dir()
-    prepared = run.prepare(results, say=say, note=note)
-    db = load(dev, Path(database) if database else None)
-    check_writable("database", db.path)
-    out = run.measure(prepared, db, note=note, stream=None if verbose else quiet)
-    api.clear_caches()  # the choices gemm() remembered predate what was just stored
-    if verbose and out.outcomes:
-        say("")
-        say(out.table())
-        say(f"\ndatabase: {out.database}")
-    return out
+    settings = TuneSettings.given(
+        PYTHON, device=device, backend=backend, rungs=rungs, shapes=shapes, seconds=seconds,
+        budget=budget, exhaustive=exhaustive, strategy=strategy, only=only,
+        heuristics=heuristics, seed=seed, confirm=confirm, repeats=repeats, warmup=warmup,
+        jobs=jobs, fresh=fresh, resume=resume, database=database,
+        launch_timeout=launch_timeout, build_timeout=build_timeout, command=_call_text(given))
+    return Tuning(settings, TuneReport(verbose)).run()
 
 
-__all__ = ["TuneResult", "TuneRun", "plan_steps", "stored_by_slot", "tune"]
+__all__ = ["TuneReport", "TuneResult", "TuneRun", "Tuning", "device_line", "plan_steps",
+           "stored_by_slot", "tune"]

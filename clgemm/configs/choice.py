@@ -1,0 +1,125 @@
+"""The kernel gemm() runs at a shape: the direct kernel or one it packs for, each with the
+configuration the lookup chain stores, else its defaults.
+
+CLBlast's routine asks one tuned value whether a product is large enough for the indirect path
+(XGEMM_MIN_INDIRECT_SIZE) and knows nothing of where parameters come from; the same holds
+here. The crossover is a value of the device (`crossover`): where the lookup holds both kinds
+of kernel for it, the smallest measured product at which a packing kernel beats what the direct
+kernel leads one to expect there; else the rule for the device's type. Where both kinds were
+measured the choice at a shape compares their expected speeds directly, which is finer than
+any single size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from clgemm.configs import lookup
+from clgemm.configs.configuration import Config, from_found
+from clgemm.core.errors import UsageError
+from clgemm.devices.info import DeviceInfo
+from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
+from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
+from clgemm.rungs.direct import DIRECT
+
+#: Without measurements of both kinds, products of fewer multiply-adds than this run on the
+#: direct kernel: packing, padding and a second launch cost more than they save on small
+#: products (the part CLBlast's XGEMM_MIN_INDIRECT_SIZE plays).
+DIRECT_BELOW = {"GPU": 768**3, "CPU": 512**3}
+
+#: whether a configuration (kernel number, parameters) already failed here and must not be
+#: chosen again
+Rejected = Callable[[int, Mapping[str, int]], bool]
+
+
+def never(number: int, params: Mapping[str, int]) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """The smallest product (M*N*K multiply-adds) that runs on a packing kernel, and where
+    that number comes from."""
+
+    min_indirect: int
+    source: str
+
+
+def crossover(device: DeviceInfo) -> Crossover:
+    """The device's direct/indirect crossover, measured where the lookup holds both kinds."""
+    default = Crossover(DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0)),
+                        f"default for a {device.type}")
+    directs = lookup.candidates(device, DIRECT, None)
+    if not directs:
+        return default
+    wins = []
+    for number in GEMM_RUNGS:
+        rung = get_rung(number)
+        for f in lookup.candidates(device, rung, None):
+            direct = max(lookup.expected_gflops(device, DIRECT, d, f.shape) for d in directs)
+            if lookup.expected_gflops(device, rung, f, f.shape) > direct:
+                wins.append(f.shape[0] * f.shape[1] * f.shape[2])
+    if not wins:
+        return default
+    return Crossover(min(wins), "measured")
+
+
+def _tuned(device: DeviceInfo, shape: tuple[int, int, int],
+           rejected: Rejected) -> tuple[Config, lookup.Found] | None:
+    """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`)."""
+    def accept(rung: Rung, params: Mapping[str, int]) -> bool:
+        return not rejected(rung.number, params)
+
+    found = lookup.best_over_rungs(device, shape, accept=accept)
+    return None if found is None else (from_found(found), found)
+
+
+def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never
+                  ) -> tuple[Config, lookup.Found | None] | None:
+    """The direct kernel's configuration: stored, else its defaults for the device type; None
+    where neither fits the device."""
+    found = lookup.best(device, DIRECT, shape)
+    if found is not None and not rejected(DIRECT.number, found.params):
+        return from_found(found), found
+    params = DIRECT.resolve(DIRECT_CPU_DEFAULTS if device.is_cpu else None)
+    if (DIRECT.first_violation(params, device.limits()) is not None
+            or rejected(DIRECT.number, params)):
+        return None
+    return Config(DIRECT.number, params, "default"), None
+
+
+def default_config(device: DeviceInfo) -> Config:
+    """The tiled kernel for any size at its defaults; where it does not fit the device, the
+    highest of the other packing kernels whose defaults fit (the caller pads sizes to its
+    tiles)."""
+    limits = device.limits()
+    order = [ANY_SIZE_RUNG] + sorted((n for n in GEMM_RUNGS if n != ANY_SIZE_RUNG), reverse=True)
+    for number in order:
+        rung = get_rung(number)
+        params = rung.defaults()
+        if rung.first_violation(params, limits) is None:
+            return Config(number, params, "default")
+    raise UsageError(f"no rung's default configuration fits device '{device.name}'")
+
+
+def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: lookup.Found | None,
+                  indirect: lookup.Found | None, cross: Crossover) -> bool:
+    """Where both kinds are stored, the higher expected speed at this shape; else the
+    device's crossover."""
+    if direct is not None and indirect is not None:
+        return (lookup.expected_gflops(device, DIRECT, direct, shape)
+                >= lookup.expected_gflops(device, get_rung(indirect.rung), indirect, shape))
+    return shape[0] * shape[1] * shape[2] < cross.min_indirect
+
+
+def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
+                  rejected: Rejected = never, cross: Crossover | None = None) -> Config:
+    """The configuration gemm() runs at a shape, leaving out those `rejected`."""
+    tuned = _tuned(device, shape, rejected)
+    indirect = tuned[0] if tuned else default_config(device)
+    direct = direct_config(device, shape, rejected)
+    if direct is not None and prefer_direct(device, shape, direct[1], tuned[1] if tuned else None,
+                                            cross or crossover(device)):
+        return direct[0]
+    return indirect

@@ -1,0 +1,94 @@
+"""What the library remembers between calls, behind one object: kernel choices, the programs of
+call signatures, the calls whose checks have passed, and the configurations that failed here.
+
+Everything remembered follows from the tuning the lookup answered with, so all of it is dropped
+together when the lookup's generation changes (a tune stored results, `clear_caches`): nothing
+here reads the environment or the disk on a call.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any, Callable, Hashable, Mapping
+
+from clgemm.configs import lookup
+from clgemm.configs.choice import Crossover, choose_kernel, crossover
+from clgemm.configs.configuration import Config
+from clgemm.devices.info import DeviceInfo
+
+#: entries per table before it is emptied: signatures are few in real programs, but a sweep of
+#: sizes must not grow the tables without end
+LIMIT = 4096
+
+
+def _params_key(params: Mapping[str, int]) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+class CallCache:
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.generation = lookup.generation()
+        self.choices: dict[tuple, Config] = {}
+        self.crossovers: dict[str, Crossover] = {}
+        self.programs: dict[Hashable, Any] = {}
+        self.calls: dict[Hashable, Any] = {}
+        #: (device key, kernel number, parameters) that failed to build or launch here
+        self.failed: set[tuple] = set()
+
+    def clear(self) -> None:
+        with self.lock:
+            self.choices.clear()
+            self.crossovers.clear()
+            self.programs.clear()
+            self.calls.clear()
+            self.failed.clear()
+            self.generation = lookup.generation()
+
+    def current(self) -> None:
+        """Drop what was remembered if the lookup may answer differently now."""
+        if self.generation != lookup.generation():
+            self.clear()
+
+    def choose(self, device: DeviceInfo, shape: tuple[int, int, int]) -> Config:
+        """The kernel gemm() runs on the device at the shape (`configs.choice`)."""
+        key = (device.key, shape)
+        found = self.choices.get(key)
+        if found is None:
+            with self.lock:
+                cross = self.crossovers.get(device.key)
+                if cross is None:
+                    cross = self.crossovers[device.key] = crossover(device)
+
+                def rejected(number: int, params: Mapping[str, int]) -> bool:
+                    return (device.key, number, _params_key(params)) in self.failed
+
+                found = choose_kernel(device, shape, rejected, cross)
+                self._put(self.choices, key, found)
+        return found
+
+    def remembered(self, table: dict, key: Hashable, make: Callable[[], Any]) -> Any:
+        value = table.get(key)
+        if value is None:
+            value = make()
+            with self.lock:
+                self._put(table, key, value)
+        return value
+
+    @staticmethod
+    def _put(table: dict, key: Hashable, value: Any) -> None:
+        if len(table) >= LIMIT:
+            table.clear()
+        table[key] = value
+
+    def reject(self, device: DeviceInfo, choice: Config, exc: Exception) -> None:
+        """A stored configuration that failed here: never chosen again in this process, and
+        every choice, program and call that used it forgotten."""
+        warnings.warn(f"clgemm: {choice.describe()} failed on {device.name} ({exc}); using the "
+                      f"next choice instead", RuntimeWarning, stacklevel=5)
+        with self.lock:
+            self.failed.add((device.key, choice.rung, _params_key(choice.params)))
+            self.choices.clear()
+            self.programs.clear()
+            self.calls.clear()

@@ -1,0 +1,163 @@
+"""What a call runs and what it allocates, decided from its sizes, scalars, layouts and kernel
+before anything is allocated; and which operands share memory with C.
+
+A plan depends only on what a call's signature fixes (never on the buffers), so the library
+keeps one per signature (`clgemm.library.cache`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from clgemm.backends import DeviceArrays, Mat
+from clgemm.configs.configuration import Config
+from clgemm.configs.launch import round_up
+from clgemm.core.errors import UsageError
+from clgemm.core.memory_fit import INT_MAX
+from clgemm.rungs import get_rung
+from clgemm.rungs.direct import DIRECT
+
+
+@dataclass
+class Plan:
+    m: int
+    n: int
+    k: int
+    alpha: np.float32
+    beta: np.float32
+    choice: Config | None = None
+    mp: int = 0
+    np_: int = 0
+    kp: int = 0
+    pack_a: bool = False
+    pack_b: bool = False
+    #: the rung writes straight into C (no P buffer, no epilogue)
+    direct_c: bool = False
+    #: the direct kernel does the whole product in one launch (no packing, no epilogue)
+    direct: bool = False
+    #: buffers the plan allocates besides the caller's: (name, float count)
+    temps: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def chosen(self) -> Config:
+        """The configuration of a plan that computes a product (`use_p`), which `new_plan`
+        chooses for every such plan before anything reads it."""
+        assert self.choice is not None, "a plan with a product to compute has a configuration"
+        return self.choice
+
+    @property
+    def use_p(self) -> bool:
+        return self.k > 0 and self.alpha != 0
+
+    @property
+    def read_c(self) -> bool:
+        return self.beta != 0
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
+
+
+def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
+    """The helper steps the chosen configuration adds after gemm's own packing (panels), each
+    with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
+    rung = get_rung(plan.chosen.rung)
+    extra = rung.extra_helpers(plan.chosen.params) if rung.extra_helpers else ()
+    return [(h, plan.mp if h.operand == "A" else plan.np_) for h in extra]
+
+
+def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
+             c: Mat, c_is_ours: bool, kernel: Config | None) -> Plan:
+    """The plan of one call with `kernel` (None only where there is no product to compute)."""
+    plan = Plan(m, n, k, alpha, beta)
+    if plan.nothing_to_do or not plan.use_p:
+        return plan
+    assert kernel is not None, "a call with a product to compute has a kernel"
+    plan.choice = kernel
+    if plan.choice.rung == DIRECT.number:
+        # One launch reads the operands where they lie and writes alpha*P + beta*C itself.
+        plan.direct, plan.direct_c = True, True
+        plan.mp, plan.np_, plan.kp = m, n, k
+        return plan
+    rung = get_rung(plan.choice.rung)
+    tm, tn, tk = rung.size_multiples(plan.choice.params)
+    plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
+    exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
+    plan.pack_a = not (exact and not a.trans and a.offset == 0 and a.ld == m)
+    if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
+        plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
+    else:
+        plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
+    plan.direct_c = (exact and c_is_ours and alpha == 1 and beta == 0 and c.offset == 0
+                     and c.ld == m)
+    if plan.pack_a:
+        plan.temps.append(("packed A", plan.mp * plan.kp))
+    if plan.pack_b:
+        plan.temps.append(("packed B", plan.kp * plan.np_))
+    for helper, rows in panel_steps(plan):
+        plan.temps.append((helper.name, rows * plan.kp))
+    if not plan.direct_c:
+        plan.temps.append(("product", plan.mp * plan.np_))
+    for name, count in plan.temps:
+        if count > INT_MAX:
+            raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
+                             f"kernels index with 32-bit ints, so at most {INT_MAX}")
+    return plan
+
+
+def stored(x: Mat, rows: int, cols: int) -> tuple[int, int]:
+    """The stored matrix's rows and columns, for op(X) of rows x cols."""
+    return (cols, rows) if x.trans else (rows, cols)
+
+
+def reads_while_writing_c(plan: Plan, operand: str) -> bool:
+    """Whether a launch of the plan reads the operand where it lies while it writes C: the
+    direct kernel, or a rung that writes C itself from an operand that was not packed. Every
+    other plan reads the operands (or packed copies) in launches that end before the epilogue,
+    the only launch that writes C, begins."""
+    if plan.direct:
+        return True
+    return plan.direct_c and not (plan.pack_a if operand == "a" else plan.pack_b)
+
+
+def copies(plan: Plan, alias: tuple[bool, bool]) -> list[str]:
+    """The operands the plan must copy before C is written: those that share memory with C
+    (`alias`, for A and B) and that a C-writing launch would read in place."""
+    if not plan.use_p:
+        return []
+    return [name for name, shared in zip("ab", alias)
+            if shared and reads_while_writing_c(plan, name)]
+
+
+def shares_memory(kind: DeviceArrays, x: Mat, rows: int, cols: int, c: Mat, m: int,
+                   n: int) -> bool:
+    """Whether the stored matrix X (rows x cols) and C (m x n) have a float in common.
+
+    Blocked algorithms pass views of one matrix (an LU update reads two blocks and writes a
+    third), whose spans interleave without sharing an element: with one leading dimension the
+    test is exact, so those calls are not slowed by a copy. Column j of X holds the floats
+    [j*ld, j*ld + rows) past X's first, column j' of C [d + j'*ld, d + j'*ld + m), d being C's
+    distance from X; two columns meet where t = j - j' has d - rows < t*ld < d + m. With two
+    leading dimensions, spans that meet count as shared."""
+    if x.buf is None or c.buf is None or not (rows and cols and m and n):
+        return False
+    mem_x, x0, x1 = kind.memory_range(x.buf, x.offset, (cols - 1) * x.ld + rows)
+    mem_c, c0, c1 = kind.memory_range(c.buf, c.offset, (n - 1) * c.ld + m)
+    if mem_x != mem_c or x1 <= c0 or c1 <= x0:
+        return False
+    if x.ld != c.ld or (c0 - x0) % 4:
+        return True
+    ld, d = x.ld, (c0 - x0) // 4
+    t = max((d - rows) // ld + 1, -(n - 1))
+    return t <= cols - 1 and t * ld < d + m
+
+
+def aliases(kind: DeviceArrays | None, a: Mat, b: Mat, c: Mat, m: int, n: int,
+             k: int) -> tuple[bool, bool]:
+    """Whether A and whether B share memory with C (op(A) m x k, op(B) k x n, C m x n)."""
+    if kind is None:
+        return False, False
+    return (shares_memory(kind, a, *stored(a, m, k), c, m, n),
+            shares_memory(kind, b, *stored(b, k, n), c, m, n))

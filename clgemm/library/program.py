@@ -1,0 +1,185 @@
+"""A plan made ready to run: every kernel a call launches (copies of operands that share memory
+with C, packs, a rung's panel helpers, the rung or the direct kernel, the epilogue) as one list
+of prepared launches, built once per call signature.
+
+The launches' arguments name the call's buffers by slot (A, B, C, and the scratch buffers the
+plan takes from the pool), so the list is worked out once: its kernels built, its geometry
+checked against the API's limits, its argument lists laid out. A call then fills the slots
+with its own buffers and queues the launches, which is all a repeated call costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from clgemm.backends import Backend, Mat
+from clgemm.configs.launch import Launch, prepare, round_up
+from clgemm.core.errors import UsageError
+from clgemm.library.order import LaunchOrder
+from clgemm.library.plan import Plan, copies, panel_steps, stored
+from clgemm.rungs import get_rung
+from clgemm.rungs.direct import DIRECT, direct_geometry, direct_macros
+
+HELPERS_FILE = "blas_helpers.cl"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A buffer an argument list names before the call gives it: "a", "b", "c", or the index
+    of a scratch buffer."""
+
+    name: str | int
+
+
+A, B, C = Slot("a"), Slot("b"), Slot("c")
+
+
+@dataclass
+class CallProgram:
+    """The launches of one plan, in order, with the scratch buffers they use (float counts)."""
+
+    plan: Plan
+    launches: list[Launch] = field(default_factory=list)
+    scratch: list[int] = field(default_factory=list)
+    #: per launch, the positions of its arguments that are slots
+    slots: list[list[tuple[int, Slot]]] = field(default_factory=list)
+
+    def new_scratch(self, count: int) -> Slot:
+        self.scratch.append(count)
+        return Slot(len(self.scratch) - 1)
+
+    def add(self, what: str, kernel: Any, gsize: Any, lsize: Any, args: list) -> None:
+        self.launches.append(Launch(what, kernel, tuple(gsize), tuple(lsize), args))
+        self.slots.append([(i, x) for i, x in enumerate(args) if isinstance(x, Slot)])
+
+    def check_groups(self, backend: Backend) -> None:
+        """Refuse, before anything runs, a launch with more work-groups than the API allows
+        along a dimension (CUDA: 65535 along y and z), rather than fail halfway through."""
+        limits = backend.max_groups
+        if limits is None:
+            return
+        for launch in self.launches:
+            for axis, (size, local, most) in enumerate(zip(launch.global_size,
+                                                           launch.local_size, limits)):
+                groups = -(-size // local)
+                if groups > most:
+                    raise UsageError(
+                        f"this product is too large for the {backend.name} backend: the "
+                        f"{launch.what} kernel would need {groups} work-groups along dimension "
+                        f"{axis}, and {backend.name} allows at most {most}")
+
+    def run(self, order: LaunchOrder, a: Any, b: Any, c: Any) -> None:
+        """Queue every launch on the call's buffers, without waiting."""
+        bound: dict[str | int, Any] = {"a": a, "b": b, "c": c}
+        for i, count in enumerate(self.scratch):
+            bound[i] = order.scratch(count)
+        for launch, slots in zip(self.launches, self.slots):
+            args = launch.args
+            if slots:
+                args = list(args)
+                for i, slot in slots:
+                    args[i] = bound[slot.name]
+            order.enqueue(launch.kernel, launch.global_size, launch.local_size, args)
+
+
+def pack_tile(backend: Backend) -> int:
+    return 16 if backend.device.max_work_group_size >= 256 else 8
+
+
+def _helper(backend: Backend, kernel: str) -> Any:
+    return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
+
+
+def tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Global and local size of a helper kernel with one work-item per element of a
+    rows x cols matrix, in square work-groups."""
+    t = pack_tile(backend)
+    return (round_up(rows, t), round_up(cols, t)), (t, t)
+
+
+def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, rows: int,
+          cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
+    """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
+    out = prog.new_scratch(out_rows * out_cols)
+    knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
+    prog.add(what, knl, *tiles_geometry(backend, out_rows, out_cols),
+             [rows, cols, out_rows, out_cols, src, x.offset, x.ld, out])
+    return out
+
+
+def _unshared(backend: Backend, prog: CallProgram, alias: tuple[bool, bool], a: Mat,
+              b: Mat) -> tuple[tuple[Slot, Mat], tuple[Slot, Mat]]:
+    """A and B as the launches that write C may read them: tight copies of those that share
+    memory with C and would be read in place (`copies`), the others where they lie."""
+    plan = prog.plan
+    out = []
+    for name, slot, x, (rows, cols) in (("a", A, a, (plan.m, plan.k)),
+                                        ("b", B, b, (plan.k, plan.n))):
+        if name in copies(plan, alias):
+            sr, sc = stored(x, rows, cols)
+            slot = _pack(backend, prog, f"copy of {name.upper()}", slot, x, sr, sc, sr, sc,
+                         False)
+            x = Mat(None, 0, max(1, sr), x.trans)
+        out.append((slot, x))
+    return out[0], out[1]
+
+
+def _direct(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
+            alias: tuple[bool, bool]) -> None:
+    """One launch reads the operands where they lie and writes alpha*P + beta*C itself."""
+    plan = prog.plan
+    knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans, b.trans),
+                          DIRECT.kernel)
+    (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
+    prog.add("direct kernel", knl, *direct_geometry(plan.chosen.params, plan.m, plan.n),
+             [plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
+              sb, b.offset, b.ld, C, c.offset, c.ld])
+
+
+def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,
+            alias: tuple[bool, bool]) -> Slot:
+    """Packs, panel helpers and the rung; returns where the product P lies."""
+    plan = prog.plan
+    m, n, k = plan.m, plan.n, plan.k
+    rung = get_rung(plan.chosen.rung)
+    # Built before anything is queued, so a configuration that fails to build here leaves
+    # nothing half done and the next choice can run instead.
+    backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
+    (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
+    if plan.pack_a:
+        sa = _pack(backend, prog, "pack of A", sa, a, m, k, plan.mp, plan.kp, a.trans)
+    if plan.pack_b:
+        if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
+            sb = _pack(backend, prog, "pack of B", sb, b, n, k, plan.np_, plan.kp, not b.trans)
+        else:
+            sb = _pack(backend, prog, "pack of B", sb, b, k, n, plan.kp, plan.np_, b.trans)
+    p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
+    # gemm's own packing did the transpose of B; what remains is packing into panels
+    prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb, p,
+                       [h for h, _ in panel_steps(plan)],
+                       lambda name, count: prog.new_scratch(count))
+    for step in (*prepared.helpers, prepared.main):
+        prog.add(step.what, step.kernel, step.global_size, step.local_size, step.args)
+    return p
+
+
+def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
+                  alias: tuple[bool, bool] = (False, False)) -> CallProgram:
+    """Every launch of the plan with its kernel built (BuildError before anything is queued).
+    The Mats give offsets, leading dimensions and transposes; their buffers are the call's."""
+    prog = CallProgram(plan)
+    if plan.nothing_to_do:
+        return prog
+    if plan.direct:
+        _direct(backend, prog, a, b, c, alias)
+        return prog
+    p: Slot = C
+    if plan.use_p:
+        p = _packed(backend, prog, a, b, alias)
+        if plan.direct_c:
+            return prog
+    prog.add("epilogue", _helper(backend, "epilogue"), *tiles_geometry(backend, plan.m, plan.n),
+             [plan.m, plan.n, plan.alpha, p, plan.mp if plan.use_p else plan.m,
+              int(plan.use_p), plan.beta, C, c.offset, c.ld, int(plan.read_c)])
+    return prog

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm.backends import list_devices
+from clgemm.backends import install_hints, list_devices
 from clgemm.core.errors import BuildError, LaunchError, UsageError
 from clgemm.core.problem import Problem
 from clgemm.devices.info import DeviceInfo, pick_device
@@ -42,7 +42,7 @@ def test_select_device_by_backend():
     with pytest.raises(UsageError, match="H100 80GB HBM3 on the opencl backend, not cuda"):
         pick_device(FAKES, "1", backend="cuda")
     with pytest.raises(UsageError, match="no cuda device found.*CuPy"):
-        pick_device(FAKES[:2], None, backend="cuda")
+        pick_device(FAKES[:2], None, backend="cuda", hints=install_hints())
     with pytest.raises(UsageError, match="no such device"):
         pick_device(FAKES, "9", backend="cuda")
 

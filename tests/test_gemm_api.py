@@ -396,8 +396,8 @@ def test_not_2d(device, shape):
 
 
 def test_not_an_array(device):
-    refused("NumPy array or a pyopencl.array.Array, got list", clgemm.gemm, [[1.0]],
-            np.ones((1, 1), np.float32), device=device)
+    refused("a NumPy array or a pyopencl.array.Array or a cupy.ndarray, got list", clgemm.gemm,
+            [[1.0]], np.ones((1, 1), np.float32), device=device)
 
 
 def test_bad_scalars_and_flags(device):

@@ -1,4 +1,5 @@
-"""The small interface every backend implements; the runner needs nothing else."""
+"""The small interface every backend implements; the runner needs nothing else. A backend
+package describes itself by `BackendPackage`, and joins clgemm by one `registry.register`."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -329,6 +330,28 @@ class DeviceArrays(ABC):
     def download(self, x: Any) -> np.ndarray:
         """A host copy of a device array."""
 
+    def kernel_arg(self, x: Any) -> Any:
+        """What a launch binds for the array `x` read where it lies, at the element offset its
+        `signature` fixes: the repeated call's way in, which builds no operand. The default
+        builds one (correct, only slower)."""
+        return self.in_place("x", x).buf
+
+    # -- the registry's view --
+    def signature(self, x: Any) -> tuple | None:
+        """What a gemm() call's checks and backend depend on for the array `x` of this kind:
+        calls whose arrays have equal signatures (and equal other arguments) can reuse the
+        checks made once. None: never reuse them (the default, always correct, only slower)."""
+        return None
+
+    def adopt(self, backend: Backend) -> None:
+        """Told of every backend the registry opens for the process, so that arrays which live
+        where that backend runs (its OpenCL context, say) are run by it rather than by a second
+        backend of their own, with builds of its own."""
+
+    def forget(self, backends: bool) -> None:
+        """Drop what the adapter remembers of devices (and with `backends`, the backends it
+        opened or adopted): the registry's `clear`."""
+
 
 # -- vendor BLAS -------------------------------------------------------------------------------
 class TimedCall:
@@ -372,3 +395,58 @@ class VendorBlas(ABC):
     def override(self, backend: "Backend", params: Mapping[str, int]) -> None:
         """Make the library use these tuned parameters from now on in this process."""
         raise UsageError(f"{self.name} takes no tuned parameters from clgemm")
+
+
+# -- a backend package, as the registry sees it --------------------------------------------------
+@dataclass(frozen=True)
+class Lookups:
+    """What the registry lends a backend's array adapter: the adapters sit below the registry,
+    so they get its lookups as arguments rather than importing it."""
+
+    #: the process-wide backend of a listed device (opened on first use)
+    shared: Callable[[DeviceInfo], Backend]
+    #: every listed device of every registered backend, numbered
+    devices: Callable[[], list[DeviceInfo]]
+
+
+class BackendPackage(Protocol):
+    """Everything clgemm needs to know of a backend, so that adding one is its package plus one
+    `registry.register(package)`: a module defining these names (as `backends/opencl/` and
+    `backends/cuda/` do) is one. Read-only members, so that a module's plain constants fit."""
+
+    @property
+    def NAME(self) -> str:
+        """The backend's name: `--backend`, `DeviceInfo.backend`, result files ("opencl")."""
+
+    @property
+    def LABEL(self) -> str:
+        """How text for people names it ("OpenCL")."""
+
+    @property
+    def INSTALL_HINT(self) -> str:
+        """What to install when it finds no device."""
+
+    @property
+    def ARRAY_LIBRARY(self) -> str | None:
+        """The name of the array library whose arrays gemm() reads in place ("pyopencl"), also
+        the name of clgemm verify's path through them; None for a backend without one."""
+
+    @property
+    def VENDOR(self) -> VendorBlas:
+        """The vendor SGEMM the backend is compared with."""
+
+    def device_arrays(self, lookups: Lookups) -> DeviceArrays | None:
+        """The adapter of the backend's array library (None without one)."""
+
+    def discover(self) -> list[DeviceInfo]:
+        """The backend's devices (index -1: the registry numbers them); none, not an error,
+        where its runtime is missing."""
+
+    def open_backend(self, device: DeviceInfo) -> Backend:
+        """A new backend of its own for a measuring command."""
+
+    def open_shared(self, device: DeviceInfo) -> Backend:
+        """The backend the registry keeps for the whole process."""
+
+    def versions(self) -> Mapping[str, object]:
+        """The versions of the backend's libraries, for provenance."""

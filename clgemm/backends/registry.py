@@ -1,36 +1,48 @@
-"""The devices of every backend, and one backend per device for the whole process.
+"""The backends clgemm knows, the devices of all of them, and one backend per device for the
+whole process.
+
+A backend joins by one `register(package)` (`base.BackendPackage`): its name, label, install
+hint, array adapter, vendor BLAS and devices come from the package, and everything that names
+backends (`PACKAGES`, `BACKEND_NAMES`, `KINDS`, the command line's `--backend`, clgemm verify's
+device-array paths, the course's labels) reads them here. The two built-in backends register
+the same way, below.
 
 Numbering: OpenCL platforms sorted by name, devices in each platform's own order, then CUDA's
-devices. Sorting by name keeps the numbers the same whichever ICD loader enumerates the
-platforms (loaders differ in order).
+devices, then those of backends registered later, in the order they registered. Sorting by name
+keeps the numbers the same whichever ICD loader enumerates the platforms (loaders differ in
+order).
 
 Builds are cached per backend, and a build is what costs (seconds on PoCL, tens of milliseconds
 through NVRTC), so every library call on a device must find the same backend. Arrays made in a
-caller's own OpenCL context can only be used by a backend in that context, so OpenCL backends are
-also kept per (context, device); CUDA has one context per device, and CuPy arrays name their
-device.
+caller's own OpenCL context can only be used by a backend in that context, so the OpenCL array
+adapter also keeps backends per (context, device), the shared ones included (`adopt`); CUDA has
+one context per device, and CuPy arrays name their device.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, cast
+
+import numpy as np
 
 from clgemm.backends import cuda, opencl
-from clgemm.backends.base import Backend, DeviceArrays, VendorBlas
+from clgemm.backends.base import Backend, BackendPackage, DeviceArrays, Lookups, VendorBlas
 from clgemm.core import settings
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.devices.info import DeviceInfo, pick_device
 
-#: every backend package, in numbering order
-PACKAGES = {opencl.NAME: opencl, cuda.NAME: cuda}
-BACKEND_NAMES = tuple(PACKAGES)
+#: every registered backend package by name, in numbering order
+PACKAGES: dict[str, BackendPackage] = {}
+#: the registered backends' names (a live view: it follows `register` and `unregister`)
+BACKEND_NAMES = PACKAGES.keys()
+#: the device array libraries, by backend name (backends without one have no entry)
+KINDS: dict[str, DeviceArrays] = {}
 
 _LOCK = threading.RLock()
 #: one backend per device opened here, keyed by (backend name, device handle)
 _BY_DEVICE: dict[tuple[str, Any], Backend] = {}
-#: OpenCL backends by (context, device), including those adopted from callers' arrays
-_BY_CONTEXT: dict[tuple[int, int], opencl.OpenCLBackend] = {}
 #: device selections, remembered: listing devices queries every platform, too slow per call
 _SELECTED: dict[tuple[str, str | None], DeviceInfo] = {}
 
@@ -58,9 +70,10 @@ def select_device(spec: str | int | None, backend: str | None = None) -> DeviceI
     refused as a --device would be, naming the variable."""
     env = settings.device() if spec is None else None
     if env is None:
-        return pick_device(list_devices(), spec if spec is None else _named(spec), backend)
+        return pick_device(list_devices(), spec if spec is None else _named(spec), backend,
+                           install_hints())
     try:
-        return pick_device(list_devices(), env, backend)
+        return pick_device(list_devices(), env, backend, install_hints())
     except UsageError as exc:
         raise UsageError(f"{settings.DEVICE}={env}: {exc}") from None
 
@@ -113,15 +126,7 @@ def device_info(device: DeviceInfo | str | int | None, backend: str | None = Non
 
 def cuda_device_info(ordinal: int) -> DeviceInfo:
     """The listed CUDA device with this ordinal (what a CuPy array's `.device.id` says)."""
-    key = (f"cuda ordinal {ordinal}", "cuda")
-    with _LOCK:
-        if key not in _SELECTED:
-            found = [d for d in list_devices() if d.backend == "cuda" and d.handle == ordinal]
-            if not found:
-                raise UsageError(f"CUDA device {ordinal} is not among the devices clgemm lists "
-                                 f"(see 'clgemm devices')")
-            _SELECTED[key] = found[0]
-        return _SELECTED[key]
+    return cast(cuda.CuPyArrays, KINDS[cuda.NAME]).by_ordinal(ordinal)
 
 
 def shared_backend(info: DeviceInfo) -> Backend:
@@ -130,39 +135,26 @@ def shared_backend(info: DeviceInfo) -> Backend:
     with _LOCK:
         if key not in _BY_DEVICE:
             backend = PACKAGES[info.backend].open_shared(info)
-            if info.backend == opencl.NAME:
-                _BY_CONTEXT[(backend.context.int_ptr, info.handle.int_ptr)] = backend
+            kind = KINDS.get(info.backend)
+            if kind is not None:
+                kind.adopt(backend)
             _BY_DEVICE[key] = backend
         return _BY_DEVICE[key]
 
 
 def backend_in_context(context: Any, device: Any) -> opencl.OpenCLBackend:
     """The OpenCL backend of a pyopencl context and one of its devices (a caller's arrays')."""
-    with _LOCK:
-        key = (context.int_ptr, device.int_ptr)
-        if key not in _BY_CONTEXT:
-            info = next((d for d in list_devices() if d.handle == device), None)
-            if info is None:
-                raise UsageError(f"the device '{device.name.strip()}' is not among the devices "
-                                 f"clgemm lists (see 'clgemm devices')")
-            _BY_CONTEXT[key] = opencl.OpenCLBackend.in_context(context, info)
-        return _BY_CONTEXT[key]
+    return cast(opencl.PyOpenCLArrays, KINDS[opencl.NAME]).in_context(context, device)
 
 
 def clear(backends: bool = False) -> None:
     """Forget device selections; with `backends`, also the backends and their built kernels."""
     with _LOCK:
         _SELECTED.clear()
+        for kind in KINDS.values():
+            kind.forget(backends)
         if backends:
             _BY_DEVICE.clear()
-            _BY_CONTEXT.clear()
-
-
-#: the device array libraries, by backend name
-KINDS: dict[str, DeviceArrays] = {
-    opencl.NAME: opencl.PyOpenCLArrays(backend_in_context),
-    cuda.NAME: cuda.CuPyArrays(shared_backend, cuda_device_info),
-}
 
 
 def array_kind(x: Any) -> DeviceArrays | None:
@@ -173,3 +165,115 @@ def array_kind(x: Any) -> DeviceArrays | None:
 def buffer_kind(x: Any) -> DeviceArrays | None:
     """The adapter of a buffer gemm_buffers takes, or None."""
     return next((k for k in KINDS.values() if k.is_buffer(x)), None)
+
+
+def array_signature(x: Any) -> tuple | None:
+    """What a gemm() call's checks depend on for a device array (`DeviceArrays.signature`);
+    None for NumPy arrays, which are copied anyway, and for anything else."""
+    if isinstance(x, np.ndarray):
+        return None
+    kind = array_kind(x)
+    return None if kind is None else kind.signature(x)
+
+
+# -- registration --------------------------------------------------------------------------------
+_LOOKUPS = Lookups(shared=shared_backend, devices=list_devices)
+
+
+def register(package: BackendPackage) -> BackendPackage:
+    """Add a backend: its devices are listed after those registered before it, and every list
+    of backends (the command line's, verify's, the course's labels) includes it from now on.
+    A name already taken is refused rather than replaced, since the backends opened for it
+    would stay behind."""
+    name = package.NAME
+    if not isinstance(name, str) or not name.strip() or name != name.strip().lower():
+        raise UsageError(f"a backend's NAME must be a non-empty lower-case name, got {name!r}")
+    with _LOCK:
+        if name in PACKAGES:
+            raise UsageError(f"a backend named {name!r} is registered already")
+        kind = package.device_arrays(_LOOKUPS)
+        PACKAGES[name] = package
+        if kind is not None:
+            KINDS[name] = kind
+        _renumbered()
+    return package
+
+
+def unregister(name: str) -> None:
+    """Remove a registered backend with the backends opened on its devices (a test's own
+    backend, after the test). Device selections are forgotten: the numbering changes."""
+    with _LOCK:
+        if name not in PACKAGES:
+            raise UsageError(f"no backend named {name!r} is registered")
+        del PACKAGES[name]
+        kind = KINDS.pop(name, None)
+        if kind is not None:
+            kind.forget(True)
+        for key in [k for k in _BY_DEVICE if k[0] == name]:
+            del _BY_DEVICE[key]
+        _renumbered()
+
+
+def _renumbered() -> None:
+    """Devices remembered by selection carry their numbers, which a backend added or removed
+    may change: forget them all."""
+    _SELECTED.clear()
+    for kind in KINDS.values():
+        kind.forget(False)
+
+
+@contextmanager
+def registered(package: BackendPackage) -> Iterator[BackendPackage]:
+    """The backend registered while the block runs, and unregistered after, however it ends."""
+    register(package)
+    try:
+        yield package
+    finally:
+        unregister(package.NAME)
+
+
+def label(name: str) -> str:
+    """How text for people names a backend ("OpenCL"); a name no registered backend has (one
+    in a committed result file, say) is shown as it is."""
+    package = PACKAGES.get(name)
+    return package.LABEL if package is not None else name
+
+
+class BackendLabels(Mapping[str, str]):
+    """The registered backends' labels by name, read when asked (a live view, as
+    `BACKEND_NAMES` is), for code that looks labels up with `.get(name, name)`."""
+
+    def __getitem__(self, name: str) -> str:
+        return PACKAGES[name].LABEL
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(PACKAGES))
+
+    def __len__(self) -> int:
+        return len(PACKAGES)
+
+
+#: every registered backend's label by name ("opencl" -> "OpenCL")
+LABELS: Mapping[str, str] = BackendLabels()
+
+
+def install_hints() -> dict[str, str]:
+    """What to install for each backend when it finds no device, by backend name."""
+    return {name: package.INSTALL_HINT for name, package in PACKAGES.items()}
+
+
+def array_library(name: str) -> str | None:
+    """The array library of a backend whose arrays gemm() reads in place ("pyopencl"), which is
+    also clgemm verify's name for its path through them; None for an unknown backend or one
+    without device arrays."""
+    package = PACKAGES.get(name)
+    return package.ARRAY_LIBRARY if package is not None else None
+
+
+def array_libraries() -> dict[str, str]:
+    """The array library of every registered backend that has one, by backend name."""
+    return {name: p.ARRAY_LIBRARY for name, p in PACKAGES.items() if p.ARRAY_LIBRARY is not None}
+
+
+register(opencl)
+register(cuda)

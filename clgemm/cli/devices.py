@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from clgemm.backends import list_devices
+from clgemm.backends.registry import install_hints
 from clgemm.backends.opencl import nvidia_icd_note
 from clgemm.cli.ladder_tables import devices_rows, devices_table
 from clgemm.cli.options import output_options
@@ -19,7 +20,7 @@ def devices(out: Output) -> None:
     """List every device, numbered across platforms, and where each one's tuning comes from."""
     found = list_devices()
     if not found:
-        out.say("no OpenCL device found (on Debian: apt-get install pocl-opencl-icd)")
+        out.say("no device found: " + "; ".join(install_hints().values()))
     else:
         out.table(devices_table(found, out.layout))
         out.note(f"tuning: the best level of the lookup chain with entries for the device; "

@@ -16,6 +16,7 @@ from typing import Any, Callable, TypeVar, cast
 
 import click
 
+from clgemm.backends import registry
 from clgemm.cli.output import STDOUT, Output
 from clgemm.core.errors import UsageError
 from clgemm.core.paths import check_writable
@@ -29,7 +30,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEVICE_HELP = ("device index (see 'clgemm devices') or a case-insensitive part of its name "
                "(default: $CLGEMM_DEVICE, else the first CPU device)")
 BACKEND_HELP = "only this backend's devices (an NVIDIA GPU is listed by both)"
-BACKENDS = ("opencl", "cuda")
+#: the registered backends' names (a live view of the registry's)
+BACKENDS = registry.BACKEND_NAMES
+
+
+class BackendChoice(click.Choice):
+    """The registered backends, read when the option is parsed or its help printed rather than
+    when this module is imported, so that a backend registered after that is a choice too."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(BACKENDS)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        """click sets the choices once, from the constructor's; the registry's stand instead."""
 
 
 def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -50,7 +68,7 @@ def command_line() -> str:
 #: every command that opens a device takes exactly these two options
 device_options = _stack(
     click.option("--device", "-d", default=None, help=DEVICE_HELP),
-    click.option("--backend", "-b", type=click.Choice(list(BACKENDS)), default=None,
+    click.option("--backend", "-b", type=BackendChoice(), default=None,
                  help=BACKEND_HELP),
 )
 

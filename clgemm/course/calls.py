@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from clgemm.backends.registry import label
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_json
 from clgemm.measure.call_bench import FORMAT
@@ -107,7 +108,7 @@ def headline_block(root: Path, here: str = ".") -> str:
         best = max(ok, key=lambda r: r["call_gflops"])
         names = sorted({n for r in ok for n in r["references"]})
         cores = f", {dev['compute_units']} cores" if dev.get("type") == "CPU" else ""
-        where = (f"{dev['name']}{cores} ({'CUDA' if dev['backend'] == 'cuda' else 'OpenCL'}, "
+        where = (f"{dev['name']}{cores} ({label(dev['backend'])}, "
                  f"{'device' if prov['mode'] == 'device' else 'NumPy'} arrays)")
         first = True
         for name in names:

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from clgemm.backends.registry import label
 from clgemm.configs import database as _database
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, json_files, read_json
 from clgemm.tuner.journal import read_journal
 
-BACKEND_NAMES = {"opencl": "OpenCL", "cuda": "CUDA"}
 #: order of configurations in tables: what the defaults give, then what tuning gives
 CONFIG_ORDER = ("default", "tuned", "user")
 
@@ -45,7 +45,7 @@ class Device:
 
     @property
     def label(self) -> str:
-        backend = BACKEND_NAMES.get(self.backend, self.backend)
+        backend = label(self.backend)
         if self.with_driver:
             return f"{self.name} ({backend}, driver {self.driver or '?'})"
         return f"{self.name} ({backend})"

@@ -12,8 +12,9 @@ import math
 import posixpath
 from typing import Iterable, Sequence
 
+from clgemm.backends import registry
 from clgemm.course import BEYOND, page_link, page_name
-from clgemm.course.data import BACKEND_NAMES, Results, Row, Run
+from clgemm.course.data import Results, Row, Run
 from clgemm.course.diffs import diff_stats, kernel_file, previous, rung_diff
 from clgemm.course.macros import constraint_rows, geometry, kib, macro_rows
 from clgemm.rungs import REGISTRY, Rung, get_rung
@@ -245,7 +246,7 @@ def devices_block(results: Results, here: str = "ladder") -> str:
         tuned = sorted({e.rung for db in results.databases if db.device.key == d.key
                         for e in db.entries})
         journals = sum(1 for j in results.journals if j.device.key == d.key)
-        rows.append([d.name, BACKEND_NAMES.get(d.backend, d.backend), d.kind or DASH,
+        rows.append([d.name, registry.label(d.backend), d.kind or DASH,
                      d.compute_units or DASH,
                      kib(d.local_mem_bytes) if d.local_mem_bytes else DASH,
                      d.max_work_group_size or DASH, d.driver or DASH, runs, benches,

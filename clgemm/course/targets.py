@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from clgemm.backends.registry import label
 from clgemm.course.data import Bench, Results
 from clgemm.course.tables import DASH, gflops, link, size_text
 
@@ -18,6 +19,8 @@ GPU_SHAPE = (4096, 4096, 4096)
 CPU_SHAPES = ((1024, 1024, 1024), (2048, 2048, 2048))
 #: bench shapes whose M and N are at least this count as "large" for the CLBlast comparison
 LARGE = 1024
+#: the backends the targets are set for, as bench files name them
+OPENCL, CUDA = "opencl", "cuda"
 
 
 def _row(bench: Bench, shape: tuple[int, int, int]) -> dict | None:
@@ -65,17 +68,18 @@ def _gpu_lines(name: str, opencl: Bench | None, cuda: Bench | None, here: str) -
     if opencl is not None:
         row = _row(opencl, GPU_SHAPE)
         best, clblast = _best(row), _reference(row, "clblast")
-        lines.append(f"  - OpenCL ({link(opencl.path, here, opencl.path)}), {shape}: best rung "
-                     f"{gflops(best)} GFLOP/s, {_percent(best, cublas)} of cuBLAS "
+        lines.append(f"  - {label(OPENCL)} ({link(opencl.path, here, opencl.path)}), {shape}: "
+                     f"best rung {gflops(best)} GFLOP/s, {_percent(best, cublas)} of cuBLAS "
                      f"(target 80%), {_share(best, clblast)} CLBlast (target above 1×).")
         worst = _worst_against_clblast(opencl)
         if worst:
-            lines.append(f"  - OpenCL against CLBlast at every bench shape with M, N ≥ {LARGE}: "
-                         f"lowest {worst[0]:.2f}× (at {size_text(worst[1])}; target above 1×).")
+            lines.append(f"  - {label(OPENCL)} against CLBlast at every bench shape with M, N "
+                         f"≥ {LARGE}: lowest {worst[0]:.2f}× (at {size_text(worst[1])}; target "
+                         f"above 1×).")
     if cuda is not None:
         best = _best(_row(cuda, GPU_SHAPE))
-        lines.append(f"  - CUDA path ({link(cuda.path, here, cuda.path)}), {shape}: best rung "
-                     f"{gflops(best)} GFLOP/s, {_percent(best, cublas)} of cuBLAS "
+        lines.append(f"  - {label(CUDA)} path ({link(cuda.path, here, cuda.path)}), {shape}: "
+                     f"best rung {gflops(best)} GFLOP/s, {_percent(best, cublas)} of cuBLAS "
                      f"({gflops(cublas)} GFLOP/s in the same run; target 85%).")
     return lines
 
@@ -98,7 +102,7 @@ def targets_block(results: Results, here: str = ".") -> str:
     """One bullet per device with a bench run: the staged targets against the measurements."""
     gpus = [b for b in results.benches if b.device.kind != "CPU"]
     cpus = [b for b in results.benches if b.device.kind == "CPU"]
-    opencl, cuda = _by_backend(gpus, "opencl"), _by_backend(gpus, "cuda")
+    opencl, cuda = _by_backend(gpus, OPENCL), _by_backend(gpus, CUDA)
     lines: list[str] = []
     for name in sorted(set(opencl) | set(cuda)):
         lines += _gpu_lines(name, opencl.get(name), cuda.get(name), here)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, Mapping
 
 from clgemm.core.errors import UsageError
 from clgemm.devices.family import family_of
@@ -77,30 +77,29 @@ class DeviceInfo:
         return d
 
 
-#: what to install when a backend finds no device
-_MISSING = {
-    "opencl": "install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd)",
-    "cuda": "the CUDA backend needs CuPy (pip install cupy-cuda12x) and an NVIDIA GPU and driver",
-}
-
-
 def pick_device(devices: list[DeviceInfo], spec: str | int | None,
-                backend: str | None = None) -> DeviceInfo:
+                backend: str | None = None, hints: Mapping[str, str] | None = None
+                ) -> DeviceInfo:
     """By index, by case-insensitive name substring, or (None) the first CPU device, else the
     first device. Anything that matches nothing, or more than one device, is a UsageError.
 
     With `backend`, only that backend's devices are candidates. Indexes stay the global numbers
     that 'clgemm devices' prints, so the same number always means the same device; one that
     belongs to another backend is refused rather than silently replaced. A name such as "H100"
-    that both NVIDIA's OpenCL and CUDA list is made unambiguous by the backend."""
+    that both NVIDIA's OpenCL and CUDA list is made unambiguous by the backend.
+
+    `hints` says, per backend, what to install when it finds no device. The backends know that,
+    and they sit above this module, so their registry passes it down."""
+    hints = hints or {}
     if not devices and backend is None:
-        raise UsageError(f"no OpenCL device found: {_MISSING['opencl']}")
+        raise UsageError("no device found: " + ("; ".join(hints.values()) if hints
+                                                else "see 'clgemm devices'"))
     pool = devices
     if backend is not None:
         pool = [d for d in devices if d.backend == backend]
         if not pool:
             raise UsageError(f"backend {backend}: no {backend} device found; "
-                             f"{_MISSING.get(backend, 'see clgemm devices')}")
+                             f"{hints.get(backend, 'see clgemm devices')}")
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         cpus = [d for d in pool if d.is_cpu]
         return cpus[0] if cpus else pool[0]

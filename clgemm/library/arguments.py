@@ -52,9 +52,9 @@ def check_backend_kind(kind: DeviceArrays, named: list[tuple[str, Any]],
     """Device memory stays on its own backend: CuPy arrays cannot go to OpenCL, nor pyopencl
     arrays (or buffers) to CUDA."""
     if backend_name is not None and backend_name != kind.backend:
-        other = KINDS[backend_name].label
-        hint = (f"pass NumPy or {other} arrays" if what == "array"
-                else f"pass {KINDS[backend_name].label} buffers")
+        wanted = KINDS.get(backend_name)
+        other = wanted.label if wanted is not None else registry.label(backend_name)
+        hint = f"pass NumPy or {other} arrays" if what == "array" else f"pass {other} buffers"
         raise UsageError(f"{named[0][0]} is a {kind.label} {what}, which lives on the "
                          f"{kind.backend} backend, but the {backend_name} backend was asked for "
                          f"(on {backend_name}, {hint})")
@@ -75,9 +75,8 @@ def check_array(name: str, x: Any) -> DeviceArrays | None:
     if not isinstance(x, np.ndarray):
         kind = array_kind(x)
         if kind is None:
-            raise ArgumentTypeError(f"{name} must be a NumPy array or a pyopencl.array.Array, "
-                                    f"got {type(x).__name__} (or, on the CUDA backend, a "
-                                    f"cupy.ndarray)")
+            types = " or ".join(["a NumPy array", *(f"a {k.array_type}" for k in KINDS.values())])
+            raise ArgumentTypeError(f"{name} must be {types}, got {type(x).__name__}")
     if x.dtype != np.float32:
         raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm supports float32 only "
                                 f"(convert with {name}.astype(numpy.float32))")

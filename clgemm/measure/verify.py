@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Literal
 
 import numpy as np
 
-from clgemm.backends import KINDS
+from clgemm.backends import KINDS, array_libraries, array_library
 from clgemm.configs.configuration import verify_candidates
 from clgemm.core import accuracy
 from clgemm.core.errors import ClgemmError, UsageError
@@ -235,16 +235,13 @@ def _run_numpy(backend: Any, case: Case) -> CaseResult:
     return _judge(case, np.asarray(out), _reference(case, x), bool(outside_ok))
 
 
-#: the device-array path of each backend, named after its array library
-DEVICE_PATHS = {"opencl": "pyopencl", "cuda": "cupy"}
-
-
 def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
-    """gemm() on the backend's own device arrays (views into larger ones), read in place."""
-    kind = KINDS[backend.name]
-    if DEVICE_PATHS[backend.name] != case.path:
+    """gemm() on the backend's own device arrays (views into larger ones), read in place. The
+    path of each backend is named after its array library (`registry.array_library`)."""
+    if array_library(backend.name) != case.path or backend.name not in KINDS:
         return CaseResult(case, False, None, f"a {case.path} case cannot run on the "
                           f"{backend.name} backend")
+    kind = KINDS[backend.name]
     x = _inputs(case)
     dev = {}
     for name in "abc":
@@ -274,8 +271,8 @@ def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
 
 
 RUNNERS: dict[str, Callable[[Any, Case], CaseResult]] = {
-    "buffers": _run_buffers, "numpy": _run_numpy, "pyopencl": _run_device_arrays,
-    "cupy": _run_device_arrays}
+    "buffers": _run_buffers, "numpy": _run_numpy,
+    **{path: _run_device_arrays for path in array_libraries().values()}}
 
 
 def run_case(backend: Any, case: Case) -> CaseResult:
@@ -374,7 +371,8 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
         groups.append((group, cases))
     if not include_api:
         return groups
-    for path in ("numpy", DEVICE_PATHS[device.backend]):
+    device_path = array_library(device.backend)
+    for path in ("numpy", *([device_path] if device_path is not None else [])):
         group = Group(f"gemm() {path}", path, "chosen by gemm()", "auto")
         cases = []
         sizes = _gemm_sizes(quick) if path == "numpy" else _gemm_sizes(True)[3:]

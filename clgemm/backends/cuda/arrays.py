@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import threading
+from typing import Any
 
 import numpy as np
 
-from clgemm.backends.base import Backend, DeviceArrays, Named, Operand, strided_operand
+from clgemm.backends.base import (Backend, DeviceArrays, Lookups, Named, Operand,
+                                  strided_operand)
 from clgemm.backends.cuda.backend import cupy
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.devices.info import DeviceInfo
-
-#: a listed device -> the backend shared by every call on it
-Shared = Callable[[DeviceInfo], Backend]
-#: a CUDA ordinal -> the listed device
-ByOrdinal = Callable[[int], DeviceInfo]
 
 
 class CuPyArrays(DeviceArrays):
@@ -25,11 +22,34 @@ class CuPyArrays(DeviceArrays):
     label = "CuPy"
     array_type = "cupy.ndarray"
 
-    def __init__(self, shared: Shared, by_ordinal: ByOrdinal):
-        #: the process-wide backend of a listed device
-        self.shared = shared
-        #: the listed device of a CUDA ordinal
-        self.by_ordinal = by_ordinal
+    def __init__(self, lookups: Lookups):
+        self.lookups = lookups
+        self._lock = threading.RLock()
+        #: listed devices by CUDA ordinal, remembered: listing queries every platform
+        self._by_ordinal: dict[int, DeviceInfo] = {}
+
+    def shared(self, info: DeviceInfo) -> Backend:
+        """The process-wide backend of a listed device."""
+        return self.lookups.shared(info)
+
+    def by_ordinal(self, ordinal: int) -> DeviceInfo:
+        """The listed CUDA device with this ordinal (what a CuPy array's `.device.id` says)."""
+        with self._lock:
+            if ordinal not in self._by_ordinal:
+                found = [d for d in self.lookups.devices()
+                         if d.backend == self.backend and d.handle == ordinal]
+                if not found:
+                    raise UsageError(f"CUDA device {ordinal} is not among the devices clgemm "
+                                     f"lists (see 'clgemm devices')")
+                self._by_ordinal[ordinal] = found[0]
+            return self._by_ordinal[ordinal]
+
+    def forget(self, backends: bool) -> None:
+        with self._lock:
+            self._by_ordinal.clear()
+
+    def signature(self, x: Any) -> tuple | None:
+        return (type(x), x.shape, x.strides, x.dtype.char, x.data.ptr % 4, x.device.id)
 
     def is_array(self, x: Any) -> bool:
         return cupy is not None and isinstance(x, cupy.ndarray)
@@ -50,6 +70,11 @@ class CuPyArrays(DeviceArrays):
             span = (r - 1) * (s0 // 4) + (c - 1) * (s1 // 4) + 1
             op.buf = self._alias(x, span)
         return op
+
+    def kernel_arg(self, x: Any) -> Any:
+        # A launch passes an array's address: a view is its first element, where the operand
+        # built on the first call began too.
+        return x
 
     def buffer_of(self, x: Any) -> tuple[Any, int]:
         return self._alias(x, max(1, x.size)), 0

@@ -1,8 +1,10 @@
 """The OpenCL backend, all of it: the backend (pyopencl), its array adapter (pyopencl arrays and
-buffers) and its vendor BLAS (CLBlast)."""
+buffers) and its vendor BLAS (CLBlast). The names below describe it to the registry
+(`base.BackendPackage`)."""
 
 from __future__ import annotations
 
+from clgemm.backends.base import Lookups
 from clgemm.backends.opencl.arrays import PyOpenCLArrays
 from clgemm.backends.opencl.backend import (OpenCLBackend, discover, find_nvidia_opencl,
                                             first_error, nvidia_icd_note, open_backend, versions)
@@ -11,11 +13,20 @@ from clgemm.backends.opencl.clblast import (CLBlast, clblast_override, clblast_r
 from clgemm.devices.info import DeviceInfo
 
 NAME = "opencl"
+LABEL = "OpenCL"
+INSTALL_HINT = "install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd)"
+ARRAY_LIBRARY = "pyopencl"
 VENDOR = CLBlast()
 
-__all__ = ["NAME", "VENDOR", "CLBlast", "OpenCLBackend", "PyOpenCLArrays", "clblast_override",
-           "clblast_row_major", "discover", "find_nvidia_opencl", "first_error", "load_clblast",
+__all__ = ["ARRAY_LIBRARY", "INSTALL_HINT", "LABEL", "NAME", "VENDOR", "CLBlast",
+           "OpenCLBackend", "PyOpenCLArrays", "clblast_override", "clblast_row_major",
+           "device_arrays", "discover", "find_nvidia_opencl", "first_error", "load_clblast",
            "nvidia_icd_note", "open_backend", "open_shared", "versions"]
+
+
+def device_arrays(lookups: Lookups) -> PyOpenCLArrays:
+    """The adapter of pyopencl's arrays, with the registry's lookups."""
+    return PyOpenCLArrays(lookups)
 
 
 def open_shared(device: DeviceInfo) -> OpenCLBackend:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import threading
+from typing import Any
 
 import numpy as np
 
-from clgemm.backends.base import Backend, DeviceArrays, Named, Operand, strided_operand
+from clgemm.backends.base import Backend, DeviceArrays, Lookups, Named, Operand, strided_operand
 from clgemm.backends.opencl.backend import OpenCLBackend, opencl_backend
 from clgemm.core.errors import UsageError
 from clgemm.devices.info import DeviceInfo
@@ -18,20 +19,52 @@ try:
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
     HAVE_PYOPENCL = False
 
-#: (context, device) -> the backend shared by every call on that context
-InContext = Callable[[Any, Any], OpenCLBackend]
 #: what needs the OpenCL backend, as messages name it
 _MEMORY = "pyopencl memory"
 
 
 class PyOpenCLArrays(DeviceArrays):
+    """pyopencl arrays and buffers. Arrays made in a caller's own OpenCL context can only be used
+    by a backend in that context, so backends are kept per (context, device): the registry's
+    shared backends (`adopt`) and those made for callers' contexts (`in_context`)."""
+
     backend = "opencl"
     label = "pyopencl"
     array_type = "pyopencl.array.Array"
 
-    def __init__(self, in_context: InContext):
-        #: the process-wide backend of a context and one of its devices
-        self.in_context = in_context
+    def __init__(self, lookups: Lookups):
+        self.lookups = lookups
+        self._lock = threading.RLock()
+        #: backends by (context, device) handle, the registry's shared ones included
+        self._by_context: dict[tuple[int, int], OpenCLBackend] = {}
+
+    def in_context(self, context: Any, device: Any) -> OpenCLBackend:
+        """The backend of a pyopencl context and one of its devices (a caller's arrays')."""
+        with self._lock:
+            key = (context.int_ptr, device.int_ptr)
+            if key not in self._by_context:
+                info = next((d for d in self.lookups.devices() if d.handle == device), None)
+                if info is None:
+                    raise UsageError(f"the device '{device.name.strip()}' is not among the "
+                                     f"devices clgemm lists (see 'clgemm devices')")
+                self._by_context[key] = OpenCLBackend.in_context(context, info)
+            return self._by_context[key]
+
+    def adopt(self, backend: Backend) -> None:
+        if isinstance(backend, OpenCLBackend):
+            with self._lock:
+                key = (backend.context.int_ptr, backend.device.handle.int_ptr)
+                self._by_context[key] = backend
+
+    def forget(self, backends: bool) -> None:
+        if backends:
+            with self._lock:
+                self._by_context.clear()
+
+    def signature(self, x: Any) -> tuple | None:
+        queue = x.queue
+        return (type(x), x.shape, x.strides, x.dtype.char, x.offset, x.context.int_ptr,
+                queue.int_ptr if queue is not None else 0)
 
     def is_array(self, x: Any) -> bool:
         return HAVE_PYOPENCL and isinstance(x, cla.Array)
@@ -44,6 +77,9 @@ class PyOpenCLArrays(DeviceArrays):
 
     def buffer_of(self, x: Any) -> tuple[Any, int]:
         return x.base_data, x.offset // 4
+
+    def kernel_arg(self, x: Any) -> Any:
+        return x.base_data
 
     def _context_of(self, named: Named) -> tuple[Any, Any]:
         """The one context (and device) the arrays share; a mismatch is refused."""

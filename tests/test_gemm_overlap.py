@@ -175,3 +175,23 @@ def test_shares_memory_is_exact_for_one_leading_dimension():
             assert got or not shared, layout
         assert not plan.shares_memory(_Flat(), Mat("buf", x_off, ld_x, False), rows, cols,
                                       Mat("other", c_off, ld_c, False), m, n)
+
+
+@pytest.mark.parametrize("kernel", ["direct", "chosen"], indirect=True)
+def test_a_repeated_signature_still_finds_c_sharing_memory(every_backend, kernel):
+    """A repeated call takes the remembered program (`HotCall`); the same signature fits a C of
+    its own and a C that is A, so the second must still see the overlap and copy A first."""
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(5)
+    n = 96
+    s, t, u = rand(rng, (n, n)), rand(rng, (n, n)), rand(rng, (n, n))
+    ds, dt, du = kind.upload(be, s), kind.upload(be, t), kind.upload(be, u)
+    for _ in range(2):  # apart: the first call makes the program, the second takes it
+        clgemm.gemm(ds, dt, du)
+    assert api.CACHE.hot, "the call on device arrays was not remembered"
+    be.synchronize()
+    assert _close(kind.download(du), reference(s, t, None, 1.0, 0.0, False, False))
+    out = clgemm.gemm(ds, dt, ds)  # the same signature, C now A itself
+    be.synchronize()
+    assert _close(kind.download(out), reference(s, t, None, 1.0, 0.0, False, False))

@@ -20,18 +20,27 @@ from clgemm.measure.bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_siz
 from clgemm.rungs import parse_rungs
 
 
+def _call_shapes(dev: DeviceInfo, sizes: str | None) -> list[tuple[int, int, int]]:
+    """--sizes for --call: a named set, a list of sizes, or the default set of the device type."""
+    if sizes is None:
+        return list(call_bench.CPU_SHAPES if dev.is_cpu else call_bench.GPU_SHAPES)
+    if sizes.strip() in call_bench.NAMED_SHAPES:
+        return list(call_bench.NAMED_SHAPES[sizes.strip()])
+    return [(p.m, p.n, p.k) for p in parse_sizes(sizes)]
+
+
 def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
-                 clblast_file: str | None, out: Output) -> None:
+                 clblast_file: str | None, c_given: bool, out: Output) -> None:
     """`bench --call`: callbench's engine, its table, its JSON."""
     clblast = call_bench.read_clblast_params(clblast_file) if clblast_file else None
     mode = arrays or ("numpy" if dev.is_cpu else "device")
-    shapes = ([(p.m, p.n, p.k) for p in parse_sizes(sizes)] if sizes else
-              list(call_bench.CPU_SHAPES if dev.is_cpu else call_bench.GPU_SHAPES))
+    shapes = _call_shapes(dev, sizes)
     backend = api.backend_for(dev)
     out.note(f"bench --call on device {dev.index}: {dev.name} ({dev.backend}), "
-             f"{len(shapes)} shapes, {mode} arrays")
+             f"{len(shapes)} shapes, {mode} arrays, "
+             f"{'C given to every call' if c_given else 'a new C per call'}")
     rows = call_bench.run_bench(backend, shapes, mode, clblast[0] if clblast else None,
-                               progress=progress)
+                               progress=progress, c_given=c_given)
     data = call_bench.to_json(backend, rows, command_line(), mode, clblast)
     out.table(call_bench.table(data, out.layout))
     out.write(data, csv_text(call_bench.csv_rows(data)))
@@ -41,7 +50,8 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
 @device_options
 @click.option("--sizes", default=None,
               help="comma list of S (square) or MxNxK, e.g. 1024,1000,4096x4096x128 (default: "
-                   "a set for the device type)")
+                   "a set for the device type); with --call also a named set: "
+                   + ", ".join(call_bench.NAMED_SHAPES))
 @click.option("--rungs", "-r", default=None,
               help="rungs to measure, e.g. 6-10,tiled (default: 6-8, tiled, tiled-any plus "
                    "gemm's own pick)")
@@ -59,16 +69,21 @@ def _bench_calls(dev: DeviceInfo, sizes: str | None, arrays: str | None,
 @click.option("--clblast-params", "clblast_file", type=click.Path(dir_okay=False), default=None,
               help="with --call: a JSON file of CLBlast Xgemm parameters tuned for the device "
                    "(its tuner's result), measured as 'CLBlast (tuned)'")
+@click.option("--c-given", is_flag=True,
+              help="with --call: every call writes into a C it is given (gemm(a, b, c), "
+                   "matmul(a, b, out=c)) instead of making a new one")
 @bound_options
 def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str | None,
           repeats: int | None, warmup: int | None, call_mode: bool, arrays: str | None,
-          clblast_file: str | None, overrides: Overrides, out: Output) -> None:
+          clblast_file: str | None, c_given: bool, overrides: Overrides, out: Output) -> None:
     """The best rung per shape against cuBLAS/CLBlast and NumPy, measured side by side; with
     --call, gemm() end to end against the libraries' own calls."""
     if call_mode:
-        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file, out)
+        _bench_calls(select_device(device, backend=backend), sizes, arrays, clblast_file,
+                     c_given, out)
         return
-    for flag, value in (("--arrays", arrays), ("--clblast-params", clblast_file)):
+    for flag, value in (("--arrays", arrays), ("--clblast-params", clblast_file),
+                        ("--c-given", c_given or None)):
         if value is not None:  # accepted and ignored, a user would believe it measured
             raise UsageError(f"{flag} {value}: applies only with --call (the bench of gemm()'s "
                              f"whole call)")

@@ -34,6 +34,8 @@ class CallCache:
         self.crossovers: dict[str, Crossover] = {}
         self.programs: dict[Hashable, Any] = {}
         self.calls: dict[Hashable, Any] = {}
+        #: calls on device arrays whose program is known, by the same key as `calls`
+        self.hot: dict[Hashable, Any] = {}
         #: (device key, kernel number, parameters) that failed to build or launch here
         self.failed: set[tuple] = set()
 
@@ -43,6 +45,8 @@ class CallCache:
             self.crossovers.clear()
             self.programs.clear()
             self.calls.clear()
+            self.hot.clear()
+            self.hot.clear()
             self.failed.clear()
             self.generation = lookup.generation()
 
@@ -92,3 +96,4 @@ class CallCache:
             self.choices.clear()
             self.programs.clear()
             self.calls.clear()
+            self.hot.clear()

@@ -25,6 +25,7 @@ import numpy as np
 
 from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, host_operand,
                              registry)
+from clgemm.backends.registry import array_signature
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, user_config
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
@@ -33,7 +34,8 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
 from clgemm.library.cache import CallCache
 from clgemm.library.order import LaunchOrder
-from clgemm.library.plan import Plan, aliases, new_plan
+from clgemm.library.hot_call import HotCall
+from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
 
 #: everything the library remembers between calls
@@ -301,15 +303,22 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
         c = out
     CACHE.current()
     key = _call_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
+    if key is not None:
+        hot = CACHE.hot.get(key)  # the same call as before on other arrays
+        if hot is not None:
+            result = hot(a, b, c, wait_for)
+            if result is not None:
+                return result
     known = CACHE.calls.get(key) if key is not None else None
-    if known is None:  # the same call as before on other arrays: its checks all hold
+    if known is None:
         known = _check_call(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
         if key is not None and all(kd is not None for kd in known.kinds.values()):
             CACHE.remembered(CACHE.calls, key, lambda: known)
     on_device = [(name, x) for name, x in (("a", a), ("b", b), ("c", c))
                  if x is not None and known.kinds.get(name) is not None]
     with known.be.activate():
-        return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for)
+        return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for,
+                        key if key in CACHE.calls else None)
 
 
 def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
@@ -345,19 +354,6 @@ def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, tra
     return _Checked(be, kind, kinds, m, n, k, alpha32, beta32)
 
 
-def _array_key(x: Any) -> tuple | None:
-    """What the checks and the backend of a call depend on, for a device array; None for
-    anything else (NumPy arrays are copied anyway, so their calls gain nothing from this)."""
-    cls = type(x)
-    if cls.__module__.startswith("pyopencl"):
-        queue = x.queue
-        return (cls, x.shape, x.strides, x.dtype.char, x.offset, x.context.int_ptr,
-                queue.int_ptr if queue is not None else 0)
-    if cls.__module__.startswith("cupy"):
-        return (cls, x.shape, x.strides, x.dtype.char, x.data.ptr % 4, x.device.id)
-    return None
-
-
 def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
               device: Any, backend: Any) -> tuple | None:
     """The key under which a call on device arrays finds its checks already made: the arrays'
@@ -370,8 +366,8 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
         return None
     if type(alpha) not in (float, int) or type(beta) not in (float, int):
         return None
-    ka, kb = _array_key(a), _array_key(b)
-    kc = None if c is None else _array_key(c)
+    ka, kb = array_signature(a), array_signature(b)
+    kc = None if c is None else array_signature(c)
     if ka is None or kb is None or (c is not None and kc is None):
         return None
     return (ka, kb, kc, alpha, beta, trans_a, trans_b)
@@ -409,8 +405,9 @@ def _mats(ops: dict[str, Operand], c_op: Operand, trans_a: bool,
 
 
 def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c: Any,
-             trans_a: bool, trans_b: bool, wait_for: Any = None) -> Any:
-    """gemm once the arguments are checked and the backend known, with its device active."""
+             trans_a: bool, trans_b: bool, wait_for: Any = None, key: Any = None) -> Any:
+    """gemm once the arguments are checked and the backend known, with its device active;
+    with `key`, the call is remembered as a HotCall for the next one of its signature."""
     be, kind, m, n, k = call.be, call.kind, call.m, call.n, call.k
     waits = be.wait_list(wait_for)
     c_kind = call.kinds.get("c") if c is not None else None
@@ -445,6 +442,9 @@ def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c
     _upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     _run(sig, program, ma, mb, mc, order, new)
+    if key is not None and kind is not None:
+        _remember_hot(key, be, kind, program, (ma, mb, mc), c_op.c_order, c is not None,
+                      (m, n), c_kind is not None and bool(ops))
     if out_kind is None:  # a NumPy result
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
@@ -453,6 +453,17 @@ def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c
     else:
         out_kind.add_event(result, order.last)
     return result
+
+
+def _remember_hot(key: Any, be: Backend, kind: DeviceArrays, program: CallProgram,
+                  mats: tuple[Mat, Mat, Mat], swap: bool, c_given: bool, shape: tuple[int, int],
+                  may_alias: bool) -> None:
+    """The call as a HotCall for the next of its signature; the Mats keep no buffer, so no
+    array of this call outlives it through the cache."""
+    a, b, c = (Mat(None, x.offset, x.ld, x.trans) for x in mats)
+    check = may_alias and any(reads_while_writing_c(program.plan, x) for x in "ab")
+    CACHE.remembered(CACHE.hot, key, lambda: HotCall(be, kind, program, a, b, c, swap, c_given,
+                                                     shape, check))
 
 
 def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,

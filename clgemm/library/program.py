@@ -40,6 +40,8 @@ class CallProgram:
     """The launches of one plan, in order, with the scratch buffers they use (float counts)."""
 
     plan: Plan
+    #: whether A and whether B share memory with C, as the program was made for
+    alias: tuple[bool, bool] = (False, False)
     launches: list[Launch] = field(default_factory=list)
     scratch: list[int] = field(default_factory=list)
     #: per launch, the positions of its arguments that are slots
@@ -168,7 +170,7 @@ def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
                   alias: tuple[bool, bool] = (False, False)) -> CallProgram:
     """Every launch of the plan with its kernel built (BuildError before anything is queued).
     The Mats give offsets, leading dimensions and transposes; their buffers are the call's."""
-    prog = CallProgram(plan)
+    prog = CallProgram(plan, alias)
     if plan.nothing_to_do:
         return prog
     if plan.direct:

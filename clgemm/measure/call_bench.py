@@ -54,6 +54,18 @@ CPU_SHAPES: tuple[tuple[int, int, int], ...] = (
     (256, 256, 256), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024),
     (2048, 2048, 2048), (1024, 1024, 64), (2048, 2048, 256))
 
+#: named shape sets (`--sizes small`, `--sizes classes`): small squares, where a call's host
+#: time decides; and the classes of shapes tiled kernels waste (small and skinny products,
+#: small K, large K with a small result) beside squares
+NAMED_SHAPES: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "small": tuple((s, s, s) for s in (64, 128, 256, 512, 768, 1024)),
+    "classes": (tuple((s, s, s) for s in (256, 512, 1024, 2048))
+                + tuple((s, s, k) for s in (2048, 4096) for k in (32, 64, 128))
+                + tuple((4096, n, 4096) for n in (16, 32, 64))
+                + tuple((m, 4096, 4096) for m in (16, 32, 64))
+                + tuple((s, s, 16384) for s in (256, 512))),
+}
+
 #: a batch of calls lasts at least this long
 BATCH_S = 0.2
 BATCHES = 3
@@ -72,6 +84,8 @@ class CallRow:
     launches_ms: float | None = None
     launches: int = 0
     rel_error: float | None = None
+    #: C given to every call (else each call makes a new one)
+    c_given: bool = False
     references: dict[str, dict] = field(default_factory=dict)
 
     def gflops(self, ms: float | None) -> float | None:
@@ -86,7 +100,7 @@ class CallRow:
                 "launches": self.launches,
                 "overhead_ms": (self.call_ms - self.launches_ms
                                 if self.call_ms and self.launches_ms else None),
-                "rel_error": self.rel_error,
+                "rel_error": self.rel_error, "c_given": self.c_given,
                 "references": {name: {**r, "gflops": self.gflops(r.get("ms"))}
                                for name, r in self.references.items()}}
 
@@ -166,10 +180,11 @@ def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
 
 
 def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
-               vendors: Sequence["Vendor"], seed: int = 0) -> CallRow:
-    """One shape: check, then time gemm() and each vendor's call on the same operands."""
+               vendors: Sequence["Vendor"], seed: int = 0, c_given: bool = False) -> CallRow:
+    """One shape: check, then time gemm() and each vendor's call on the same operands, each
+    into a C of its own given to every call where `c_given`, else a new C per call."""
     m, n, k = shape
-    row = CallRow(shape)
+    row = CallRow(shape, c_given=c_given)
     side = Side(backend, mode)
     rng = np.random.default_rng(seed)
     a_host = rng.standard_normal((m, k), dtype=np.float32)
@@ -180,9 +195,10 @@ def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
         row.status, row.note = "skipped", f"cannot hold the operands: {type(exc).__name__}"
         return row
     dev = None if mode == "device" else backend.device
+    out = side.put(np.zeros((m, n), np.float32)) if c_given else None
 
     def call() -> Any:
-        return api.gemm(a, b, device=dev, backend=backend if mode == "numpy" else None)
+        return api.gemm(a, b, out, device=dev, backend=backend if mode == "numpy" else None)
 
     try:
         choice = api.choose_kernel(backend.device, n, m, k)  # C-ordered: the swapped product
@@ -203,7 +219,7 @@ def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
         row.status, row.note = "failed", f"{type(exc).__name__}: {exc}"
         return row
     for vendor in vendors:
-        row.references[vendor.name] = vendor.measure(a_host, b_host, a, b, side, seed)
+        row.references[vendor.name] = vendor.measure(a_host, b_host, a, b, side, seed, c_given)
     return row
 
 
@@ -213,19 +229,22 @@ class Vendor:
     name = ""
 
     def measure(self, a_host: np.ndarray, b_host: np.ndarray, a: Any, b: Any, side: Side,
-                seed: int) -> dict:
+                seed: int, c_given: bool = False) -> dict:
         try:
             poisoned = self.run(a, b, side, poison=True)
             side.sync()
             err = checked_error(a_host, b_host, side.get(poisoned), seed)
             if not err <= accuracy.TOLERANCE:
                 return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}
-            ms = per_call_ms(lambda: self.run(a, b, side), side.sync)
+            out = (side.put(np.zeros((a_host.shape[0], b_host.shape[1]), np.float32))
+                   if c_given else None)
+            ms = per_call_ms(lambda: self.run(a, b, side, out=out), side.sync)
             return {"status": "ok", "ms": ms, "rel_error": err}
         except Exception as exc:  # a library failure is a finding about the library
             return {"status": "failed", "note": f"{type(exc).__name__}: {exc}"}
 
-    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
+        """The library's call; `out`: the C to write (None: the call makes one)."""
         raise NotImplementedError
 
 
@@ -237,8 +256,9 @@ class Library(Vendor):
     def __init__(self, vendor: VendorBlas, backend: Backend, label: str):
         self.vendor, self.backend, self.name = vendor, backend, label
 
-    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
-        out = side.nan((a.shape[0], b.shape[1])) if poison else None
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
+        if poison:
+            out = side.nan((a.shape[0], b.shape[1]))
         return self.vendor.matmul(self.backend, a, b, out)
 
 
@@ -250,21 +270,26 @@ class LibraryHost(Vendor):
         self.vendor, self.backend, self.name = vendor, backend, label
         self.kind = KINDS[backend.name]
 
-    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
         da, db = self.kind.upload(self.backend, a), self.kind.upload(self.backend, b)
-        return self.kind.download(self.vendor.matmul(self.backend, da, db))
+        got = self.kind.download(self.vendor.matmul(self.backend, da, db))
+        if out is None:
+            return got
+        out[...] = got
+        return out
 
 
 class NumPyHost(Vendor):
     name = "NumPy"
 
-    def run(self, a: Any, b: Any, side: Side, poison: bool = False) -> Any:
-        return np.matmul(a, b)
+    def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
+        return np.matmul(a, b, out=out)
 
 
 def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
               clblast_params: dict[str, int] | None = None,
-              progress: Callable[[str], None] | None = None) -> list[CallRow]:
+              progress: Callable[[str], None] | None = None,
+              c_given: bool = False) -> list[CallRow]:
     """Every shape with the untuned libraries, then (CLBlast's parameters are process-wide once
     overridden) every shape again with CLBlast tuned."""
     say = progress or (lambda msg: None)
@@ -284,7 +309,7 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
     rows = []
     for shape in shapes:
         say(f"{'x'.join(map(str, shape))}")
-        rows.append(bench_call(backend, shape, mode, vendors))
+        rows.append(bench_call(backend, shape, mode, vendors, c_given=c_given))
     # The tuned library's parameters are for device arrays, and stay for the whole process.
     if clblast_params and mode == "device" and not why:
         vendor.override(backend, clblast_params)
@@ -299,7 +324,7 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
             a_host = rng.standard_normal((m, k), dtype=np.float32)
             b_host = rng.standard_normal((k, n), dtype=np.float32)
             row.references[tuned.name] = tuned.measure(a_host, b_host, side.put(a_host),
-                                                       side.put(b_host), side, 0)
+                                                       side.put(b_host), side, 0, c_given)
     return rows
 
 
@@ -326,7 +351,8 @@ def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
     dev = backend.device
     out = {"format": FORMAT, "device": dev.to_json(),
            "provenance": {**provenance(command), "device": dev.name, "backend": dev.backend,
-                          "driver": dev.driver_version, "mode": mode},
+                          "driver": dev.driver_version, "mode": mode,
+                          "c_given": any(r.c_given for r in rows)},
            "rows": [r.to_json() for r in rows]}
     if clblast:
         out["clblast_tuned"] = {"params": clblast[0], "provenance": clblast[1]}
@@ -335,6 +361,10 @@ def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
 
 def _fmt(x: float | None, spec: str = ",.0f") -> str:
     return "" if x is None else format(x, spec)
+
+
+def _us(ms: float | None) -> float | None:
+    return None if ms is None else ms * 1e3
 
 
 def _ratio(x: float | None) -> str:
@@ -379,6 +409,9 @@ def table(data: dict, layout: Layout = FULL) -> str:
     columns += [Column(f"{n} GFLOP/s", short=n, wrap=8, drop=len(names) - i)
                 for i, n in enumerate(names)]
     columns += [Column(f"/ {n}", wrap=8) for n in names]
+    columns += [Column("gemm() us/call", short="us", drop=len(names) + 1)]
+    columns += [Column(f"{n} us/call", short=f"{n} us", wrap=8, drop=len(names) - i)
+                for i, n in enumerate(names)]
     lines = []
     for r in data["rows"]:
         shape = "x".join(map(str, r["shape"]))
@@ -394,7 +427,10 @@ def table(data: dict, layout: Layout = FULL) -> str:
                       _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
                      + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
                         else status_cell(ref.get("status", "")) for ref in refs]
-                     + [_ratio(x) for x in shares])
+                     + [_ratio(x) for x in shares]
+                     + [_fmt(_us(r["call_ms"]), ",.1f")]
+                     + [_fmt(_us(ref.get("ms")), ",.1f") if ref.get("status") == "ok" else ""
+                        for ref in refs])
     geo = []
     for n, values in ratios(data).items():
         mean = geo_mean(values)
@@ -404,7 +440,8 @@ def table(data: dict, layout: Layout = FULL) -> str:
     text: list[str] = [render(columns, lines, layout)]
     if not layout.wide:
         text.append("GFLOP/s of gemm()'s whole call, of its kernel alone and of each library's "
-                    "call; over ms: the call's time beyond its launches; / X: gemm() over X")
+                    "call; over ms: the call's time beyond its launches; / X: gemm() over X; "
+                    "us: microseconds per call")
     if geo:
         text.append("gemm() / " + "; ".join(geo))
     return "\n".join(fit_lines(text, layout))
@@ -419,7 +456,7 @@ def csv_rows(data: dict) -> list[dict]:
         flat = {"m": r["shape"][0], "n": r["shape"][1], "k": r["shape"][2],
                 **{k: r[k] for k in ("status", "note", "choice", "call_ms", "call_gflops",
                                      "kernel_ms", "kernel_gflops", "launches_ms", "launches",
-                                     "overhead_ms", "rel_error")}}
+                                     "overhead_ms", "rel_error", "c_given")}}
         for n in names:
             ref = r["references"].get(n, {})
             flat.update({f"{n} status": ref.get("status"), f"{n} ms": ref.get("ms"),

@@ -1,0 +1,75 @@
+"""A call on device arrays whose signature was seen before: its checks, kernel, plan and
+launches are all known, so what is left is to bind the arrays' buffers and queue the launches.
+
+The signature (`clgemm.backends.registry.array_signature` of each array, and the other
+arguments as given) fixes everything a call's checks and program depend on: shapes, strides,
+offsets, the context or device, the queue. What it cannot fix is whether C shares memory with
+A or B this time (the same signature fits a C that is a view of A and one that is not), so a
+call whose program reads an operand while writing C measures that again, and one that finds a
+different answer than its program was made for goes the whole way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from clgemm.backends import Backend, DeviceArrays, Mat
+from clgemm.library.order import LaunchOrder
+from clgemm.library.plan import aliases, copies
+from clgemm.library.program import CallProgram
+
+
+@dataclass(frozen=True)
+class HotCall:
+    be: Backend
+    kind: DeviceArrays
+    program: CallProgram
+    #: A, B and C as the program sees them (offsets, leading dimensions, transposes): B and A
+    #: swapped where C is C-ordered
+    a: Mat
+    b: Mat
+    c: Mat
+    swap: bool
+    #: the call gave C (else a new C-ordered array is made)
+    c_given: bool
+    shape: tuple[int, int]
+    #: whether the answer to "does C share memory with A or B" can change the program
+    check_alias: bool
+
+    def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
+        """The call's result, or None where it must go the whole way."""
+        be, kind, program = self.be, self.kind, self.program
+        with be.activate():
+            waits = be.wait_list(wait_for) if wait_for is not None else []
+            named = [("a", a), ("b", b)] + ([("c", c)] if self.c_given else [])
+            queue = kind.queue_for(be, named)
+            for _, x in named:
+                waits += kind.events(x)
+            x, y = (b, a) if self.swap else (a, b)
+            bx = kind.kernel_arg(x) if program.plan.use_p else None
+            by = kind.kernel_arg(y) if program.plan.use_p else None
+            if self.check_alias and not self._same_alias(bx, by, kind.kernel_arg(c)):
+                return None
+            order = LaunchOrder(be, queue, waits)
+            if self.c_given:
+                result = c
+            else:
+                order.pooled()
+                result = kind.empty(be, named, self.shape)
+            bc = kind.kernel_arg(result)
+            with be.lock:
+                program.run(order, bx, by, bc)
+            kind.add_event(result, order.last)
+        return result
+
+    def _same_alias(self, bx: Any, by: Any, bc: Any) -> bool:
+        p = self.program.plan
+        now = aliases(self.kind, Mat(bx, self.a.offset, self.a.ld, self.a.trans),
+                      Mat(by, self.b.offset, self.b.ld, self.b.trans),
+                      Mat(bc, self.c.offset, self.c.ld, False), p.m, p.n, p.k)
+        return copies(p, now) == copies(p, self.alias)
+
+    @property
+    def alias(self) -> tuple[bool, bool]:
+        return self.program.alias

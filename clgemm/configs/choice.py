@@ -5,9 +5,9 @@ CLBlast's routine asks one tuned value whether a product is large enough for the
 (XGEMM_MIN_INDIRECT_SIZE) and knows nothing of where parameters come from; the same holds
 here. The crossover is a value of the device (`crossover`): where the lookup holds both kinds
 of kernel for it, the smallest measured product at which a packing kernel beats what the direct
-kernel leads one to expect there; else the rule for the device's type. Where both kinds were
-measured the choice at a shape compares their expected speeds directly, which is finer than
-any single size.
+kernel leads one to expect there; else the rule for the device's type. Below it the direct
+kernel runs; above it, where both kinds were measured, the choice at a shape compares their
+expected speeds, which is finer than any single size.
 """
 
 from __future__ import annotations
@@ -105,12 +105,16 @@ def default_config(device: DeviceInfo) -> Config:
 
 def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: lookup.Found | None,
                   indirect: lookup.Found | None, cross: Crossover) -> bool:
-    """Where both kinds are stored, the higher expected speed at this shape; else the
-    device's crossover."""
+    """Below the device's crossover, the direct kernel: no measurement has a packing kernel
+    winning there, and one launch instead of several is what a small product's call costs
+    (expected speeds know nothing of launches). Above it, where both kinds are stored, the
+    higher expected speed at this shape; else the packing kernels."""
+    if shape[0] * shape[1] * shape[2] < cross.min_indirect:
+        return True
     if direct is not None and indirect is not None:
         return (lookup.expected_gflops(device, DIRECT, direct, shape)
                 >= lookup.expected_gflops(device, get_rung(indirect.rung), indirect, shape))
-    return shape[0] * shape[1] * shape[2] < cross.min_indirect
+    return False
 
 
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],

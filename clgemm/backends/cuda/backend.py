@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, ContextManager, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import numpy as np
 
@@ -158,6 +158,17 @@ def device_scope(ordinal: int) -> ContextManager:
     return cupy.cuda.Device(ordinal)
 
 
+def _same(a: Any) -> Any:
+    return a
+
+
+#: how a launch passes each kind of scalar: ints as 32-bit ints, floats as floats; anything else
+#: (arrays, NumPy scalars already of the kernel's type) as it is. A dictionary by type, since a
+#: small product's call makes a dozen of these per launch.
+_ARG: dict[type, Callable[[Any], Any]] = {int: np.int32, float: np.float32, bool: np.int32,
+                                          np.int64: np.int32, np.float64: np.float32}
+
+
 class CUDABackend(Backend):
     name = "cuda"
     max_groups = MAX_GRID
@@ -233,8 +244,7 @@ class CUDABackend(Backend):
         grid = tuple(g // l for g, l in zip(global_size, local_size))
         grid = (grid + (1, 1, 1))[:3]
         block = (tuple(local_size) + (1, 1, 1))[:3]
-        cargs = tuple(np.int32(a) if isinstance(a, (int, np.integer))
-                      else np.float32(a) if isinstance(a, float) else a for a in args)
+        cargs = tuple(_ARG.get(type(a), _same)(a) for a in args)
         log = self._logged()
         try:
             if wait_for:

@@ -13,10 +13,9 @@ builds the configuration and launches it once on the smallest problem it can do,
 driver's on-disk compiler cache that the worker's own build then hits: on PoCL both the
 front-end compile (`clBuildProgram`, which pyopencl leaves to PoCL's kernel cache there) and the
 per-local-size code generation done at the first launch; on other drivers their own caches
-(NVIDIA's compute cache, or pyopencl's binary cache where the driver has none). Measured here on
-PoCL 3.1 (2 cores): a rung-5 configuration costs about 2.7 s of building cold and 0.1 s once
-pre-built, and 24 rung-5 evaluations from a cold cache took 34 s with no pool and 24 s with two
-builders. On a CPU device the worker holds the builders still while it times (see `worker`).
+(NVIDIA's compute cache, or pyopencl's binary cache where the driver has none). On a CPU a
+build costs far more than a measurement, so pre-building is most of a tune's speed there
+(docs/measurements.md). On a CPU device the worker holds the builders still while it times (see `worker`).
 The worker never receives anything from the pool and always builds for itself, so the results
 cannot depend on the pre-builds: if a pre-build fails, hangs or is not done in time, the worker
 just compiles from scratch. Pre-builds that are queued but not started when the worker reaches

@@ -114,8 +114,8 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[st
     return out
 
 
-#: configurations whose bound is computed per search (about 50 us each), and how many of the
-#: highest-bound ones the search measures first
+#: configurations whose bound is computed per search (each costs a few tens of microseconds), and
+#: how many of the highest-bound ones the search measures first
 BOUND_SAMPLE = 2000
 BOUND_SEEDS = 4
 

@@ -509,7 +509,7 @@ def test_too_large_for_the_gpu(cp, cuda_device, monkeypatch):
     """Sizes beyond the device's memory or largest allocation are refused by name before any
     copy (a broadcast view would need 16 GiB of host memory to copy), with c untouched. The
     rungs run here: the direct kernel reads device arrays in place and needs no memory."""
-    monkeypatch.setattr(api, "_direct_choice", lambda *args: None)
+    monkeypatch.setattr(kernel_choice, "direct_config", lambda *args: None)
     api.clear_caches()
     tiny = cuda_module.CUDABackend(dataclasses.replace(cuda_device, global_mem_bytes=2**20))
     rng = np.random.default_rng(41)

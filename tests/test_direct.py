@@ -151,7 +151,7 @@ def _file_defaults() -> dict[str, int]:
 
 
 def test_direct_file_defaults_match_the_record():
-    assert _file_defaults() == {**DIRECT.defaults(), "TRANS_A": 0, "TRANS_B": 0}
+    assert _file_defaults() == {**DIRECT.defaults(), "TRANS_A": 0, "TRANS_B": 0, "BATCHED": 0}
 
 
 def test_direct_builds_and_runs_without_macros(backend):

@@ -389,7 +389,7 @@ def test_pyopencl_wrong_dtype(queue):
             cla.zeros(queue, (2, 2), np.float32))
 
 
-@pytest.mark.parametrize("shape", [(3,), (2, 3, 4), ()])
+@pytest.mark.parametrize("shape", [(3,), ()])
 def test_not_2d(device, shape):
     refused("must be 2-D", clgemm.gemm, np.ones(shape, np.float32), np.ones((3, 3), np.float32),
             device=device)

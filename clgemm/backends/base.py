@@ -281,7 +281,7 @@ class DeviceArrays(ABC):
         (CUDA, None). Only work on some other queue is waited for."""
 
     @abstractmethod
-    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
         """A new C-ordered float32 array beside the operands (under `backend.activate()`)."""
 
     def events(self, x: Any) -> list[Any]:

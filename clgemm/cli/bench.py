@@ -20,7 +20,7 @@ from clgemm.measure.bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_siz
 from clgemm.rungs import parse_rungs
 
 
-def _call_shapes(dev: DeviceInfo, sizes: str | None) -> list[tuple[int, int, int]]:
+def _call_shapes(dev: DeviceInfo, sizes: str | None) -> list[tuple[int, ...]]:
     """--sizes for --call: a named set, a list of sizes, or the default set of the device type."""
     if sizes is None:
         return list(call_bench.CPU_SHAPES if dev.is_cpu else call_bench.GPU_SHAPES)

@@ -25,8 +25,8 @@ class Launch:
 
     what: str
     kernel: Any
-    global_size: tuple[int, int]
-    local_size: tuple[int, int]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
     args: list
 
     def enqueue(self, backend: Backend, queue: Any = None) -> None:

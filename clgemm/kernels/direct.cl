@@ -26,6 +26,11 @@
 //
 // beta is tested at run time: with beta == 0, C is only written, never read, so whatever it held
 // (NaN included) cannot reach the result.
+//
+// BATCHED = 1 makes one launch multiply a stack of matrices, as BLAS's strided-batched GEMM: the
+// launch's third dimension counts the products, and product p reads A, B and C from a_stride,
+// b_stride and c_stride floats times p further on (a stride of 0 repeats one matrix for every
+// product). The arguments then end in those three strides.
 
 // ---- parameters (set with -D; the defaults make the file build on its own) ---------------------
 #ifndef TRANS_A
@@ -52,10 +57,16 @@
 #ifndef PAD
   #define PAD 1        // floats of padding per row of each local tile
 #endif
+#ifndef BATCHED
+  #define BATCHED 0    // 1: a stack of products, one per work-group along the third dimension
+#endif
 
 // ---- consistency of the parameters -----------------------------------------------------------
 #if TRANS_A != 0 && TRANS_A != 1
   #error "TRANS_A must be 0 or 1"
+#endif
+#if BATCHED != 0 && BATCHED != 1
+  #error "BATCHED must be 0 or 1"
 #endif
 #if TRANS_B != 0 && TRANS_B != 1
   #error "TRANS_B must be 0 or 1"
@@ -110,14 +121,26 @@ __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_direct(const int M, const int N, const int K, const float alpha, const float beta,
                  const __global float* A, const int a_offset, const int lda,
                  const __global float* B, const int b_offset, const int ldb,
-                 __global float* C, const int c_offset, const int ldc) {
+                 __global float* C, const int c_offset, const int ldc
+#if BATCHED
+                 , const int a_stride, const int b_stride, const int c_stride
+#endif
+                 ) {
     const int tidm = get_local_id(0);             // 0 .. RTSM-1
     const int tidn = get_local_id(1);             // 0 .. RTSN-1
     const int tid = tidn * RTSM + tidm;           // linear id, tidm fastest
     const int m0 = TSM * get_group_id(0);         // first row of this group's tile of C
     const int n0 = TSN * get_group_id(1);         // first column
+#if BATCHED
+    const long p = get_group_id(2);               // which product of the stack
+    const __global float* Ap = A + a_offset + p * a_stride;
+    const __global float* Bp = B + b_offset + p * b_stride;
+    __global float* Cp = C + c_offset + p * c_stride;
+#else
     const __global float* Ap = A + a_offset;
     const __global float* Bp = B + b_offset;
+    __global float* Cp = C + c_offset;
+#endif
 
     __local float Alm[TSK][TSM + PAD];            // op(A) tile, [k][m]
     __local float Blm[TSK][TSN + PAD];            // op(B) tile, [k][n]
@@ -163,7 +186,6 @@ void gemm_direct(const int M, const int N, const int K, const float alpha, const
     }
 
     // Guarded stores; neighbouring work-items write neighbouring rows of a column of C.
-    __global float* Cp = C + c_offset;
     if (beta == 0.0f) {
         for (int wn = 0; wn < WPTN; wn++) {
             const int j = n0 + tidn + wn * RTSN;

@@ -80,8 +80,9 @@ def check_array(name: str, x: Any) -> DeviceArrays | None:
     if x.dtype != np.float32:
         raise ArgumentTypeError(f"{name} has dtype {x.dtype}; gemm supports float32 only "
                                 f"(convert with {name}.astype(numpy.float32))")
-    if x.ndim != 2:
-        raise UsageError(f"{name} must be 2-D (a matrix), got shape {tuple(x.shape)}")
+    if x.ndim < 2:
+        raise UsageError(f"{name} must be 2-D or more (a matrix, or a stack of matrices), got "
+                         f"shape {tuple(x.shape)}")
     return kind
 
 

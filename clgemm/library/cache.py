@@ -97,3 +97,7 @@ class CallCache:
             self.programs.clear()
             self.calls.clear()
             self.hot.clear()
+
+
+#: everything the library remembers between calls
+CACHE = CallCache()

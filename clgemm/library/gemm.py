@@ -32,14 +32,13 @@ from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, Usage
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
-from clgemm.library.cache import CallCache
+from clgemm.library.cache import CACHE
 from clgemm.library.order import LaunchOrder
 from clgemm.library.hot_call import HotCall
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
+from clgemm.library.stacks import StackCall, gemm_stacks
 
-#: everything the library remembers between calls
-CACHE = CallCache()
 #: stored configurations tried in one call before the kernels' defaults
 _FALLBACK_TRIES = 4
 
@@ -317,6 +316,11 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
     on_device = [(name, x) for name, x in (("a", a), ("b", b), ("c", c))
                  if x is not None and known.kinds.get(name) is not None]
     with known.be.activate():
+        if max(x.ndim for x in (a, b, c) if x is not None) > 2:
+            stack = StackCall(known.be, known.kinds, known.m, known.n, known.k, known.alpha,
+                              known.beta)
+            return gemm_stacks(stack, a, b, c, bool(trans_a), bool(trans_b),
+                               known.be.wait_list(wait_for))
         return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for,
                         key if key in CACHE.calls else None)
 
@@ -326,16 +330,17 @@ def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, tra
     alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
     trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
     kinds = {"a": args.check_array("a", a), "b": args.check_array("b", b)}
-    m, k = a.shape[::-1] if trans_a else a.shape
-    kb, n = b.shape[::-1] if trans_b else b.shape
+    m, k = a.shape[:-3:-1] if trans_a else a.shape[-2:]
+    kb, n = b.shape[:-3:-1] if trans_b else b.shape[-2:]
     if k != kb:
         raise UsageError(f"shapes do not match: op(a) is {m} x {k} and op(b) is {kb} x {n} "
                          f"(a {tuple(a.shape)}, trans_a={trans_a}; b {tuple(b.shape)}, "
                          f"trans_b={trans_b}): the inner sizes {k} and {kb} differ")
     if c is not None:
         kinds["c"] = args.check_array("c", c)
-        if tuple(c.shape) != (m, n):
-            raise UsageError(f"c has shape {tuple(c.shape)}, but op(a) @ op(b) is {m} x {n}")
+        if tuple(c.shape[-2:]) != (m, n) or (c.ndim == 2 and max(a.ndim, b.ndim) > 2):
+            raise UsageError(f"c has shape {tuple(c.shape)}, but op(a) @ op(b) is {m} x {n}"
+                             + (" per product of the stack" if c.ndim > 2 else ""))
         if isinstance(c, np.ndarray) and not c.flags.writeable:
             raise UsageError("c is read-only; gemm updates c in place")
     for name, v in (("M", m), ("N", n), ("K", k)):
@@ -495,3 +500,57 @@ def _upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, 
         else:
             layout: Literal["C", "F"] = "C" if op.c_order else "F"
             op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))
+
+
+# -- matmul ------------------------------------------------------------------------------------
+def matmul(a: Any, b: Any, out: Any = None, *, device: DeviceInfo | str | int | None = None,
+           backend: Backend | str | None = None, wait_for: Any = None) -> Any:
+    """a @ b with NumPy's matmul semantics, float32: matrices, stacks of them broadcast against
+    each other, and vectors (a 1-D `a` is a row, a 1-D `b` a column, and that dimension is
+    dropped from the result). Arrays and devices as for `gemm`; `out`, where given, receives
+    the result and is returned."""
+    for name, x in (("a", a), ("b", b)):
+        if getattr(x, "ndim", None) == 0:
+            raise UsageError(f"{name} is a scalar: matmul takes arrays of one dimension or more "
+                             f"(multiply by the scalar instead)")
+    row, column = getattr(a, "ndim", 2) == 1, getattr(b, "ndim", 2) == 1
+    a2 = a.reshape(1, -1) if row else a
+    b2 = b.reshape(-1, 1) if column else b
+    target = out
+    if out is not None and (row or column):
+        target = _view(out, _full_shape(out.shape, row, column))
+    result = gemm(a2, b2, target, device=device, backend=backend, wait_for=wait_for)
+    if out is not None:
+        return out
+    if row or column:
+        return result.reshape(_vector_shape(result.shape, row, column))
+    return result
+
+
+def _full_shape(shape: tuple[int, ...], row: bool, column: bool) -> tuple[int, ...]:
+    """The matrix-shaped result whose vector form `shape` is."""
+    shape = tuple(shape)
+    if row and column:
+        return shape + (1, 1)
+    if row:
+        return shape[:-1] + (1, shape[-1])
+    return shape + (1,)
+
+
+def _vector_shape(shape: tuple[int, ...], row: bool, column: bool) -> tuple[int, ...]:
+    shape = tuple(shape)
+    if row and column:
+        return shape[:-2]
+    if row:
+        return shape[:-2] + shape[-1:]
+    return shape[:-1]
+
+
+def _view(out: Any, shape: tuple[int, ...]) -> Any:
+    """`out` seen with a matrix's dimensions added: a view, never a copy, since the result must
+    land in `out` itself."""
+    view = out.reshape(shape)
+    if isinstance(out, np.ndarray) and not np.shares_memory(view, out):
+        raise UsageError("out cannot be seen as the matrix result without a copy; give a "
+                         "contiguous out")
+    return view

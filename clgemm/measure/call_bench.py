@@ -39,9 +39,11 @@ from clgemm.core.errors import UsageError
 from clgemm.core.files import read_json
 from clgemm.core.settings import cupy_tf32
 from clgemm.core.tables import FULL, Column, Layout, fit_lines, render, status_cell
+from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import get_rung
+from clgemm.rungs.direct import DIRECT
 
 #: the shapes the call bench runs on a GPU by default
 GPU_SHAPES: tuple[tuple[int, int, int], ...] = (
@@ -57,13 +59,15 @@ CPU_SHAPES: tuple[tuple[int, int, int], ...] = (
 #: named shape sets (`--sizes small`, `--sizes classes`): small squares, where a call's host
 #: time decides; and the classes of shapes tiled kernels waste (small and skinny products,
 #: small K, large K with a small result) beside squares
-NAMED_SHAPES: dict[str, tuple[tuple[int, int, int], ...]] = {
+NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "small": tuple((s, s, s) for s in (64, 128, 256, 512, 768, 1024)),
     "classes": (tuple((s, s, s) for s in (256, 512, 1024, 2048))
                 + tuple((s, s, k) for s in (2048, 4096) for k in (32, 64, 128))
                 + tuple((4096, n, 4096) for n in (16, 32, 64))
                 + tuple((m, 4096, 4096) for m in (16, 32, 64))
                 + tuple((s, s, 16384) for s in (256, 512))),
+    # stacks, as (products, M, N, K): each product's own A and B, C-ordered
+    "stacks": ((1000, 64, 64, 64), (100, 256, 256, 256), (10, 1024, 1024, 1024)),
 }
 
 #: a batch of calls lasts at least this long
@@ -75,7 +79,8 @@ FULL_CHECK = 2**33
 
 @dataclass
 class CallRow:
-    shape: tuple[int, int, int]
+    #: M, N, K; or for a stack (products, M, N, K)
+    shape: tuple[int, ...]
     status: str = "ok"
     note: str = ""
     choice: str = ""
@@ -89,8 +94,7 @@ class CallRow:
     references: dict[str, dict] = field(default_factory=dict)
 
     def gflops(self, ms: float | None) -> float | None:
-        m, n, k = self.shape
-        return None if not ms else 2.0 * m * n * k / (ms * 1e-3) / 1e9
+        return None if not ms else 2.0 * math.prod(self.shape) / (ms * 1e-3) / 1e9
 
     def to_json(self) -> dict:
         return {"shape": list(self.shape), "status": self.status, "note": self.note,
@@ -126,8 +130,11 @@ def per_call_ms(call: Callable[[], Any], sync: Callable[[], None]) -> float:
 
 def checked_error(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 0) -> float:
     """Relative error of C against A B in float64: the whole product where that is cheap, else
-    C x against A (B x) for two random vectors; inf where any element is not finite."""
+    C x against A (B x) for two random vectors; inf where any element is not finite. Stacks:
+    the largest error of their products."""
     c = np.asarray(c)
+    if c.ndim > 2:
+        return max((checked_error(x, y, z, seed) for x, y, z in zip(a, b, c)), default=0.0)
     if not np.all(np.isfinite(c)):
         return float("inf")
     m, k = a.shape
@@ -151,7 +158,7 @@ class Side:
     def put(self, host: np.ndarray) -> Any:
         return host if self.mode == "numpy" else self.kind.upload(self.backend, host)
 
-    def nan(self, shape: tuple[int, int]) -> Any:
+    def nan(self, shape: tuple[int, ...]) -> Any:
         return self.put(np.full(shape, np.nan, np.float32))
 
     def get(self, x: Any) -> np.ndarray:
@@ -179,31 +186,33 @@ def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
     return statistics.median(mains), statistics.median(totals), count
 
 
-def bench_call(backend: Any, shape: tuple[int, int, int], mode: str,
+def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
                vendors: Sequence["Vendor"], seed: int = 0, c_given: bool = False) -> CallRow:
-    """One shape: check, then time gemm() and each vendor's call on the same operands, each
-    into a C of its own given to every call where `c_given`, else a new C per call."""
-    m, n, k = shape
-    row = CallRow(shape, c_given=c_given)
+    """One shape (or a stack: products, M, N, K): check, then time gemm() and each vendor's
+    call on the same operands, each into a C of its own given to every call where `c_given`,
+    else a new C per call."""
+    *batch, m, n, k = shape
+    row = CallRow(tuple(shape), c_given=c_given)
     side = Side(backend, mode)
     rng = np.random.default_rng(seed)
-    a_host = rng.standard_normal((m, k), dtype=np.float32)
-    b_host = rng.standard_normal((k, n), dtype=np.float32)
+    a_host = rng.standard_normal((*batch, m, k), dtype=np.float32)
+    b_host = rng.standard_normal((*batch, k, n), dtype=np.float32)
     try:
         a, b = side.put(a_host), side.put(b_host)
     except Exception as exc:  # out of memory and the like: a note, not a crash
         row.status, row.note = "skipped", f"cannot hold the operands: {type(exc).__name__}"
         return row
     dev = None if mode == "device" else backend.device
-    out = side.put(np.zeros((m, n), np.float32)) if c_given else None
+    out = side.put(np.zeros((*batch, m, n), np.float32)) if c_given else None
 
     def call() -> Any:
         return api.gemm(a, b, out, device=dev, backend=backend if mode == "numpy" else None)
 
     try:
-        choice = api.choose_kernel(backend.device, n, m, k)  # C-ordered: the swapped product
-        row.choice = choice.describe()
-        poisoned = side.nan((m, n))
+        choice = (api.choose_kernel(backend.device, n, m, k) if not batch  # C-ordered: swapped
+                  else Config(DIRECT.number, {}, "a stack of products"))
+        row.choice = choice.describe() if not batch else "direct kernel (stack)"
+        poisoned = side.nan((*batch, m, n))
         api.gemm(a, b, poisoned, device=dev, backend=backend if mode == "numpy" else None)
         side.sync()
         err = checked_error(a_host, b_host, side.get(poisoned), seed)
@@ -236,7 +245,7 @@ class Vendor:
             err = checked_error(a_host, b_host, side.get(poisoned), seed)
             if not err <= accuracy.TOLERANCE:
                 return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}
-            out = (side.put(np.zeros((a_host.shape[0], b_host.shape[1]), np.float32))
+            out = (side.put(np.zeros(a_host.shape[:-1] + b_host.shape[-1:], np.float32))
                    if c_given else None)
             ms = per_call_ms(lambda: self.run(a, b, side, out=out), side.sync)
             return {"status": "ok", "ms": ms, "rel_error": err}
@@ -258,7 +267,7 @@ class Library(Vendor):
 
     def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
         if poison:
-            out = side.nan((a.shape[0], b.shape[1]))
+            out = side.nan(tuple(a.shape[:-1]) + tuple(b.shape[-1:]))
         return self.vendor.matmul(self.backend, a, b, out)
 
 
@@ -286,7 +295,7 @@ class NumPyHost(Vendor):
         return np.matmul(a, b, out=out)
 
 
-def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
+def run_bench(backend: Any, shapes: Sequence[tuple[int, ...]], mode: str,
               clblast_params: dict[str, int] | None = None,
               progress: Callable[[str], None] | None = None,
               c_given: bool = False) -> list[CallRow]:
@@ -308,7 +317,7 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
         vendors.append(Library(vendor, backend, vendor.label))
     rows = []
     for shape in shapes:
-        say(f"{'x'.join(map(str, shape))}")
+        say(shape_text(shape))
         rows.append(bench_call(backend, shape, mode, vendors, c_given=c_given))
     # The tuned library's parameters are for device arrays, and stay for the whole process.
     if clblast_params and mode == "device" and not why:
@@ -317,12 +326,12 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, int, int]], mode: str,
         for row in rows:
             if row.status != "ok":
                 continue
-            say(f"{'x'.join(map(str, row.shape))}: {tuned.name}")
+            say(f"{shape_text(row.shape)}: {tuned.name}")
             side = Side(backend, mode)
             rng = np.random.default_rng(0)
-            m, n, k = row.shape
-            a_host = rng.standard_normal((m, k), dtype=np.float32)
-            b_host = rng.standard_normal((k, n), dtype=np.float32)
+            *batch, m, n, k = row.shape
+            a_host = rng.standard_normal((*batch, m, k), dtype=np.float32)
+            b_host = rng.standard_normal((*batch, k, n), dtype=np.float32)
             row.references[tuned.name] = tuned.measure(a_host, b_host, side.put(a_host),
                                                        side.put(b_host), side, 0, c_given)
     return rows
@@ -361,6 +370,12 @@ def to_json(backend: Any, rows: list[CallRow], command: str, mode: str,
 
 def _fmt(x: float | None, spec: str = ",.0f") -> str:
     return "" if x is None else format(x, spec)
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """MxNxK, or for a stack "P x MxNxK"."""
+    text = "x".join(map(str, shape[-3:]))
+    return f"{shape[0]} x {text}" if len(shape) > 3 else text
 
 
 def _us(ms: float | None) -> float | None:
@@ -414,7 +429,7 @@ def table(data: dict, layout: Layout = FULL) -> str:
                 for i, n in enumerate(names)]
     lines = []
     for r in data["rows"]:
-        shape = "x".join(map(str, r["shape"]))
+        shape = shape_text(r["shape"])
         if r["status"] != "ok":
             lines.append([shape, status_cell(r["status"]), r["note"]]
                          + [""] * (len(columns) - 3))
@@ -428,7 +443,7 @@ def table(data: dict, layout: Layout = FULL) -> str:
                      + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"
                         else status_cell(ref.get("status", "")) for ref in refs]
                      + [_ratio(x) for x in shares]
-                     + [_fmt(_us(r["call_ms"]), ",.1f")]
+                     + [_fmt(_us(r.get("call_ms")), ",.1f")]
                      + [_fmt(_us(ref.get("ms")), ",.1f") if ref.get("status") == "ok" else ""
                         for ref in refs])
     geo = []
@@ -453,7 +468,8 @@ def csv_rows(data: dict) -> list[dict]:
     names = sorted({n for r in data["rows"] for n in r["references"]})
     out = []
     for r in data["rows"]:
-        flat = {"m": r["shape"][0], "n": r["shape"][1], "k": r["shape"][2],
+        flat = {"batch": r["shape"][0] if len(r["shape"]) > 3 else None,
+                "m": r["shape"][-3], "n": r["shape"][-2], "k": r["shape"][-1],
                 **{k: r[k] for k in ("status", "note", "choice", "call_ms", "call_gflops",
                                      "kernel_ms", "kernel_gflops", "launches_ms", "launches",
                                      "overhead_ms", "rel_error", "c_given")}}

@@ -63,34 +63,32 @@ DIRECT = Rung(
             "operand along its contiguous dimension whatever the transposition",
 )
 
-#: A parameter set for a 2-core AVX-512 CPU through PoCL 3.1 (pthread, skylake-avx512), all four
-#: transpositions alike. PoCL runs a work-group's work-items as loops, so a few work-items with
-#: large blocks of sums do best, and WPTN = 16 far better than 8 (most likely because a row of
-#: sums, acc[wm][0..15], then fills one 16-float vector register; not checked in the generated
-#: code). Measured with this kernel on that machine (NN unless said), shared with other jobs (load
-#: average 5-17), so each figure is the best of 18-30 launches; ranges are over separate runs:
-#:   GFLOP/s                                        256^3      512^3
-#:   TSM=64  TSN=64  TSK=16 WPTM=4  WPTN=4  (GPU)   11-12      10-12
-#:   TSM=128 TSN=64  TSK=16 WPTM=8  WPTN=8          21-22      21-22
-#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=8          24         24
-#:   TSM=128 TSN=128 TSK=16 WPTM=16 WPTN=16         34-46      35-46
-#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=8          13         13
-#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=16         42-59      48-60   <- these
-#:   TSM=128 TSN=128 TSK=16 WPTM=64 WPTN=32         60         61
-#: TSK (8, 16, 32) and PAD (0, 1) changed nothing measurable there; the transposed cases were
-#: within the noise of NN (36-58 GFLOP/s at 256^3, 44-47 at 512^3 in one run).
+#: A parameter set for CPUs through PoCL, all four transpositions alike. PoCL runs a
+#: work-group's work-items as loops, so a few work-items with large blocks of sums do best, and
+#: WPTN = 16 fills one 16-float vector register with a row of sums. The measurements behind it
+#: are in docs/measurements.md.
 CPU_DEFAULTS: dict[str, int] = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 64, "WPTN": 16,
                                 "PAD": 1}
 
 
-def direct_macros(params: Params, trans_a: bool, trans_b: bool) -> dict[str, int]:
-    """The -D set for one configuration and one pair of transpositions. Parameters not given
+def direct_macros(params: Params, trans_a: bool, trans_b: bool,
+                  batched: bool = False) -> dict[str, int]:
+    """The -D set for one configuration and one pair of transpositions, and for a stack of
+    products where `batched` (the kernel then takes three strides more). Parameters not given
     take their defaults; unknown ones are refused (`Rung.resolve`)."""
     return {**DIRECT.resolve(dict(params)), "TRANS_A": int(bool(trans_a)),
-            "TRANS_B": int(bool(trans_b))}
+            "TRANS_B": int(bool(trans_b)), **({"BATCHED": 1} if batched else {})}
 
 
 def direct_geometry(params: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """(global, local) sizes of the launch for an M x N result (M, N >= 1): one work-group per
     TSM x TSN tile of C, rounded up."""
     return DIRECT.geometry(DIRECT.resolve(dict(params)), m, n)
+
+
+def batched_geometry(params: Params, m: int, n: int, batch: int
+                     ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(global, local) sizes of a launch of `batch` products M x N: the tiles of one product in
+    the first two dimensions, one work-group per product along the third."""
+    (gx, gy), (lx, ly) = direct_geometry(params, m, n)
+    return (gx, gy, batch), (lx, ly, 1)

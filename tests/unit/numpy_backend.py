@@ -41,7 +41,7 @@ ARRAY_LIBRARY = None
 DEVICE_NAME = "NumPy Emulated TEST GPU"
 
 #: a kernel argument list -> the milliseconds the launch is said to take
-Body = Callable[[tuple[int, int], Sequence[Any]], float]
+Body = Callable[[tuple[int, ...], Sequence[Any]], float]
 
 
 # -- buffers ---------------------------------------------------------------------------------------
@@ -189,22 +189,28 @@ def _rung(rung: Rung, params: Mapping[str, int]) -> Body:
 
 def _direct(params: Mapping[str, int]) -> Body:
     trans_a, trans_b = bool(params["TRANS_A"]), bool(params["TRANS_B"])
-    tuned = {p: v for p, v in params.items() if p not in ("TRANS_A", "TRANS_B")}
+    batched = bool(params.get("BATCHED", 0))
+    tuned = {p: v for p, v in params.items() if p not in ("TRANS_A", "TRANS_B", "BATCHED")}
 
-    def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
-        m, n, k, alpha, beta, a, a_off, lda, b, b_off, ldb, c, c_off, ldc = args
+    def body(gsize: tuple[int, ...], args: Sequence[Any]) -> float:
+        m, n, k, alpha, beta, a, a_off, lda, b, b_off, ldb, c, c_off, ldc = args[:14]
+        strides = args[14:] if batched else (0, 0, 0)
+        if len(strides) != 3:
+            raise LaunchError("gemm_direct: BATCHED takes three strides after ldc")
         tm, tn = DIRECT.output_tile(tuned)
         local = DIRECT.local_size(tuned)
         rows = min(m, gsize[0] // local[0] * tm)
         cols = min(n, gsize[1] // local[1] * tn)
-        op_a = _read(a, _grid(a_off, rows, k, *((lda, 1) if trans_a else (1, lda))), "A")
-        op_b = _read(b, _grid(b_off, k, cols, *((ldb, 1) if trans_b else (1, ldb))), "B")
-        acc = (op_a @ op_b).astype(np.float32)
-        where = _grid(c_off, rows, cols, 1, ldc)
-        value = np.float32(alpha) * acc
-        if np.float32(beta) != 0:  # tested at run time: with beta == 0, C is never read
-            value = value + np.float32(beta) * _read(c, where, "C")
-        _write(c, where, value.astype(np.float32), "C")
+        for p in range(gsize[2] if batched and len(gsize) > 2 else 1):
+            pa, pb, pc = (off + p * st for off, st in zip((a_off, b_off, c_off), strides))
+            op_a = _read(a, _grid(pa, rows, k, *((lda, 1) if trans_a else (1, lda))), "A")
+            op_b = _read(b, _grid(pb, k, cols, *((ldb, 1) if trans_b else (1, ldb))), "B")
+            acc = (op_a @ op_b).astype(np.float32)
+            where = _grid(pc, rows, cols, 1, ldc)
+            value = np.float32(alpha) * acc
+            if np.float32(beta) != 0:  # tested at run time: with beta == 0, C is never read
+                value = value + np.float32(beta) * _read(c, where, "C")
+            _write(c, where, value.astype(np.float32), "C")
         return _gemm_ms(m, n, k, DIRECT.number, local)
     return body
 
@@ -220,8 +226,11 @@ class EmulatedKernel:
 
     def run(self, device: DeviceInfo, global_size: Sequence[int], local_size: Sequence[int],
             args: Sequence[Any]) -> float:
-        gsize = (int(global_size[0]), int(global_size[1]))
-        local = (int(local_size[0]), int(local_size[1]))
+        gsize = tuple(int(g) for g in global_size)
+        local = tuple(int(lc) for lc in local_size)
+        if len(local) > 2 and local[2] != 1:
+            raise LaunchError(f"{self.name}: local size {local} spans the third dimension")
+        local = local[:2]
         if self.required is not None and local != self.required:
             raise LaunchError(f"{self.name}: local size {local}, but the kernel requires "
                               f"{self.required}")
@@ -267,8 +276,9 @@ def emulate(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel:
         return helper
     if kernel == DIRECT.kernel:
         params = {**_params(DIRECT, defines), "TRANS_A": int(defines.get("TRANS_A", 0)),
-                  "TRANS_B": int(defines.get("TRANS_B", 0))}
-        tuned = {p: v for p, v in params.items() if p not in ("TRANS_A", "TRANS_B")}
+                  "TRANS_B": int(defines.get("TRANS_B", 0)),
+                  "BATCHED": int(defines.get("BATCHED", 0))}
+        tuned = {p: v for p, v in params.items() if p not in ("TRANS_A", "TRANS_B", "BATCHED")}
         return EmulatedKernel(kernel, _direct(params), DIRECT.local_size(tuned))
     rung = next((r for r in ALL_RUNGS.values() if r.kernel == kernel), None)
     if rung is None:

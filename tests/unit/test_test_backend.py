@@ -311,3 +311,17 @@ def test_gemm_runs_what_the_tuner_stored(numpy_backend, tmp_path, monkeypatch):
     _check_gemm(nb, 96, 112, 64, False, False, 1.5, 0.5, "C")
     _check_gemm(nb, 96, 112, 64, True, True, 1.0, 0.0, "F")
     assert "gemm_tiling" in registry.shared_backend(_device(nb)).built
+
+
+def test_stacks_on_it_run_in_one_batched_launch(numpy_backend):
+    """A stack of products, B broadcast, is one launch of the direct kernel built BATCHED, and
+    every product is right (the emulation reads each product at its stride)."""
+    nb = numpy_backend
+    be = registry.shared_backend(_device(nb))
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((5, 19, 7)).astype(np.float32)
+    b = rng.standard_normal((7, 11)).astype(np.float32)
+    before = len(be.launches)
+    got = clgemm.matmul(a, b, device=nb.DEVICE_NAME)
+    assert len(be.launches) - before == 1
+    assert np.abs(got - np.matmul(a.astype(np.float64), b)).max() < 1e-4

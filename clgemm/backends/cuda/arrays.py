@@ -112,7 +112,7 @@ class CuPyArrays(DeviceArrays):
         # As CuPy's own operations: ordered on the current stream, no synchronisation.
         return None
 
-    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
         return cupy.empty(shape, dtype=cupy.float32)
 
     def memory_range(self, buf: Any, offset: int, count: int) -> tuple[Any, int, int]:

@@ -125,7 +125,7 @@ class PyOpenCLArrays(DeviceArrays):
                 q.finish()
         return chosen
 
-    def empty(self, backend: Backend, named: Named, shape: tuple[int, int]) -> Any:
+    def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
         queue = self.queue_for(backend, named)
         pool = opencl_backend(backend, _MEMORY).pool(queue)
         return cla.empty(queue, shape, np.float32, allocator=pool)

@@ -60,6 +60,11 @@ def load_clblast() -> tuple[Any, str]:
         fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, size, size, size, f32,
                        ptr, size, size, ptr, size, size, f32, ptr, size, size,
                        ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
+        batched = lib.CLBlastSgemmStridedBatched
+        batched.restype = ctypes.c_int
+        batched.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, size, size, size, f32,
+                            ptr, size, size, size, ptr, size, size, size, f32, ptr, size, size,
+                            size, size, ctypes.POINTER(ptr), ctypes.POINTER(ptr)]
         over = lib.CLBlastOverrideParameters
         over.restype = ctypes.c_int
         over.argtypes = [ptr, ctypes.c_char_p, ctypes.c_int, size,
@@ -94,6 +99,18 @@ def _sgemm(lib: Any, queue: Any, layout: int, m: int, n: int, k: int, a: Any, ld
                               event)
     if status != 0:
         raise RuntimeError(f"CLBlastSgemm returned status {status} (see clblast_c.h)")
+
+
+def clblast_row_major_batched(lib: Any, queue: Any, count: int, m: int, n: int, k: int,
+                              a: Any, a_stride: int, b: Any, b_stride: int, c: Any) -> None:
+    """C[p] := A[p] B[p] for a stack of C-ordered matrices, one CLBlastSgemmStridedBatched
+    (stride 0 repeats one matrix), queued on `queue`, not waited for."""
+    qptr = ctypes.c_void_p(queue.int_ptr)
+    status = lib.CLBlastSgemmStridedBatched(
+        _ROW_MAJOR, _NO_TRANS, _NO_TRANS, m, n, k, 1.0, a.int_ptr, 0, k, a_stride, b.int_ptr,
+        0, n, b_stride, 0.0, c.int_ptr, 0, n, m * n, count, ctypes.byref(qptr), None)
+    if status != 0:
+        raise RuntimeError(f"CLBlastSgemmStridedBatched returned status {status}")
 
 
 def clblast_row_major(lib: Any, queue: Any, m: int, n: int, k: int, a: Any, b: Any,
@@ -146,14 +163,23 @@ class CLBlast(VendorBlas):
         return TimedCall(call, timing)
 
     def matmul(self, backend: Backend, a: Any, b: Any, out: Any = None) -> Any:
-        """CLBlastSgemm, row-major, on the arrays' buffers; a new C from the backend's pool."""
+        """CLBlastSgemm, row-major, on the arrays' buffers (CLBlastSgemmStridedBatched on
+        stacks of three dimensions); a new C from the backend's pool."""
         lib, why = load_clblast()
         if lib is None:
             raise RuntimeError(why)
-        m, k = a.shape
-        n = b.shape[1]
+        m, k = a.shape[-2:]
+        n = b.shape[-1]
         ocl = opencl_backend(backend, "CLBlast")
         queue = ocl.queue
+        if a.ndim > 2 or b.ndim > 2:  # C-ordered stacks; a 2-D operand repeats for every product
+            count = a.shape[0] if a.ndim > 2 else b.shape[0]
+            if out is None:
+                out = cla.empty(queue, (count, m, n), np.float32, allocator=ocl.pool(queue))
+            clblast_row_major_batched(lib, queue, count, m, n, k, a.base_data,
+                                      m * k if a.ndim > 2 else 0, b.base_data,
+                                      k * n if b.ndim > 2 else 0, out.base_data)
+            return out
         if out is None:
             out = cla.empty(queue, (m, n), np.float32, allocator=ocl.pool(queue))
         clblast_row_major(lib, queue, m, n, k, a.base_data, b.base_data, out.base_data)

@@ -1,0 +1,285 @@
+"""Products of stacks of matrices in one launch, as BLAS's strided-batched GEMM does them.
+
+gemm() and matmul() take arrays of more than two dimensions as NumPy's matmul does: the last
+two are the matrices, the others a batch, broadcast against each other (a batch dimension of 1,
+or a missing one, repeats that operand). Every product of the stack runs in one launch of the
+direct kernel built with BATCHED: the launch's third dimension counts the products, and each
+operand advances by a stride of its own from one product to the next (0 for a repeated one).
+The batch of a device array must be one stride apart (any C-ordered stack, a slice of one, a
+broadcast); NumPy operands are laid out so. The batch is split into several launches only where
+the API limits a grid's third dimension (CUDA: 65535).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from clgemm.backends import Backend, DeviceArrays, Mat, Operand
+from clgemm.backends.base import strided_operand
+from clgemm.configs.choice import direct_config
+from clgemm.core.errors import UsageError
+from clgemm.core.memory_fit import INT_MAX, check_memory
+from clgemm.library.cache import CACHE
+from clgemm.library.order import LaunchOrder
+from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
+
+
+@dataclass
+class Stack:
+    """One operand of a stacked product: its matrices as one Operand (the first matrix) and
+    the floats from one product's matrix to the next."""
+
+    op: Operand
+    stride: int
+
+
+def batch_shape(a: Any, b: Any, c: Any) -> tuple[int, ...]:
+    """The broadcast batch of the operands (C's must be it exactly)."""
+    try:
+        batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    except ValueError:
+        raise UsageError(f"the stacks of a {tuple(a.shape)} and b {tuple(b.shape)} do not "
+                         f"broadcast: their batch dimensions {tuple(a.shape[:-2])} and "
+                         f"{tuple(b.shape[:-2])} differ where neither is 1") from None
+    if c is not None and tuple(c.shape[:-2]) != batch:
+        raise UsageError(f"c has shape {tuple(c.shape)}, but the product's batch is {batch}: c "
+                         f"must hold every product")
+    return batch
+
+
+def one_stride(name: str, shape: tuple[int, ...], strides: tuple[int, ...],
+               batch: tuple[int, ...]) -> int | None:
+    """The floats between consecutive products of an operand of batch `shape` (byte
+    `strides`) broadcast to `batch`, if one stride describes them all; None if not."""
+    shape = (1,) * (len(batch) - len(shape)) + tuple(shape)
+    strides = (0,) * (len(batch) - len(strides)) + tuple(strides)
+    step, after = None, 1
+    for size, st, full in reversed(list(zip(shape, strides, batch))):
+        if full > 1:
+            effective = st if size == full else 0
+            if effective % 4 or effective < 0:
+                return None
+            if step is None:
+                step = effective // 4 // after
+                if step * after * 4 != effective:
+                    return None
+            elif effective != step * after * 4:
+                return None
+        after *= full
+    return step or 0
+
+
+def _host(name: str, x: np.ndarray, batch: tuple[int, ...]) -> Stack:
+    """A NumPy operand laid out for the launch: one matrix where the batch repeats it, else
+    every matrix of the broadcast stack one after another, each C-ordered."""
+    rows, cols = x.shape[-2:]
+    if math.prod(x.shape[:-2]) == 1:
+        mat = np.ascontiguousarray(x.reshape(rows, cols))
+        return Stack(Operand(name, mat, True, max(1, cols)), 0)
+    full = np.ascontiguousarray(np.broadcast_to(x, batch + (rows, cols)), dtype=np.float32)
+    return Stack(Operand(name, full, True, max(1, cols)), rows * cols)
+
+
+def _device(name: str, kind: DeviceArrays, x: Any, batch: tuple[int, ...]) -> Stack:
+    stride = one_stride(name, tuple(x.shape[:-2]), tuple(x.strides[:-2]), batch)
+    if stride is None or stride > INT_MAX:
+        raise UsageError(f"{name} is a stack whose matrices are not one stride apart (strides "
+                         f"{tuple(x.strides)} bytes): make it contiguous first")
+    buf, offset = kind.buffer_of(x)
+    shape = SimpleNamespace(shape=tuple(x.shape[-2:]), strides=tuple(x.strides[-2:]))
+    return Stack(strided_operand(name, shape, buf, offset, kind.label), stride)
+
+
+def stack_operand(name: str, kind: DeviceArrays | None, x: Any,
+                  batch: tuple[int, ...]) -> Stack:
+    return _device(name, kind, x, batch) if kind is not None else _host(name, x, batch)
+
+
+def _span(s: Stack, mat: Mat, rows: int, cols: int, count: int) -> int:
+    """Floats from the first element of the first product to past the last of the last, for
+    stored (column-major) matrices of rows x cols."""
+    return (count - 1) * s.stride + (cols - 1) * mat.ld + rows
+
+
+def refuse_overlap(kind: DeviceArrays, stacks: dict[str, Stack], mats: dict[str, Mat],
+                   dims: dict[str, tuple[int, int]], count: int,
+                   names: dict[str, str]) -> None:
+    """A C that shares memory with an operand of a stack is refused: the products run at once,
+    so one product's C could be another's A."""
+    c = kind.memory_range(mats["c"].buf, mats["c"].offset,
+                          _span(stacks["c"], mats["c"], *dims["c"], count))
+    for name in "ab":
+        x = kind.memory_range(mats[name].buf, mats[name].offset,
+                              _span(stacks[name], mats[name], *dims[name], count))
+        if x[0] == c[0] and x[1] < c[2] and c[1] < x[2]:
+            raise UsageError(f"c shares memory with {names[name]}: for a stack, give a c of its "
+                             f"own")
+
+
+def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int, n: int,
+                 k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat, c: Mat,
+                 strides: tuple[int, int, int], count: int) -> None:
+    """Queue the products, as many per launch as the API allows along the third dimension."""
+    knl = be.program(DIRECT.file, direct_macros(params, a.trans, b.trans, batched=True),
+                     DIRECT.kernel)
+    most = be.max_groups[2] if be.max_groups is not None else count
+    for first in range(0, count, most):
+        part = min(most, count - first)
+        gsize, lsize = batched_geometry(params, m, n, part)
+        offsets = [x.offset + first * s for x, s in zip((a, b, c), strides)]
+        if max(offsets) > INT_MAX:
+            raise UsageError(f"the stack reaches past float {INT_MAX}, the largest offset the "
+                             f"kernel takes")
+        with be.lock:
+            order.enqueue(knl, gsize, lsize,
+                          [m, n, k, alpha, beta, a.buf, offsets[0], a.ld, b.buf, offsets[1],
+                           b.ld, c.buf, offsets[2], c.ld, *strides])
+
+
+def stack_kernel(be: Backend, m: int, n: int, k: int) -> dict[str, int]:
+    """The direct kernel's parameters for one product of the stack (stored, else defaults),
+    looked up once per device and shape."""
+    def find() -> dict[str, int]:
+        found = direct_config(be.device, (max(1, m), max(1, n), max(1, k)))
+        if found is None:
+            raise UsageError(f"the direct kernel does not fit device '{be.device.name}', and "
+                             f"stacks of products run on it")
+        return dict(found[0].params)
+
+    params: dict[str, int] = CACHE.remembered(CACHE.programs,
+                                              ("stack", be.device.key, m, n, k), find)
+    return params
+
+
+def check_stack_memory(be: Backend, stacks: dict[str, Stack], uploads: list[str],
+                       new_c: int) -> None:
+    need = [(f"{name} (uploaded)", stacks[name].op.array.size) for name in uploads]
+    if new_c:
+        need.append(("the result", new_c))
+    check_memory(be.device, need)
+
+
+@dataclass(frozen=True)
+class StackCall:
+    """A checked call on stacks: the backend, each array's kind (None: NumPy), the sizes of one
+    product, the scalars."""
+
+    be: Backend
+    kinds: dict[str, DeviceArrays | None]
+    m: int
+    n: int
+    k: int
+    alpha: np.float32
+    beta: np.float32
+
+
+def gemm_stacks(call: StackCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b: bool,
+                waits: list[Any]) -> Any:
+    """C := alpha op(A) op(B) + beta C for every product of the stacks; returns C."""
+    be, m, n, k = call.be, call.m, call.n, call.k
+    batch = batch_shape(a, b, c)
+    count = math.prod(batch)
+    kind = next((x for x in call.kinds.values() if x is not None), None)
+    named = [(name, x) for name, x in (("a", a), ("b", b), ("c", c))
+             if x is not None and call.kinds.get(name) is not None]
+    out_kind = call.kinds.get("c") if c is not None else kind
+    reads_ab = k > 0 and call.alpha != 0
+    if count == 0 or m == 0 or n == 0 or (not reads_ab and call.beta == 1):
+        return c if c is not None else _new(be, out_kind, named, batch + (m, n))
+    stacks = {name: stack_operand(name, call.kinds[name], x, batch)
+              for name, x in (("a", a), ("b", b)) if reads_ab}
+    result = c
+    if c is None or call.kinds.get("c") is None:  # a new C, or NumPy's C: C-ordered on device
+        host_c = None if c is None else np.ascontiguousarray(np.broadcast_to(c, batch + (m, n)))
+        stacks["c"] = Stack(Operand("c", host_c, True, max(1, n)), m * n)
+    else:
+        stacks["c"] = stack_operand("c", call.kinds["c"], c, batch)
+    check_stack_memory(be, stacks, [x for x in stacks if call.kinds.get(x) is None
+                                    and x != "c"], m * n * count if out_kind is None or c is None
+                       else 0)
+    params = stack_kernel(be, n if stacks["c"].op.c_order else m,
+                          m if stacks["c"].op.c_order else n, k)
+    queue = kind.queue_for(be, named) if kind is not None else getattr(be, "queue", None)
+    if kind is not None:
+        for _, x in named:
+            waits += kind.events(x)
+    order = LaunchOrder(be, queue, waits)
+    if result is None and out_kind is not None:
+        order.pooled()
+        result = out_kind.empty(be, named, batch + (m, n))
+        buf, offset = out_kind.buffer_of(result)
+        stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
+    _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
+    _launch(call, order, params, stacks, trans_a, trans_b, count, kind if c is not None
+            and call.kinds.get("c") is not None else None)
+    return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
+
+
+def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
+         shape: tuple[int, ...]) -> Any:
+    if kind is None:
+        return np.empty(shape, np.float32)
+    return kind.empty(be, named, shape)
+
+
+def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: bool,
+           read_c: bool, c_floats: int) -> None:
+    """NumPy operands sent to the device; a C that is not read gets a scratch buffer."""
+    for name, s in stacks.items():
+        if s.op.buf is not None:
+            continue
+        if name == "c" and (s.op.array is None or not read_c):
+            s.op.buf = order.scratch(c_floats)
+        else:
+            s.op.buf = be.to_device(np.asarray(s.op.array).reshape(-1))
+
+
+def _launch(call: StackCall, order: LaunchOrder, params: dict[str, int],
+            stacks: dict[str, Stack], trans_a: bool, trans_b: bool, count: int,
+            alias_kind: DeviceArrays | None) -> None:
+    """The kernel sees column-major matrices: a C-ordered C is C^T = op(B)^T op(A)^T, so the
+    operands swap as in the two-dimensional call."""
+    m, n, k = call.m, call.n, call.k
+    reads_ab = "a" in stacks
+    c = stacks["c"].op.mat(False)
+    if not reads_ab:  # no product: C := beta C, A and B unread
+        nothing = Mat(c.buf, 0, 1, False)
+        a, b, strides, k = nothing, nothing, (0, 0, stacks["c"].stride), 0
+        if stacks["c"].op.c_order:
+            m, n = n, m
+    elif stacks["c"].op.c_order:
+        a, b = stacks["b"].op.mat(not trans_b), stacks["a"].op.mat(not trans_a)
+        strides = (stacks["b"].stride, stacks["a"].stride, stacks["c"].stride)
+        m, n = n, m
+    else:
+        a, b = stacks["a"].op.mat(trans_a), stacks["b"].op.mat(trans_b)
+        strides = (stacks["a"].stride, stacks["b"].stride, stacks["c"].stride)
+    if alias_kind is not None and reads_ab:
+        ordered = {"a": stacks["b"] if stacks["c"].op.c_order else stacks["a"],
+                   "b": stacks["a"] if stacks["c"].op.c_order else stacks["b"],
+                   "c": stacks["c"]}
+        refuse_overlap(alias_kind, ordered, {"a": a, "b": b, "c": c},
+                       {"a": (k, m) if a.trans else (m, k),
+                        "b": (n, k) if b.trans else (k, n), "c": (m, n)}, count,
+                       {"a": "b", "b": "a"} if stacks["c"].op.c_order else {"a": "a", "b": "b"})
+    launch_stack(call.be, order, params, m, n, k, call.alpha if reads_ab else np.float32(0),
+                 call.beta, a, b, c, strides, count)
+
+
+def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any, c_stack: Stack,
+            c: Any, shape: tuple[int, ...], order: LaunchOrder) -> Any:
+    if out_kind is not None:
+        out_kind.add_event(result, order.last)
+        return result
+    if queue is not None and queue is not getattr(be, "queue", None):
+        queue.finish()
+    flat = be.to_host(c_stack.op.buf, math.prod(shape))
+    if c is None:
+        return flat.reshape(shape)
+    c[...] = flat.reshape(shape)
+    return c

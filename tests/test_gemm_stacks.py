@@ -1,0 +1,129 @@
+"""Stacks of matrices through gemm() and matmul(): NumPy's broadcasting, transposes, alpha and
+beta, a given C, device arrays read in place (views of stacks included), one launch for the
+whole stack, chunks where the API limits a grid, and the refusals; checked against float64 with
+the output poisoned first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from layouts import rand
+
+import clgemm
+from clgemm.backends import KINDS
+from clgemm.core.errors import UsageError
+from clgemm.library import gemm as api
+
+
+def _ref(a, b, ta=False, tb=False):
+    a64 = np.swapaxes(a, -1, -2).astype(np.float64) if ta else a.astype(np.float64)
+    b64 = np.swapaxes(b, -1, -2).astype(np.float64) if tb else b.astype(np.float64)
+    return np.matmul(a64, b64)
+
+
+def _close(got, want) -> bool:
+    got = np.asarray(got, dtype=np.float64)
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    return bool(got.shape == want.shape and np.isfinite(got).all()
+                and (not got.size or np.abs(got - want).max() < 1e-4 * scale))
+
+
+SHAPES = [((4, 17, 9), (4, 9, 5)), ((3, 17, 9), (9, 5)), ((17, 9), (2, 3, 9, 5)),
+          ((2, 1, 8, 3), (4, 3, 6)), ((1, 33, 65), (5, 65, 7))]
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: f"{s[0]}@{s[1]}")
+@pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True)])
+def test_numpy_stacks_broadcast_as_matmul(device, shapes, trans):
+    rng = np.random.default_rng(3)
+    sa, sb = shapes
+    ta, tb = trans
+    a, b = rand(rng, sa), rand(rng, sb)
+    a_in = np.ascontiguousarray(np.swapaxes(a, -1, -2)) if ta else a
+    b_in = np.ascontiguousarray(np.swapaxes(b, -1, -2)) if tb else b
+    want = _ref(a, b)
+    assert _close(clgemm.gemm(a_in, b_in, trans_a=ta, trans_b=tb, device=device), want)
+    c = np.full(want.shape, np.nan, np.float32)
+    assert clgemm.gemm(a_in, b_in, c, trans_a=ta, trans_b=tb, device=device) is c
+    assert _close(c, want)
+
+
+def test_numpy_stacks_alpha_beta_and_strided_c(device):
+    rng = np.random.default_rng(4)
+    a, b = rand(rng, (6, 12, 7)), rand(rng, (6, 7, 10))
+    big = rand(rng, (6, 24, 10), order="F")
+    c = big[:, ::2]  # every second row, Fortran-ordered matrices: not contiguous
+    c0 = c.astype(np.float64)
+    out = clgemm.gemm(a, b, c, alpha=-2.0, beta=0.5, device=device)
+    assert out is c and _close(c, -2.0 * _ref(a, b) + 0.5 * c0)
+    zero_k = clgemm.gemm(rand(rng, (3, 4, 0)), rand(rng, (3, 0, 5)), device=device)
+    assert zero_k.shape == (3, 4, 5) and not zero_k.any()
+    assert clgemm.gemm(rand(rng, (0, 4, 3)), rand(rng, (3, 5)), device=device).shape == (0, 4, 5)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)),
+                                    ((5, 2, 3), (3,)), ((3,), (5, 3, 4)),
+                                    ((2, 1, 3, 4), (6, 4, 2))], ids=str)
+def test_matmul_vectors_and_out(device, shapes):
+    rng = np.random.default_rng(5)
+    a, b = rand(rng, shapes[0]), rand(rng, shapes[1])
+    want = np.matmul(a.astype(np.float64), b)
+    got = clgemm.matmul(a, b, device=device)
+    assert np.shape(got) == want.shape and _close(got, want)
+    out = np.full(want.shape, np.nan, np.float32)
+    assert clgemm.matmul(a, b, out, device=device) is out and _close(out, want)
+
+
+def test_stack_refusals(device):
+    rng = np.random.default_rng(6)
+    a = rand(rng, (3, 4, 5))
+    with pytest.raises(UsageError, match="do not broadcast"):
+        clgemm.gemm(a, rand(rng, (2, 5, 6)), device=device)
+    with pytest.raises(UsageError, match="must hold every product"):
+        clgemm.gemm(a, rand(rng, (5, 6)), np.zeros((2, 4, 6), np.float32), device=device)
+    with pytest.raises(UsageError, match="per product|op\\(a\\) @ op\\(b\\)"):
+        clgemm.gemm(a, rand(rng, (5, 6)), np.zeros((4, 6), np.float32), device=device)
+    with pytest.raises(UsageError, match="scalar"):
+        clgemm.matmul(np.float32(2.0), a, device=device)
+
+
+def test_device_stacks_one_launch_and_views(every_backend):
+    """Device arrays are read in place, every product in one launch: a C-ordered stack, a view
+    of every second matrix of a larger stack, and one B for all."""
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(7)
+    big, b = rand(rng, (12, 33, 17)), rand(rng, (17, 9))
+    dbig, db = kind.upload(be, big), kind.upload(be, b)
+    with be.observe() as log:
+        out = clgemm.gemm(dbig[::2], db)
+    be.synchronize()
+    assert len(log.records) == 1
+    assert _close(kind.download(out), _ref(big[::2], b))
+    dc = kind.upload(be, np.full((6, 33, 9), np.nan, np.float32))
+    assert clgemm.gemm(dbig[1::2], db, dc) is dc
+    be.synchronize()
+    assert _close(kind.download(dc), _ref(big[1::2], b))
+
+
+def test_device_stack_sharing_memory_with_c_is_refused(every_backend):
+    be = every_backend
+    kind = KINDS[be.name]
+    s = kind.upload(be, rand(np.random.default_rng(8), (4, 8, 8)))
+    with pytest.raises(UsageError, match="c shares memory with a"):
+        clgemm.gemm(s, kind.upload(be, np.eye(8, dtype=np.float32)), s)
+
+
+def test_a_stack_larger_than_a_grid_is_split(every_backend, monkeypatch):
+    """With a grid limited to 7 products along the third dimension (CUDA's is 65535), 20
+    products take three launches and every one is right."""
+    be = every_backend
+    kind = KINDS[be.name]
+    monkeypatch.setattr(be, "max_groups", (2**31 - 1, 65535, 7))
+    rng = np.random.default_rng(9)
+    a, b = rand(rng, (20, 9, 6)), rand(rng, (20, 6, 4))
+    with be.observe() as log:
+        out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b))
+    be.synchronize()
+    assert len(log.records) == 3 and _close(kind.download(out), _ref(a, b))
+    api.clear_caches()

@@ -6,7 +6,9 @@
 # exit status. Run from the repository root after the prelude:
 #   . .whl/prelude.sh && bash scripts/gpu_call_bench.sh [steps...]
 # Steps: tests verify bench-cuda bench-opencl (default: all); small-cuda and small-opencl (the
-# microseconds of repeated calls at 64-1024, C given to every call); and on request tune-ladder (a short
+# microseconds of repeated calls at 64-1024, C given to every call); stacks-cuda and
+# stacks-opencl (stacks of products beside cp.matmul and CLBlastSgemmStridedBatched); and on
+# request tune-ladder (a short
 # tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
 # journals into results/journals/) and ladder (the ladder at 4096 on both backends, defaults and
 # tuned, JSON into $OUT).
@@ -43,7 +45,7 @@ for s in $steps; do
              -rs tests/test_cuda.py tests/test_cuda_gemm.py tests/test_direct.py tests/test_gemm_api.py \
              tests/test_lookup.py tests/test_every_device.py tests/test_rungs_files.py \
              tests/test_rungs_upper.py tests/test_gemm_queues.py tests/test_gemm_overlap.py \
-             tests/test_user_tuning.py tests/test_python_api.py ;;
+             tests/test_user_tuning.py tests/test_python_api.py tests/test_gemm_stacks.py ;;
     tune-ladder) for be in opencl cuda; do
                    key=$(python3 -c "from clgemm.backends import select_device as s
 print(s('$gpu', backend='$be').key)")
@@ -68,6 +70,11 @@ print(s('$gpu', backend='$be').key)")
     small-opencl) step small-call-opencl python3 -m clgemm bench --call --device "$gpu" \
                     --backend opencl --sizes small --c-given --clblast-params "$params" \
                     --json "$OUT/small-call-opencl.json" ;;
+    stacks-cuda) step stacks-call-cuda python3 -m clgemm bench --call --device "$gpu" \
+                   --backend cuda --sizes stacks --c-given --json "$OUT/stacks-call-cuda.json" ;;
+    stacks-opencl) step stacks-call-opencl python3 -m clgemm bench --call --device "$gpu" \
+                     --backend opencl --sizes stacks --c-given --clblast-params "$params" \
+                     --json "$OUT/stacks-call-opencl.json" ;;
     bench-opencl) step bench-call-opencl python3 -m clgemm bench --call --device "$gpu" \
                     --backend opencl --clblast-params "$params" --json "$OUT/bench-call-opencl.json" ;;
   esac

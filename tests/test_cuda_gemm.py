@@ -431,7 +431,8 @@ def test_tuned_choice_from_cuda_database(cuda_device, tmp_path, monkeypatch):
     from clgemm.configs import database
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    # the packing kernels at every size
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     api.clear_caches()
     params = {"TS": 16, "WPT": 4}
     db = database.load(cuda_device)
@@ -547,9 +548,8 @@ def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
     the rungs: the direct kernel's tiles would fit this product)."""
     from clgemm.backends.opencl import OpenCLBackend
 
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
 
-    api.clear_caches()
     api.clear_caches()
     be = OpenCLBackend(cl_device)
     be.max_groups = cuda_module.MAX_GRID
@@ -562,8 +562,7 @@ def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
 def test_grid_limit_refused_on_cuda(cuda_be, monkeypatch):
     """CUDA allows 65535 blocks along y: a product that would need more is refused by name
     instead of failing at launch."""
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
-    api.clear_caches()
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     api.clear_caches()
     _too_many_groups(cuda_be)
 

@@ -193,7 +193,8 @@ def test_default_choices(device, tmp_path, monkeypatch):
 def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
     database = pytest.importorskip("clgemm.configs.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    # the packing kernels at every size
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     api.clear_caches()
     rung3 = clgemm.rungs.get_rung(3)
     params = {"TS": 16, "WPT": 4}
@@ -601,7 +602,8 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
     from clgemm.core.errors import BuildError, LaunchError
 
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    # the packing kernels at every size
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     api.clear_caches()
     rung3 = clgemm.rungs.get_rung(3)
     db = database.load(device)

@@ -108,7 +108,8 @@ def _database_with(path, device, good: dict, bad: list[dict]) -> None:
 @pytest.mark.no_shipped_tuning
 def test_database_entries_never_used(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})  # the rungs at every size
+    # the packing kernels at every size
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     api.clear_caches()
     path = database_path(device.key, tmp_path)
     _database_with(path, device, {"TS": 16, "WPT": 2}, BAD_PARAMS)

@@ -336,6 +336,12 @@ class DeviceArrays(ABC):
         builds one (correct, only slower)."""
         return self.in_place("x", x).buf
 
+    def allocation(self, x: Any) -> Any:
+        """What the array's memory was allocated as, such that arrays of two different
+        allocations never share memory: a repeated call whose C has an allocation of its own
+        need not measure where its operands lie. None: not known (always measured)."""
+        return None
+
     # -- the registry's view --
     def signature(self, x: Any) -> tuple | None:
         """What a gemm() call's checks and backend depend on for the array `x` of this kind:

@@ -157,9 +157,20 @@ def clear(backends: bool = False) -> None:
             _BY_DEVICE.clear()
 
 
+#: the adapter of each array type met so far (None: no backend's), since a repeated call asks
+#: for each of its arrays'
+_KIND_OF_TYPE: dict[type, DeviceArrays | None] = {}
+
+
 def array_kind(x: Any) -> DeviceArrays | None:
     """The adapter of a device array, or None (NumPy arrays, and anything else)."""
-    return next((k for k in KINDS.values() if k.is_array(x)), None)
+    cls = type(x)
+    try:
+        return _KIND_OF_TYPE[cls]
+    except KeyError:
+        kind = next((k for k in KINDS.values() if k.is_array(x)), None)
+        _KIND_OF_TYPE[cls] = kind
+        return kind
 
 
 def buffer_kind(x: Any) -> DeviceArrays | None:
@@ -195,6 +206,7 @@ def register(package: BackendPackage) -> BackendPackage:
         PACKAGES[name] = package
         if kind is not None:
             KINDS[name] = kind
+            _KIND_OF_TYPE.clear()
         _renumbered()
     return package
 
@@ -207,6 +219,7 @@ def unregister(name: str) -> None:
             raise UsageError(f"no backend named {name!r} is registered")
         del PACKAGES[name]
         kind = KINDS.pop(name, None)
+        _KIND_OF_TYPE.clear()
         if kind is not None:
             kind.forget(True)
         for key in [k for k in _BY_DEVICE if k[0] == name]:

@@ -46,6 +46,12 @@ class Crossover:
     source: str
 
 
+def no_crossover(device: DeviceInfo) -> Crossover:
+    """A crossover of zero, for a caller that wants the packing kernels at every size (tests
+    of that path, on any device and database)."""
+    return Crossover(0, "none")
+
+
 def crossover(device: DeviceInfo) -> Crossover:
     """The device's direct/indirect crossover, measured where the lookup holds both kinds."""
     default = Crossover(DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0)),

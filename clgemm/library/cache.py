@@ -12,8 +12,8 @@ import threading
 import warnings
 from typing import Any, Callable, Hashable, Mapping
 
-from clgemm.configs import lookup
-from clgemm.configs.choice import Crossover, choose_kernel, crossover
+from clgemm.configs import choice, lookup
+from clgemm.configs.choice import Crossover
 from clgemm.configs.configuration import Config
 from clgemm.devices.info import DeviceInfo
 
@@ -63,12 +63,12 @@ class CallCache:
             with self.lock:
                 cross = self.crossovers.get(device.key)
                 if cross is None:
-                    cross = self.crossovers[device.key] = crossover(device)
+                    cross = self.crossovers[device.key] = choice.crossover(device)
 
                 def rejected(number: int, params: Mapping[str, int]) -> bool:
                     return (device.key, number, _params_key(params)) in self.failed
 
-                found = choose_kernel(device, shape, rejected, cross)
+                found = choice.choose_kernel(device, shape, rejected, cross)
                 self._put(self.choices, key, found)
         return found
 

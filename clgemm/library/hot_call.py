@@ -49,7 +49,8 @@ class HotCall:
             x, y = (b, a) if self.swap else (a, b)
             bx = kind.kernel_arg(x) if program.plan.use_p else None
             by = kind.kernel_arg(y) if program.plan.use_p else None
-            if self.check_alias and not self._same_alias(bx, by, kind.kernel_arg(c)):
+            if self.check_alias and self._may_share(a, b, c) and not self._same_alias(
+                    bx, by, kind.kernel_arg(c)):
                 return None
             order = LaunchOrder(be, queue, waits)
             if self.c_given:
@@ -62,6 +63,12 @@ class HotCall:
                 program.run(order, bx, by, bc)
             kind.add_event(result, order.last)
         return result
+
+    def _may_share(self, a: Any, b: Any, c: Any) -> bool:
+        """False where C is an allocation of its own, apart from A's and B's."""
+        kind = self.kind
+        mine, theirs = kind.allocation(c), (kind.allocation(a), kind.allocation(b))
+        return mine is None or None in theirs or mine in theirs
 
     def _same_alias(self, bx: Any, by: Any, bc: Any) -> bool:
         p = self.program.plan

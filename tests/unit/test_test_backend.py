@@ -143,7 +143,7 @@ def test_gemm_on_it_is_right(numpy_backend, monkeypatch, path):
     """Small products run on the direct kernel; with the crossover at zero the same products
     go through gemm()'s packing, the tiled kernel for any size and the epilogue."""
     if path == "packed":
-        monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
+        monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     for case in CASES:
         _check_gemm(numpy_backend, *case)
     built = set(registry.shared_backend(_device(numpy_backend)).built)
@@ -303,7 +303,7 @@ def test_gemm_runs_what_the_tuner_stored(numpy_backend, tmp_path, monkeypatch):
     _, _, _, _, db = _tune_rung_2(nb, tmp_path)
     db.save()
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "DIRECT_BELOW", {})
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
     clgemm_api.clear_caches()
     chosen = clgemm.configure(nb.DEVICE_NAME, shape=(96, 112, 64))
     assert (chosen.rung, chosen.params, chosen.source) == (2, {"TS": 16}, "tuned")

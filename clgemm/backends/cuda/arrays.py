@@ -76,6 +76,12 @@ class CuPyArrays(DeviceArrays):
         # built on the first call began too.
         return x
 
+    def allocation(self, x: Any) -> Any:
+        # CuPy's memory objects of its own allocations never overlap; memory it did not
+        # allocate (another library's, wrapped) may, so it is not vouched for.
+        mem = x.data.mem
+        return mem if type(mem).__name__ in ("Memory", "PooledMemory", "_Chunk") else None
+
     def buffer_of(self, x: Any) -> tuple[Any, int]:
         return self._alias(x, max(1, x.size)), 0
 

@@ -15,6 +15,7 @@ from clgemm.devices.info import DeviceInfo
 try:
     import pyopencl as cl
     import pyopencl.array as cla
+    import pyopencl.tools as cl_tools
     HAVE_PYOPENCL = True
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
     HAVE_PYOPENCL = False
@@ -80,6 +81,14 @@ class PyOpenCLArrays(DeviceArrays):
 
     def kernel_arg(self, x: Any) -> Any:
         return x.base_data
+
+    def allocation(self, x: Any) -> Any:
+        # A sub-buffer shares its parent's memory: only a buffer of its own is an allocation.
+        buf = x.base_data
+        if buf is None or isinstance(buf, cl_tools.PooledBuffer):
+            return None if buf is None else buf.int_ptr
+        parent = buf.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+        return buf.int_ptr if parent is None else None
 
     def _context_of(self, named: Named) -> tuple[Any, Any]:
         """The one context (and device) the arrays share; a mismatch is refused."""

@@ -12,6 +12,7 @@ expected speeds, which is finer than any single size.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -53,22 +54,31 @@ def no_crossover(device: DeviceInfo) -> Crossover:
 
 
 def crossover(device: DeviceInfo) -> Crossover:
-    """The device's direct/indirect crossover, measured where the lookup holds both kinds."""
+    """The device's direct/indirect crossover, measured where the lookup holds both kinds:
+    the geometric mean of the largest product the direct kernel was tuned at below the
+    smallest at which a packing kernel was measured faster than the direct kernel leads one to
+    expect, and that smallest one (the plain tune measures the direct kernel at the small
+    shapes it is meant for); that product alone where the direct kernel was tuned at nothing
+    smaller."""
     default = Crossover(DIRECT_BELOW.get(device.type, DIRECT_BELOW.get("GPU", 0)),
                         f"default for a {device.type}")
     directs = lookup.candidates(device, DIRECT, None)
     if not directs:
         return default
-    wins = []
-    for number in GEMM_RUNGS:
-        rung = get_rung(number)
-        for f in lookup.candidates(device, rung, None):
-            direct = max(lookup.expected_gflops(device, DIRECT, d, f.shape) for d in directs)
-            if lookup.expected_gflops(device, rung, f, f.shape) > direct:
-                wins.append(f.shape[0] * f.shape[1] * f.shape[2])
+
+    def direct_at(shape: tuple[int, int, int]) -> float:
+        return max(lookup.expected_gflops(device, DIRECT, d, shape) for d in directs)
+
+    wins = [math.prod(f.shape) for n in GEMM_RUNGS
+            for f in lookup.candidates(device, get_rung(n), None)
+            if lookup.expected_gflops(device, get_rung(n), f, f.shape) > direct_at(f.shape)]
     if not wins:
         return default
-    return Crossover(min(wins), "measured")
+    above = min(wins)
+    below = [math.prod(d.shape) for d in directs if math.prod(d.shape) < above]
+    if not below:
+        return Crossover(above, "measured")
+    return Crossover(int(math.sqrt(max(below) * above)), "measured")
 
 
 def _tuned(device: DeviceInfo, shape: tuple[int, int, int],

@@ -1,0 +1,68 @@
+"""The direct/indirect crossover as a value of the device, from what the lookup holds: the
+default of the device type without both kinds, the smallest packing win alone, or the geometric
+mean between the largest shape the direct kernel was tuned at and that win; and the kernel
+chosen on either side of it. No device: the lookup's answers are made up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clgemm.configs import choice, lookup
+from clgemm.devices.info import DeviceInfo
+from clgemm.rungs import get_rung
+from clgemm.rungs.direct import DIRECT
+
+GPU = DeviceInfo(index=0, backend="opencl", platform="test", name="Made-up GPU", type="GPU",
+                 vendor="test", compute_units=132, clock_mhz=1000, global_mem_bytes=2**34,
+                 local_mem_bytes=2**16, max_work_group_size=1024,
+                 max_work_item_sizes=(1024, 1024, 64), max_alloc_bytes=2**32,
+                 driver_version="1", version="OpenCL 3.0")
+TILED = get_rung(12)
+
+
+def _found(rung, shape: int, gflops: float) -> lookup.Found:
+    return lookup.Found(rung.number, rung.defaults(), "tuned", "tuned", (shape,) * 3, gflops,
+                        Path("made-up.json"))
+
+
+@pytest.fixture
+def stored(monkeypatch):
+    """What the lookup holds for the device, by kernel number, set by each test."""
+    held: dict[int, list[lookup.Found]] = {}
+
+    def candidates(device, rung, shape, roots=None):
+        return list(held.get(rung.number, []))
+
+    monkeypatch.setattr(lookup, "candidates", candidates)
+    return held
+
+
+def test_without_both_kinds_the_type_default(stored):
+    assert choice.crossover(GPU) == choice.Crossover(choice.DIRECT_BELOW["GPU"],
+                                                     "default for a GPU")
+    stored[TILED.number] = [_found(TILED, 1024, 30000.0)]
+    assert choice.crossover(GPU).source.startswith("default")
+
+
+def test_between_the_direct_kernels_shape_and_the_first_packing_win(stored):
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
+    cross = choice.crossover(GPU)
+    assert cross.source == "measured"
+    assert cross.min_indirect == int((768**3 * 1024**3) ** 0.5)
+    assert choice.choose_kernel(GPU, (800, 800, 800), cross=cross).rung == DIRECT.number
+    assert choice.choose_kernel(GPU, (1000, 1000, 1000), cross=cross).rung == TILED.number
+
+
+def test_a_packing_win_below_every_direct_shape_is_the_crossover(stored):
+    stored[DIRECT.number] = [_found(DIRECT, 2048, 1000.0)]
+    stored[TILED.number] = [_found(TILED, 512, 20000.0)]
+    assert choice.crossover(GPU) == choice.Crossover(512**3, "measured")
+
+
+def test_no_crossover_sends_every_size_to_the_packing_kernels(stored):
+    stored[DIRECT.number] = [_found(DIRECT, 64, 1000.0)]
+    cross = choice.no_crossover(GPU)
+    assert choice.choose_kernel(GPU, (64, 64, 64), cross=cross).rung != DIRECT.number

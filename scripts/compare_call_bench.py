@@ -1,0 +1,47 @@
+"""Two `clgemm bench --call` JSON files of one device side by side, shape by shape: gemm()'s
+call and its kernel alone, before and after, and after over before. Usage:
+    python scripts/compare_call_bench.py BEFORE.json AFTER.json"""
+
+import json
+import math
+import sys
+
+
+def rows(path: str) -> dict:
+    data = json.load(open(path))
+    return {tuple(r["shape"]): r for r in data["rows"] if r["status"] == "ok"}, data
+
+
+def cell(x) -> str:
+    return "" if x is None else f"{x:,.0f}"
+
+
+def main(before_path: str, after_path: str) -> None:
+    before, b = rows(before_path)
+    after, a = rows(after_path)
+    print(f"{a['provenance']['device']} ({a['provenance']['backend']}): {before_path} "
+          f"({b['provenance'].get('date', '')}) against {after_path} "
+          f"({a['provenance'].get('date', '')})\n")
+    print("| shape | call before | call after | after / before | kernel before | kernel after "
+          "| after / before | chosen after |")
+    print("|---|---|---|---|---|---|---|---|")
+    call_ratios, kernel_ratios = [], []
+    for shape in before:
+        if shape not in after:
+            continue
+        x, y = before[shape], after[shape]
+        rc = y["call_gflops"] / x["call_gflops"]
+        rk = y["kernel_gflops"] / x["kernel_gflops"]
+        call_ratios.append(rc)
+        kernel_ratios.append(rk)
+        print(f"| {'x'.join(map(str, shape))} | {cell(x['call_gflops'])} | "
+              f"{cell(y['call_gflops'])} | {rc:.2f} | {cell(x['kernel_gflops'])} | "
+              f"{cell(y['kernel_gflops'])} | {rk:.2f} | {y['choice'].split(' (')[0]} |")
+    geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
+    print(f"\nafter / before, geo-mean: call {geo(call_ratios):.2f} (lowest "
+          f"{min(call_ratios):.2f}), kernel {geo(kernel_ratios):.2f} (lowest "
+          f"{min(kernel_ratios):.2f}); GFLOP/s")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

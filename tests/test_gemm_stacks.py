@@ -127,3 +127,23 @@ def test_a_stack_larger_than_a_grid_is_split(every_backend, monkeypatch):
     be.synchronize()
     assert len(log.records) == 3 and _close(kind.download(out), _ref(a, b))
     api.clear_caches()
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_a_stack_without_a_product_scales_c(every_backend, where):
+    """alpha = 0 (or K = 0): C := beta C, A and B unread, and with beta = 0 C is not read (its
+    NaN does not propagate). The direct kernel is not launched with K = 0 for this, since PoCL
+    3.1 once scaled part of C twice there."""
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(12)
+    a, b, c = rand(rng, (3, 7, 4)), rand(rng, (3, 4, 5)), rand(rng, (3, 7, 5))
+    put = (lambda x: x) if where == "numpy" else (lambda x: kind.upload(be, x))
+    get = (lambda x: x) if where == "numpy" else kind.download
+    out = clgemm.gemm(put(a), put(b), put(c.copy()), alpha=0.0, beta=3.14, backend=be)
+    be.synchronize()
+    assert _close(get(out), np.float32(3.14) * c.astype(np.float64))
+    nan = np.full(c.shape, np.nan, np.float32)
+    out = clgemm.gemm(put(a), put(b), put(nan), alpha=0.0, beta=0.0, backend=be)
+    be.synchronize()
+    assert not np.asarray(get(out)).any()

@@ -89,7 +89,8 @@ def pack_tile(backend: Backend) -> int:
     return 16 if backend.device.max_work_group_size >= 256 else 8
 
 
-def _helper(backend: Backend, kernel: str) -> Any:
+def helper_kernel(backend: Backend, kernel: str) -> Any:
+    """One kernel of blas_helpers.cl (packs, the epilogue), built for the backend."""
     return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
 
 
@@ -104,7 +105,7 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
           cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
     """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
     out = prog.new_scratch(out_rows * out_cols)
-    knl = _helper(backend, "pack_transpose" if transpose else "pack_copy")
+    knl = helper_kernel(backend, "pack_transpose" if transpose else "pack_copy")
     prog.add(what, knl, *tiles_geometry(backend, out_rows, out_cols),
              [rows, cols, out_rows, out_cols, src, x.offset, x.ld, out])
     return out
@@ -181,7 +182,7 @@ def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
         p = _packed(backend, prog, a, b, alias)
         if plan.direct_c:
             return prog
-    prog.add("epilogue", _helper(backend, "epilogue"), *tiles_geometry(backend, plan.m, plan.n),
+    prog.add("epilogue", helper_kernel(backend, "epilogue"), *tiles_geometry(backend, plan.m, plan.n),
              [plan.m, plan.n, plan.alpha, p, plan.mp if plan.use_p else plan.m,
               int(plan.use_p), plan.beta, C, c.offset, c.ld, int(plan.read_c)])
     return prog

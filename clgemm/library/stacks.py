@@ -26,6 +26,7 @@ from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.library.cache import CACHE
 from clgemm.library.order import LaunchOrder
+from clgemm.library.program import helper_kernel, tiles_geometry
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
 
 
@@ -191,6 +192,8 @@ def gemm_stacks(call: StackCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b:
     reads_ab = k > 0 and call.alpha != 0
     if count == 0 or m == 0 or n == 0 or (not reads_ab and call.beta == 1):
         return c if c is not None else _new(be, out_kind, named, batch + (m, n))
+    if not reads_ab:
+        return _scaled(call, c, out_kind, named, batch + (m, n), waits)
     stacks = {name: stack_operand(name, call.kinds[name], x, batch)
               for name, x in (("a", a), ("b", b)) if reads_ab}
     result = c
@@ -220,6 +223,39 @@ def gemm_stacks(call: StackCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b:
     return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
 
 
+def _scaled(call: StackCall, c: Any, out_kind: DeviceArrays | None,
+            named: list[tuple[str, Any]], shape: tuple[int, ...], waits: list[Any]) -> Any:
+    """No product (alpha or K is 0): C := beta C, A and B unread. NumPy's C is scaled where it
+    lies; a device C by the epilogue kernel, one launch per product (the direct kernel is not
+    launched with K = 0: PoCL 3.1 scales part of C twice there)."""
+    be = call.be
+    if out_kind is None:
+        result = np.zeros(shape, np.float32) if c is None else c
+        if c is not None and call.beta == 0:  # C is not read: NaN there does not propagate
+            c[...] = 0
+        elif c is not None:
+            np.multiply(c, np.float32(call.beta), out=c, casting="unsafe")
+        return result
+    kind = next(k for k in call.kinds.values() if k is not None)
+    queue = kind.queue_for(be, named)
+    order = LaunchOrder(be, queue, waits + [e for _, x in named for e in kind.events(x)])
+    result = c
+    if c is None:
+        order.pooled()
+        result = out_kind.empty(be, named, shape)
+    s = stack_operand("c", out_kind, result, shape[:-2])
+    rows, cols = (shape[-1], shape[-2]) if s.op.c_order else (shape[-2], shape[-1])
+    knl = helper_kernel(be, "epilogue")
+    gsize, lsize = tiles_geometry(be, rows, cols)
+    with be.lock:
+        for p in range(math.prod(shape[:-2])):
+            order.enqueue(knl, gsize, lsize, [rows, cols, np.float32(0), s.op.buf, rows, 0,
+                                              call.beta, s.op.buf, s.op.offset + p * s.stride,
+                                              s.op.ld, int(call.beta != 0)])
+    out_kind.add_event(result, order.last)
+    return result
+
+
 def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
          shape: tuple[int, ...]) -> Any:
     if kind is None:
@@ -247,8 +283,8 @@ def _launch(call: StackCall, order: LaunchOrder, params: dict[str, int],
     m, n, k = call.m, call.n, call.k
     reads_ab = "a" in stacks
     c = stacks["c"].op.mat(False)
-    if not reads_ab:  # no product: C := beta C, A and B unread
-        nothing = Mat(c.buf, 0, 1, False)
+    if not reads_ab:  # no product: C := beta C, A and B unread (a buffer of their own)
+        nothing = Mat(order.scratch(1), 0, 1, False)
         a, b, strides, k = nothing, nothing, (0, 0, stacks["c"].stride), 0
         if stacks["c"].op.c_order:
             m, n = n, m

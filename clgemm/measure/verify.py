@@ -81,10 +81,13 @@ class Case:
     params: dict[str, int] | None = None
     source: str = "auto"
     seed: int = 0
+    #: products of a stack ("stacks" paths), B repeated for all of them where the seed is odd
+    batch: int = 0
 
     def label(self) -> str:
         t = ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
-        return (f"{self.path} {self.m}x{self.n}x{self.k} {t} order={self.order} "
+        stack = f"{self.batch} x " if self.batch else ""
+        return (f"{self.path} {stack}{self.m}x{self.n}x{self.k} {t} order={self.order} "
                 f"alpha={self.alpha} beta={self.beta} ld+{self.ld_pad} off={self.offset}"
                 f"{'' if self.c_given else ' no-c'}")
 
@@ -270,9 +273,73 @@ def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
     return _judge(case, result, _reference(case, x), outside_ok)
 
 
+def _stack(x: np.ndarray, order: str, pad: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """A stack of matrices inside a larger stack (margin `offset` before, `pad` more after, so
+    the matrices are views with a larger leading dimension), each matrix in `order`; (the
+    larger stack, the view)."""
+    p, r, c = x.shape
+    big = np.full((p, r + offset + pad, c + offset + pad), SENTINEL, np.float32)
+    if order == "F":  # every matrix Fortran-ordered, the stack one stride apart
+        big = np.swapaxes(np.ascontiguousarray(np.swapaxes(big, -1, -2)), -1, -2)
+    big[:, offset:offset + r, offset:offset + c] = x
+    return big, big[:, offset:offset + r, offset:offset + c]
+
+
+def _run_stacks(backend: Any, case: Case) -> CaseResult:
+    """gemm() on stacks: NumPy's ("stacks") or the backend's device arrays ("<library>-stacks"),
+    B repeated for every product where the seed is odd, each product checked on its own."""
+    device = case.path != "stacks"
+    kind = KINDS.get(backend.name) if device else None
+    if device and (kind is None or case.path != f"{array_library(backend.name)}-stacks"):
+        return CaseResult(case, False, None, f"a {case.path} case cannot run on the "
+                          f"{backend.name} backend")
+    rng = np.random.default_rng(case.seed)
+    shapes = _stored_shapes(case)
+    count = {"a": case.batch, "b": 1 if case.seed % 2 else case.batch, "c": case.batch}
+    x = {name: rng.standard_normal((count[name], *shapes[name]), dtype=np.float32)
+         for name in "abc"}
+    if case.beta == 0:
+        x["c"][...] = np.nan
+    views = {name: _stack(x[name], case.order, case.ld_pad, case.offset) for name in "abc"}
+    args = {name: views[name][1] for name in "abc"}
+    up: dict[str, Any] = {}
+    if kind is not None:  # the larger stacks uploaded in their memory order, viewed alike
+        o = case.offset
+        for name in "abc":
+            big = views[name][0]
+            f_order = case.order == "F"
+            up[name] = kind.upload(backend, np.swapaxes(big, -1, -2) if f_order else big)
+            whole = up[name].transpose((0, 2, 1)) if f_order else up[name]
+            args[name] = whole[:, o:o + shapes[name][0], o:o + shapes[name][1]]
+    c = args["c"] if case.c_given else None
+    out = api.gemm(args["a"], args["b"], c, alpha=case.alpha,
+                   beta=case.beta if case.c_given else 0.0, trans_a=case.trans_a,
+                   trans_b=case.trans_b, backend=backend)
+    if case.c_given and out is not c:
+        return CaseResult(case, False, None, "gemm did not return c itself")
+    if kind is None:
+        got = np.asarray(out)
+    elif not case.c_given:
+        got = kind.download(out)
+    else:  # read back the whole larger stack, and view it as C was
+        whole = kind.download(up["c"])
+        whole = np.swapaxes(whole, -1, -2) if case.order == "F" else whole
+        o = case.offset
+        got = whole[:, o:o + case.m, o:o + case.n]
+    worst = CaseResult(case, True, 0.0)
+    for p in range(case.batch):
+        one = {"a": x["a"][p], "b": x["b"][min(p, count["b"] - 1)], "c": x["c"][p]}
+        result = _judge(case, got[p], _reference(case, one), True)
+        if not result.ok:
+            return result
+        worst = max(worst, result, key=lambda r: r.rel_error or 0.0)
+    return worst
+
+
 RUNNERS: dict[str, Callable[[Any, Case], CaseResult]] = {
-    "buffers": _run_buffers, "numpy": _run_numpy,
-    **{path: _run_device_arrays for path in array_libraries().values()}}
+    "buffers": _run_buffers, "numpy": _run_numpy, "stacks": _run_stacks,
+    **{path: _run_device_arrays for path in array_libraries().values()},
+    **{f"{path}-stacks": _run_stacks for path in array_libraries().values()}}
 
 
 def run_case(backend: Any, case: Case) -> CaseResult:
@@ -383,6 +450,21 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
                 c_given = (i + j) % 4 != 0 or be != 0
                 cases.append(Case(path, m, n, k, ta, tb, order, al, be, pad, off, c_given,
                                   None, None, "auto", seed))
+        groups.append((group, cases))
+    return groups + _stack_groups(device_path, seed)
+
+
+def _stack_groups(device_path: str | None, seed: int) -> list[tuple[Group, list[Case]]]:
+    """Stacks of products through gemm(): NumPy's, and the backend's device arrays'."""
+    groups = []
+    for path in ("stacks", *([f"{device_path}-stacks"] if device_path is not None else [])):
+        group = Group(f"gemm() {path}", path, "direct kernel, one launch", "auto")
+        cases = []
+        for m, n, k in ((7, 5, 3), (33, 17, 9), (64, 1, 65)):
+            for order, ta, tb, al, be, pad, off in _combos(True):
+                seed += 1
+                cases.append(Case(path, m, n, k, ta, tb, order, al, be, pad, off, True,
+                                  None, None, "auto", seed, batch=3))
         groups.append((group, cases))
     return groups
 
@@ -542,7 +624,7 @@ def _is_int(v: Any) -> bool:
 CASE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "path": (lambda v: v in RUNNERS, f"one of {', '.join(RUNNERS)}"),
     **{name: (lambda v: _is_int(v) and v >= 0, "a non-negative integer")
-       for name in ("m", "n", "k", "ld_pad", "offset", "seed")},
+       for name in ("m", "n", "k", "ld_pad", "offset", "seed", "batch")},
     **{name: (lambda v: isinstance(v, bool), "true or false")
        for name in ("trans_a", "trans_b", "c_given")},
     "order": (lambda v: v in ("F", "C"), "\"F\" or \"C\""),

@@ -21,7 +21,7 @@ from clgemm.core.problem import Problem as _Problem
 from clgemm.core.version import __version__
 from clgemm.devices.info import DeviceInfo
 from clgemm.library.gemm import choose_kernel as _choose_kernel
-from clgemm.library.gemm import gemm, gemm_buffers, matmul
+from clgemm.library.gemm import gemm, gemm_buffers, gemm_buffers_batched, matmul
 from clgemm.measure.ladder import default_size as _default_size
 from clgemm.rungs import get_rung as _get_rung
 from clgemm.rungs import parse_rungs as _parse_rungs
@@ -68,7 +68,7 @@ def configure(device: DeviceInfo | str | int | None = None, rung: int | str | No
 
 
 __all__ = ["Config", "DeviceInfo", "TuneResult", "__version__", "configure", "devices", "gemm",
-           "gemm_buffers", "matmul", "tune"]
+           "gemm_buffers", "gemm_buffers_batched", "matmul", "tune"]
 
 
 def __dir__() -> list[str]:

@@ -147,3 +147,58 @@ def test_a_stack_without_a_product_scales_c(every_backend, where):
     out = clgemm.gemm(put(a), put(b), put(nan), alpha=0.0, beta=0.0, backend=be)
     be.synchronize()
     assert not np.asarray(get(out)).any()
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("alpha", [1.5, 0.0])
+def test_gemm_buffers_batched(every_backend, order, alpha):
+    """Strided-batched on raw buffers: offsets, leading dimensions larger than the matrices,
+    gaps between products, one B for all (stride 0), beta; each product checked, and what lies
+    between the products of C untouched."""
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(13)
+    count, m, n, k, pad, gap = 4, 9, 6, 5, 2, 3
+    rows = {"a": (m, k), "b": (k, n), "c": (m, n)}
+
+    def ld(name):
+        r, c = rows[name]
+        return (r if order == "F" else c) + pad
+
+    def extent(name):
+        r, c = rows[name]
+        return ld(name) * (c if order == "F" else r)
+
+    mats = {name: rand(rng, (count, *rows[name])) for name in "abc"}
+    stride = {"a": extent("a") + gap, "b": 0, "c": extent("c") + gap}
+    flat = {}
+    for name in "abc":
+        buf = np.full(7 + count * max(stride[name], extent(name)) + extent(name), -7.0,
+                      np.float32)
+        for p in range(count if stride[name] else 1):
+            r, c = rows[name]
+            at = 7 + p * stride[name]
+            block = np.full((c, ld(name)) if order == "F" else (r, ld(name)), -7.0, np.float32)
+            block[:, :r if order == "F" else c] = mats[name][p].T if order == "F" else mats[name][p]
+            buf[at:at + block.size] = block.reshape(-1)
+        flat[name] = buf
+    dev = {name: kind.upload(be, flat[name]) for name in "abc"}
+    bufs = {name: kind.buffer_of(dev[name])[0] for name in "abc"}
+    clgemm.gemm_buffers_batched(m, n, k, bufs["a"], bufs["b"], bufs["c"], batch=count,
+                                stride_a=stride["a"], stride_b=0, stride_c=stride["c"],
+                                alpha=alpha, beta=0.5, lda=ld("a"), ldb=ld("b"), ldc=ld("c"),
+                                a_offset=7, b_offset=7, c_offset=7, order=order, backend=be)
+    be.synchronize()
+    got = kind.download(dev["c"])
+    for p in range(count):
+        at = 7 + p * stride["c"]
+        block = got[at:at + extent("c")].reshape((n, ld("c")) if order == "F" else (m, ld("c")))
+        c_p = block[:, :m].T if order == "F" else block[:, :n]
+        want = alpha * _ref(mats["a"][p], mats["b"][0]) + 0.5 * mats["c"][p].astype(np.float64)
+        assert _close(c_p, want)
+        if p + 1 < count:
+            assert (got[at + extent("c"):at + stride["c"]] == -7.0).all()
+    with pytest.raises(UsageError, match="stride_c=.*reach|reach float"):
+        clgemm.gemm_buffers_batched(m, n, k, bufs["a"], bufs["b"], bufs["c"], batch=count,
+                                    stride_c=10**6, lda=ld("a"), ldb=ld("b"), ldc=ld("c"),
+                                    order=order, backend=be)

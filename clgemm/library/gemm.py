@@ -37,6 +37,7 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.hot_call import HotCall
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
+from clgemm.library import stacks
 from clgemm.library.stacks import StackCall, gemm_stacks
 
 #: stored configurations tried in one call before the kernels' defaults
@@ -153,6 +154,42 @@ def _run(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, order: La
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _BufferCall:
+    """gemm_buffers' arguments checked: the backend, the buffers' kind, A, B and C as the
+    column-major kernels see them (swapped for row-major order) and their sizes."""
+
+    be: Backend
+    kind: DeviceArrays
+    mats: tuple[Mat, Mat, Mat]
+    sizes: tuple[int, int, int]
+    alpha: np.float32
+    beta: np.float32
+    #: the strides of a stack follow A and B where row-major order swapped them
+    swapped: bool
+
+
+def _buffers_call(m: Any, n: Any, k: Any, a: Any, b: Any, c: Any, alpha: Any, beta: Any,
+                  trans_a: Any, trans_b: Any, lds: dict[str, Any], offsets: dict[str, Any],
+                  order: Any, queue: Any, backend: Any) -> _BufferCall:
+    backend_obj, backend_name = registry.split_backend(backend)
+    m, n, k = args.size("m", m), args.size("n", n), args.size("k", k)
+    alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
+    trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
+    if order not in ("F", "C"):
+        raise UsageError(f"order must be 'F' (column-major) or 'C' (row-major), got {order!r}")
+    bufs = {"a": a, "b": b, "c": c}
+    kind = _buffers_kind(bufs, backend_name)
+    be = kind.buffers_backend(list(bufs.items()), queue, backend_obj)
+    mats = _buffer_mats(kind, bufs, m, n, k, trans_a, trans_b, lds, offsets, order)
+    ma, mb, mc = mats["a"], mats["b"], mats["c"]
+    if order == "C":
+        # A row-major X is the column-major X^T, so each op flips; and C^T = op(B)^T op(A)^T
+        # flips each operand once more. The flips cancel: only the operands and sizes swap.
+        m, n = n, m
+        ma, mb = mb, ma
+    return _BufferCall(be, kind, (ma, mb, mc), (m, n, k), alpha32, beta32, order == "C")
+
 def _buffer_mats(kind: DeviceArrays, bufs: dict[str, Any], m: int, n: int, k: int,
                  trans_a: bool, trans_b: bool, lds: dict[str, Any], offsets: dict[str, Any],
                  order: str) -> dict[str, Mat]:
@@ -222,23 +259,11 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     B: the result is as if the operands were read before C is written. `rung` and `params`
     force a kernel instead of the tuned or default choice (sizes it cannot take are padded).
     """
-    backend_obj, backend_name = registry.split_backend(backend)
-    m, n, k = args.size("m", m), args.size("n", n), args.size("k", k)
-    alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
-    trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
-    if order not in ("F", "C"):
-        raise UsageError(f"order must be 'F' (column-major) or 'C' (row-major), got {order!r}")
-    bufs = {"a": a, "b": b, "c": c}
-    kind = _buffers_kind(bufs, backend_name)
-    be = kind.buffers_backend(list(bufs.items()), queue, backend_obj)
-    mats = _buffer_mats(kind, bufs, m, n, k, trans_a, trans_b, {"a": lda, "b": ldb, "c": ldc},
-                        {"a": a_offset, "b": b_offset, "c": c_offset}, order)
-    ma, mb, mc = mats["a"], mats["b"], mats["c"]
-    if order == "C":
-        # A row-major X is the column-major X^T, so each op flips; and C^T = op(B)^T op(A)^T
-        # flips each operand once more. The flips cancel: only the operands and sizes swap.
-        m, n = n, m
-        ma, mb = mb, ma
+    call = _buffers_call(m, n, k, a, b, c, alpha, beta, trans_a, trans_b,
+                         {"a": lda, "b": ldb, "c": ldc},
+                         {"a": a_offset, "b": b_offset, "c": c_offset}, order, queue, backend)
+    be, kind, (ma, mb, mc), (m, n, k) = call.be, call.kind, call.mats, call.sizes
+    alpha32, beta32 = call.alpha, call.beta
     kernel = None if rung is None else user_config(be.device, rung, params)
     waits = be.wait_list(wait_for)
     alias = aliases(kind, ma, mb, mc, m, n, k)
@@ -250,6 +275,38 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         _run(sig, program, ma, mb, mc, chain, [])
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
+    return chain.last
+
+
+def gemm_buffers_batched(m: int, n: int, k: int, a: Any, b: Any, c: Any, *, batch: int,
+                         stride_a: int | None = None, stride_b: int | None = None,
+                         stride_c: int | None = None, alpha: float = 1.0, beta: float = 0.0,
+                         trans_a: bool = False, trans_b: bool = False,
+                         lda: int | None = None, ldb: int | None = None,
+                         ldc: int | None = None, a_offset: int = 0, b_offset: int = 0,
+                         c_offset: int = 0, order: str = "F", queue: Any = None,
+                         wait_for: Any = None, backend: Backend | str | None = None) -> Any:
+    """`batch` products C_p := alpha op(A_p) op(B_p) + beta C_p at once, BLAS's strided-batched
+    GEMM: product p's matrices start `stride_x` floats after product p-1's (default: one
+    matrix's extent, tightly packed; 0 repeats one matrix). Every other argument is as for
+    `gemm_buffers`, for the first product; all products run in one launch of the direct kernel.
+    A C that shares memory with A or B is refused."""
+    count = args.size("batch", batch)
+    call = _buffers_call(m, n, k, a, b, c, alpha, beta, trans_a, trans_b,
+                         {"a": lda, "b": ldb, "c": ldc},
+                         {"a": a_offset, "b": b_offset, "c": c_offset}, order, queue, backend)
+    strides = stacks.buffer_strides(call.kind, {"a": a, "b": b, "c": c}, call.mats, call.sizes,
+                                    call.swapped, {"a": stride_a, "b": stride_b, "c": stride_c},
+                                    count)
+    be = call.be
+    waits = be.wait_list(wait_for)
+    with be.activate():
+        run_on = call.kind.buffers_queue(be, queue)
+        chain = LaunchOrder(be, run_on, waits)
+        stacks.buffers_stack(be, chain, call.kind, call.mats, call.sizes, call.alpha, call.beta,
+                             strides, count)
+        if queue is None and run_on is not None:
+            run_on.finish()
     return chain.last
 
 

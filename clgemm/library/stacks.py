@@ -319,3 +319,56 @@ def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any,
         return flat.reshape(shape)
     c[...] = flat.reshape(shape)
     return c
+
+
+def buffer_strides(kind: DeviceArrays, bufs: dict[str, Any], mats: tuple[Mat, Mat, Mat],
+                   sizes: tuple[int, int, int], swapped: bool, given: dict[str, int | None],
+                   count: int) -> tuple[int, int, int]:
+    """gemm_buffers_batched's strides, checked (the defaults: each stored matrix's extent),
+    in the kernel's order of operands (B's and A's swapped for row-major order)."""
+    m, n, k = sizes
+    a, b, c = mats
+    stored = {"a": (k, m) if a.trans else (m, k), "b": (n, k) if b.trans else (k, n),
+              "c": (m, n)}
+    names = {"a": "b", "b": "a", "c": "c"} if swapped else {"a": "a", "b": "b", "c": "c"}
+    out = []
+    for name, mat in zip("abc", mats):
+        rows, cols = stored[name]
+        user = names[name]
+        value = given[user]
+        stride = (cols * mat.ld if cols else 0) if value is None else value
+        if isinstance(stride, bool) or not isinstance(stride, int) or not 0 <= stride <= INT_MAX:
+            raise UsageError(f"stride_{user}={value!r} must be an integer from 0 to {INT_MAX}")
+        if count and rows and cols:
+            need = mat.offset + (count - 1) * stride + (cols - 1) * mat.ld + rows
+            if need > kind.floats(bufs[user]):
+                raise UsageError(f"buffer {user} holds {kind.floats(bufs[user])} floats, but "
+                                 f"{count} matrices {stride} floats apart reach float {need}")
+        out.append(stride)
+    return out[0], out[1], out[2]
+
+
+def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
+                  mats: tuple[Mat, Mat, Mat], sizes: tuple[int, int, int], alpha: np.float32,
+                  beta: np.float32, strides: tuple[int, int, int], count: int) -> None:
+    """Queue gemm_buffers_batched's products: one launch (or a few, where a grid is limited),
+    or where there is no product (alpha or K is 0) the epilogue on each C."""
+    m, n, k = sizes
+    a, b, c = mats
+    if count == 0 or m == 0 or n == 0 or ((k == 0 or alpha == 0) and beta == 1):
+        return
+    if k == 0 or alpha == 0:
+        knl = helper_kernel(be, "epilogue")
+        gsize, lsize = tiles_geometry(be, m, n)
+        with be.lock:
+            for p in range(count):
+                order.enqueue(knl, gsize, lsize, [m, n, np.float32(0), c.buf, m, 0, beta, c.buf,
+                                                  c.offset + p * strides[2], c.ld, int(beta != 0)])
+        return
+    stack = {name: Stack(Operand(name, None, False, x.ld, x.offset, x.buf), s)
+             for name, x, s in zip("abc", mats, strides)}
+    refuse_overlap(kind, stack, {"a": a, "b": b, "c": c},
+                   {"a": (k, m) if a.trans else (m, k), "b": (n, k) if b.trans else (k, n),
+                    "c": (m, n)}, count, {"a": "a", "b": "b"})
+    launch_stack(be, order, stack_kernel(be, m, n, k), m, n, k, alpha, beta, a, b, c, strides,
+                 count)

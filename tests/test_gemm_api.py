@@ -656,3 +656,26 @@ def test_alternating_operands_of_one_shape(queue):
              for a, b in pairs]  # new buffers each call, freed right after
     for (a, b), out in zip(pairs, fresh):
         assert close(out, reference(a, b, None, 1.0, 0.0, False, False))
+
+
+def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
+    """On a CPU device the kernels work in the NumPy arrays themselves (no copy in, and a C that
+    is not read, no copy out); the answers stay right where C is A, where C is a strided view,
+    and where beta reads C."""
+    rng = np.random.default_rng(21)
+    a, b = rng.standard_normal((96, 64), dtype=np.float32), rng.standard_normal((64, 80),
+                                                                                 dtype=np.float32)
+    want = a.astype(np.float64) @ b
+    c = np.full((96, 80), np.nan, np.float32)
+    assert clgemm.gemm(a, b, c, device=device) is c and np.abs(c - want).max() < 1e-3
+    cf = np.full((96, 80), np.nan, np.float32, order="F")
+    clgemm.gemm(a, b, cf, device=device)
+    assert np.abs(cf - want).max() < 1e-3
+    s = rng.standard_normal((64, 64), dtype=np.float32)
+    s0 = s.astype(np.float64)
+    clgemm.gemm(s, s.copy(), s, device=device)  # C is A: A must be read as it was
+    assert np.abs(s - s0 @ s0).max() < 1e-3
+    big = np.full((96, 160), 5.0, np.float32)
+    view = big[:, ::2]
+    clgemm.gemm(a, b, view, alpha=2.0, beta=0.5, device=device)
+    assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()

@@ -73,6 +73,17 @@ class Backend(ABC):
     def to_device(self, host: np.ndarray) -> Any:
         """Copy a contiguous float32 array into a new device buffer."""
 
+    def host_buffer(self, host: np.ndarray, writable: bool) -> Any | None:
+        """A buffer that is the contiguous float32 array `host` itself, where the device works
+        in host memory (a CPU): no copy in, and with `writable`, no copy out (`sync_host`).
+        None where a buffer cannot be the host's memory (the default)."""
+        return None
+
+    def sync_host(self, buf: Any, host: np.ndarray) -> None:
+        """Once the work queued before is done, make `host` hold what the kernels wrote into
+        its `host_buffer`."""
+        raise NotImplementedError(f"the {self.name} backend has no host buffers")
+
     @abstractmethod
     def alloc(self, count: int) -> Any:
         """A new device buffer of `count` float32 values (contents undefined)."""

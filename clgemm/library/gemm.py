@@ -501,7 +501,7 @@ def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c
             waits += kind.events(x)
     order = LaunchOrder(be, queue, waits)
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
-    _upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
+    in_place = _upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     _run(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
@@ -510,8 +510,11 @@ def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c
     if out_kind is None:  # a NumPy result
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
-        flat = be.to_host(c_op.buf, m * n)
-        result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
+        if in_place is not None:
+            be.sync_host(c_op.buf, in_place)
+        else:
+            flat = be.to_host(c_op.buf, m * n)
+            result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
     else:
         out_kind.add_event(result, order.last)
     return result
@@ -547,16 +550,41 @@ def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,
 
 
 def _upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
-            c_floats: int) -> None:
-    """Host operands sent to the device (a C that is not read gets a scratch buffer)."""
+            c_floats: int) -> np.ndarray | None:
+    """Host operands onto the device: where the device works in host memory (a CPU) the
+    buffers are the arrays themselves, else copies; a C that is not read is written in place
+    there (returned: the array to sync afterwards), else into a scratch buffer. C is never
+    the host's own memory where it shares memory with A or B, which are read as it is
+    written."""
+    in_place = None
     for op in ops:
         if op.buf is not None:
             continue
+        layout: Literal["C", "F"] = "C" if op.c_order else "F"
         if op is c_op and not read_c:
-            op.buf = order.scratch(c_floats)
-        else:
-            layout: Literal["C", "F"] = "C" if op.c_order else "F"
-            op.buf = be.to_device(np.asarray(op.array, order=layout).reshape(-1, order=layout))
+            flat = _flat_view(op.array, layout)
+            shared = any(o is not c_op and isinstance(o.array, np.ndarray)
+                         and np.may_share_memory(o.array, op.array) for o in ops)
+            buf = None if flat is None or shared else be.host_buffer(flat, writable=True)
+            op.buf = buf if buf is not None else order.scratch(c_floats)
+            in_place = flat if buf is not None else None
+            continue
+        host = np.asarray(op.array, order=layout).reshape(-1, order=layout)
+        if op is not c_op:
+            op.buf = be.host_buffer(host, writable=False)
+        if op.buf is None:
+            op.buf = be.to_device(host)
+    return in_place
+
+
+def _flat_view(x: Any, layout: str) -> np.ndarray | None:
+    """The array as one run of floats in `layout`, without a copy; None where it is not one."""
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        return None
+    if (layout == "C" and x.flags.c_contiguous) or (layout == "F" and x.flags.f_contiguous):
+        flat = x.reshape(-1, order=layout)  # type: ignore[call-overload]
+        return flat if np.shares_memory(flat, x) else None
+    return None
 
 
 # -- matmul ------------------------------------------------------------------------------------

@@ -146,6 +146,23 @@ class OpenCLBackend(Backend):
         flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
         return cl.Buffer(self.context, flags, hostbuf=host)
 
+    def host_buffer(self, host: np.ndarray, writable: bool) -> Any | None:
+        # A CPU device's buffers are host memory: with USE_HOST_PTR the kernels work in the
+        # array itself, which saves a copy each way of every operand the size of the product.
+        if not self.device.is_cpu or not host.flags.c_contiguous or host.dtype != np.float32:
+            return None
+        access = cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY
+        return cl.Buffer(self.context, access | cl.mem_flags.USE_HOST_PTR, hostbuf=host)
+
+    def sync_host(self, buf: Any, host: np.ndarray) -> None:
+        mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, host.shape,
+                                          host.dtype, is_blocking=True)
+        try:
+            if mapped.ctypes.data != host.ctypes.data:  # the driver kept a copy of its own
+                host[...] = mapped
+        finally:
+            mapped.base.release(self.queue)
+
     def alloc(self, count: int) -> Any:
         return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(4, 4 * count))
 

@@ -23,8 +23,8 @@ def main(before_path: str, after_path: str) -> None:
           f"({b['provenance'].get('date', '')}) against {after_path} "
           f"({a['provenance'].get('date', '')})\n")
     print("| shape | call before | call after | after / before | kernel before | kernel after "
-          "| after / before | chosen after |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| after / before | call / kernel, before | call / kernel, after | chosen after |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     call_ratios, kernel_ratios = [], []
     for shape in before:
         if shape not in after:
@@ -36,7 +36,9 @@ def main(before_path: str, after_path: str) -> None:
         kernel_ratios.append(rk)
         print(f"| {'x'.join(map(str, shape))} | {cell(x['call_gflops'])} | "
               f"{cell(y['call_gflops'])} | {rc:.2f} | {cell(x['kernel_gflops'])} | "
-              f"{cell(y['kernel_gflops'])} | {rk:.2f} | {y['choice'].split(' (')[0]} |")
+              f"{cell(y['kernel_gflops'])} | {rk:.2f} | "
+              f"{x['call_gflops'] / x['kernel_gflops']:.2f} | "
+              f"{y['call_gflops'] / y['kernel_gflops']:.2f} | {y['choice'].split(' (')[0]} |")
     geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
     print(f"\nafter / before, geo-mean: call {geo(call_ratios):.2f} (lowest "
           f"{min(call_ratios):.2f}), kernel {geo(kernel_ratios):.2f} (lowest "

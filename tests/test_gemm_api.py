@@ -16,6 +16,7 @@ import pytest
 from layouts import embed, extract, rand, reference
 
 import clgemm
+from clgemm.backends import KINDS
 from clgemm.backends.opencl import OpenCLBackend
 from clgemm.configs import choice as kernel_choice
 from clgemm.core.errors import UsageError
@@ -679,3 +680,36 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     view = big[:, ::2]
     clgemm.gemm(a, b, view, alpha=2.0, beta=0.5, device=device)
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
+
+
+@pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
+def test_split_k_on_the_direct_kernel(every_backend, monkeypatch, trans):
+    """K split into 4 slices (what the device's compute units would ask for a skinny product
+    on a large GPU): one batched launch of the direct kernel into partial products, one launch
+    summing them into alpha*P + beta*C; right for every transposition, on NumPy and device
+    arrays, and with C read or not."""
+    be = every_backend
+    kind = KINDS[be.name]
+    monkeypatch.setattr(kernel_choice, "split_of",
+                        lambda device, params, shape: 4 if shape[2] % 4 == 0 else 1)
+    monkeypatch.setattr(kernel_choice, "crossover",
+                        lambda device: kernel_choice.Crossover(2**62, "test"))
+    api.clear_caches()
+    ta, tb = trans
+    rng = np.random.default_rng(17)
+    m, n, k = 37, 9, 512
+    a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
+    b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+    c = rng.standard_normal((m, n), dtype=np.float32)
+    op_a = a.T if ta else a
+    op_b = b.T if tb else b
+    want = 1.5 * (op_a.astype(np.float64) @ op_b) - 0.5 * c
+    with be.observe() as log:
+        out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
+                          alpha=1.5, beta=-0.5, trans_a=ta, trans_b=tb)
+    be.synchronize()
+    assert [name for name, _ in log.times()] == ["gemm_direct", "reduce_splits"]
+    assert np.abs(kind.download(out) - want).max() < 1e-3
+    got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
+    assert np.abs(got - op_a.astype(np.float64) @ op_b).max() < 1e-3
+    api.clear_caches()

@@ -133,6 +133,32 @@ def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: looku
     return False
 
 
+#: above the crossover, a product the direct kernel would split into this many slices or more has
+#: too few tiles of C to fill the device with the packing kernels' larger tiles
+SPLIT_OVER = 4
+#: a split of K keeps each slice at least this deep, so the partial products stay few and each
+#: slice's loop long enough to hide its loads
+MIN_SLICE = 256
+#: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
+#: waiting on memory
+GROUPS_PER_UNIT = 4
+
+
+def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, int, int]) -> int:
+    """Into how many slices the direct kernel splits K at this shape (1: none): a power of two
+    dividing K, while the tiles of C times the slices stay within a few work-groups per compute
+    unit. Skinny products and small results with a long K get the parallelism their few tiles
+    of C lack; a slice's partial product is summed by one more launch (`reduce_splits`)."""
+    m, n, k = shape
+    tm, tn = DIRECT.output_tile(DIRECT.resolve(dict(params)))
+    groups = -(-m // tm) * -(-n // tn)
+    split = 1
+    while (groups * split * 2 <= GROUPS_PER_UNIT * device.compute_units
+           and k % (split * 2) == 0 and k // (split * 2) >= MIN_SLICE):
+        split *= 2
+    return split
+
+
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
     """The configuration gemm() runs at a shape, leaving out those `rejected`."""
@@ -142,4 +168,6 @@ def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
     if direct is not None and prefer_direct(device, shape, direct[1], tuned[1] if tuned else None,
                                             cross or crossover(device)):
         return direct[0]
+    if direct is not None and split_of(device, direct[0].params, shape) >= SPLIT_OVER:
+        return direct[0]  # too few tiles of C for the packing kernels: split K instead
     return indirect

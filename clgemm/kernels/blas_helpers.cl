@@ -85,3 +85,26 @@ __kernel void epilogue(const int M, const int N,
     }
     C[ci] = v;
 }
+
+// reduce_splits: C = alpha * (P_0 + ... + P_{splits-1}) + beta * C, for a product whose K was split
+// into slices multiplied at once (one launch of the batched direct kernel, product p of the stack
+// the slice p): the partial products lie one after another in P, each M x N with leading
+// dimension M. The slices are summed in order, so the result does not depend on the schedule.
+// With read_c == 0 (beta == 0) C is never read.
+__kernel void reduce_splits(const int M, const int N, const int splits, const float alpha,
+                            const __global float* P, const float beta, __global float* C,
+                            const int c_offset, const int ldc, const int read_c) {
+    const int i = get_global_id(0);
+    const int j = get_global_id(1);
+    if (i >= M || j >= N) {
+        return;
+    }
+    const long mn = (long)M * N;
+    const long pi = i + (long)j * M;
+    float sum = 0.0f;
+    for (int p = 0; p < splits; p++) {
+        sum += P[pi + p * mn];
+    }
+    const long ci = (long)c_offset + i + (long)j * ldc;
+    C[ci] = read_c ? alpha * sum + beta * C[ci] : alpha * sum;
+}

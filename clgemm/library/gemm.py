@@ -26,19 +26,20 @@ import numpy as np
 from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, host_operand,
                              registry)
 from clgemm.backends.registry import array_signature
-from clgemm.configs import lookup
+from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config, user_config
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
+from clgemm.library import stacks
 from clgemm.library.cache import CACHE
-from clgemm.library.order import LaunchOrder
 from clgemm.library.hot_call import HotCall
+from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
-from clgemm.library import stacks
 from clgemm.library.stacks import StackCall, gemm_stacks
+from clgemm.rungs.direct import DIRECT
 
 #: stored configurations tried in one call before the kernels' defaults
 _FALLBACK_TRIES = 4
@@ -108,8 +109,10 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         kernel = sig.kernel
         if kernel is None and plan.use_p and not plan.nothing_to_do:
             kernel = CACHE.choose(be.device, shape)
+        split = (choice.split_of(be.device, kernel.params, shape)
+                 if kernel is not None and kernel.rung == DIRECT.number else 1)
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, sig.c_is_ours,
-                        kernel)
+                        kernel, split)
         check_memory(be.device, extra + plan.temps)
         try:
             with be.lock:

@@ -37,6 +37,8 @@ class Plan:
     direct_c: bool = False
     #: the direct kernel does the whole product in one launch (no packing, no epilogue)
     direct: bool = False
+    #: slices K is split into by the direct kernel (1: none)
+    split: int = 1
     #: buffers the plan allocates besides the caller's: (name, float count)
     temps: list[tuple[str, int]] = field(default_factory=list)
 
@@ -69,17 +71,22 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 
 
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
-             c: Mat, c_is_ours: bool, kernel: Config | None) -> Plan:
-    """The plan of one call with `kernel` (None only where there is no product to compute)."""
+             c: Mat, c_is_ours: bool, kernel: Config | None, split: int = 1) -> Plan:
+    """The plan of one call with `kernel` (None only where there is no product to compute);
+    the direct kernel splits K into `split` slices where that is more than 1."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan
     assert kernel is not None, "a call with a product to compute has a kernel"
     plan.choice = kernel
     if plan.choice.rung == DIRECT.number:
-        # One launch reads the operands where they lie and writes alpha*P + beta*C itself.
+        # One launch reads the operands where they lie and writes alpha*P + beta*C itself; with
+        # K split, it writes the slices' partial products and one more launch sums them into C.
         plan.direct, plan.direct_c = True, True
         plan.mp, plan.np_, plan.kp = m, n, k
+        if split > 1:
+            plan.split = split
+            plan.temps.append(("partial products", split * m * n))
         return plan
     rung = get_rung(plan.choice.rung)
     tm, tn, tk = rung.size_multiples(plan.choice.params)

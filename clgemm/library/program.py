@@ -13,13 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from clgemm.backends import Backend, Mat
 from clgemm.configs.launch import Launch, prepare, round_up
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
-from clgemm.rungs.direct import DIRECT, direct_geometry, direct_macros
+from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
 
 HELPERS_FILE = "blas_helpers.cl"
 
@@ -132,12 +134,38 @@ def _direct(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
             alias: tuple[bool, bool]) -> None:
     """One launch reads the operands where they lie and writes alpha*P + beta*C itself."""
     plan = prog.plan
+    if plan.split > 1:
+        _split(backend, prog, a, b, c, alias)
+        return
     knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans, b.trans),
                           DIRECT.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     prog.add("direct kernel", knl, *direct_geometry(plan.chosen.params, plan.m, plan.n),
              [plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
               sb, b.offset, b.ld, C, c.offset, c.ld])
+
+
+def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
+           alias: tuple[bool, bool]) -> None:
+    """K split into slices: one launch of the batched direct kernel multiplies slice p of A's
+    columns by slice p of B's rows into partial product p, and `reduce_splits` sums them into
+    alpha*P + beta*C. The slices are views: one stride apart along K in each operand."""
+    plan = prog.plan
+    m, n, split = plan.m, plan.n, plan.split
+    depth = plan.k // split
+    knl = backend.program(DIRECT.file, direct_macros(plan.chosen.params, a.trans, b.trans,
+                                                     batched=True), DIRECT.kernel)
+    (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
+    partial = prog.new_scratch(split * m * n)
+    strides = [depth if a.trans else depth * a.ld, depth * b.ld if b.trans else depth, m * n]
+    prog.add("direct kernel, K split", knl,
+             *batched_geometry(plan.chosen.params, m, n, split),
+             [m, n, depth, np.float32(1), np.float32(0), sa, a.offset, a.ld, sb, b.offset, b.ld,
+              partial, 0, m, *strides])
+    prog.add("sum of the slices", helper_kernel(backend, "reduce_splits"),
+             *tiles_geometry(backend, m, n),
+             [m, n, split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
+              int(plan.read_c)])
 
 
 def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,

@@ -128,6 +128,20 @@ def _epilogue(gsize: tuple[int, int], args: Sequence[Any]) -> float:
     return _copy_ms(r * cc)
 
 
+def _reduce_splits(gsize: tuple[int, ...], args: Sequence[Any]) -> float:
+    m, n, splits, alpha, p, beta, c, c_offset, ldc, read_c = args
+    r, cc = _covered(gsize, m, n)
+    where = _grid(c_offset, r, cc, 1, ldc)
+    total = np.zeros((r, cc), dtype=np.float32)
+    for s in range(splits):  # in order, as the kernel sums them
+        total = (total + _read(p, _grid(s * m * n, r, cc, 1, m), "P")).astype(np.float32)
+    value = np.float32(alpha) * total
+    if read_c:
+        value = value + np.float32(beta) * _read(c, where, "C")
+    _write(c, where, value.astype(np.float32), "C")
+    return _copy_ms(r * cc * splits)
+
+
 def _transpose(gsize: tuple[int, int], args: Sequence[Any]) -> float:
     p, q, src, out = args  # out (Q x P) = in (P x Q)^T, both column-major
     r, c = _covered(gsize, p, q)
@@ -261,6 +275,7 @@ def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | 
         "pack_copy": (_pack(False), None),
         "pack_transpose": (_pack(True), (tile, tile)),
         "epilogue": (_epilogue, None),
+        "reduce_splits": (_reduce_splits, None),
         "transpose": (_transpose, (trx, try_)),
         "pack_panels": (_pack_panels(int(defines.get("PANEL", 128))), None),
     }

@@ -66,3 +66,22 @@ def test_no_crossover_sends_every_size_to_the_packing_kernels(stored):
     stored[DIRECT.number] = [_found(DIRECT, 64, 1000.0)]
     cross = choice.no_crossover(GPU)
     assert choice.choose_kernel(GPU, (64, 64, 64), cross=cross).rung != DIRECT.number
+
+
+def test_split_of_k_fills_the_device_with_a_few_groups_per_unit():
+    """A skinny product (few tiles of C, a long K) is split into a power of two of slices that
+    divide K, no slice shallower than MIN_SLICE; a square one of many tiles is not split."""
+    params = DIRECT.defaults()  # 64 x 64 tiles of C
+    assert choice.split_of(GPU, params, (4096, 16, 4096)) == 8  # 64 tiles x 8 <= 4 x 132
+    assert choice.split_of(GPU, params, (256, 256, 16384)) == 32  # 16 tiles x 32 = 512
+    assert choice.split_of(GPU, params, (4096, 4096, 4096)) == 1
+    assert choice.split_of(GPU, params, (64, 64, 768)) == 2  # 768 / 4 = 192 < MIN_SLICE
+    assert choice.split_of(GPU, params, (64, 64, 1001)) == 1  # odd K: no equal slices
+
+
+def test_skinny_products_above_the_crossover_run_split_on_the_direct_kernel(stored):
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
+    cross = choice.crossover(GPU)
+    assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == DIRECT.number
+    assert choice.choose_kernel(GPU, (2048, 2048, 2048), cross=cross).rung == TILED.number

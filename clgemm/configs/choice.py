@@ -139,6 +139,9 @@ SPLIT_OVER = 4
 #: a split of K keeps each slice at least this deep, so the partial products stay few and each
 #: slice's loop long enough to hide its loads
 MIN_SLICE = 256
+#: the shortest K that is split at all: a split costs one more launch (the sum of the slices),
+#: which a short K does not repay
+SPLIT_FROM_K = 2048
 #: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
 #: waiting on memory
 GROUPS_PER_UNIT = 4
@@ -150,6 +153,8 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
     unit. Skinny products and small results with a long K get the parallelism their few tiles
     of C lack; a slice's partial product is summed by one more launch (`reduce_splits`)."""
     m, n, k = shape
+    if k < SPLIT_FROM_K:
+        return 1
     tm, tn = DIRECT.output_tile(DIRECT.resolve(dict(params)))
     groups = -(-m // tm) * -(-n // tn)
     split = 1

@@ -75,8 +75,9 @@ def test_split_of_k_fills_the_device_with_a_few_groups_per_unit():
     assert choice.split_of(GPU, params, (4096, 16, 4096)) == 8  # 64 tiles x 8 <= 4 x 132
     assert choice.split_of(GPU, params, (256, 256, 16384)) == 32  # 16 tiles x 32 = 512
     assert choice.split_of(GPU, params, (4096, 4096, 4096)) == 1
-    assert choice.split_of(GPU, params, (64, 64, 768)) == 2  # 768 / 4 = 192 < MIN_SLICE
-    assert choice.split_of(GPU, params, (64, 64, 1001)) == 1  # odd K: no equal slices
+    assert choice.split_of(GPU, params, (64, 64, 2560)) == 8  # 2560 / 16 = 160 < MIN_SLICE
+    assert choice.split_of(GPU, params, (64, 64, 4097)) == 1  # odd K: no equal slices
+    assert choice.split_of(GPU, params, (64, 64, 1024)) == 1  # too short to repay a launch
 
 
 def test_skinny_products_above_the_crossover_run_split_on_the_direct_kernel(stored):

@@ -106,12 +106,6 @@ def is_shipped(root: Path) -> bool:
     return real_path(root) == real_path(TUNING)
 
 
-def read_key() -> tuple[str, ...]:
-    """What `read_roots` depends on, cheap to compute: the key under which a choice made from
-    what was read may be remembered."""
-    return settings.database_key()
-
-
 def database_path(device_key: str, root: Path | None = None) -> Path:
     return (root or results_dir()) / f"{device_key}.json"
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from clgemm.configs.database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any,
-                                     read_key, read_roots, shape_distance, usable_params)
+                                     read_roots, shape_distance, usable_params)
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_bytes, real_path
 from clgemm.core.settings import shipped_tuning

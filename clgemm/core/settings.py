@@ -20,8 +20,7 @@ LD_LIBRARY_PATH        library_path     folders searched first for NVIDIA's Open
 CUPY_TF32              cupy_tf32        set, and not 0: cuBLAS would round through TF32, so the
                                         call bench refuses to run
 NO_COLOR               no_color         set, and not empty: no colour in the command line's output
-XDG_DATA_HOME          database_key     where the per-user data folder is (platformdirs reads it);
-                                        part of what the databases read depend on
+XDG_DATA_HOME          (none)           where the per-user data folder is: platformdirs reads it
 COLUMNS                (none)           the width tables are fitted to: Python's
                                         `shutil.get_terminal_size` reads it
 CLGEMM_VENV            (none)           the virtual environment `./run` uses: only the `run`
@@ -117,9 +116,3 @@ def cupy_tf32() -> bool:
 def no_color() -> bool:
     """Whether $NO_COLOR asks for no colour: present and not empty (no-color.org)."""
     return bool(_raw(NO_COLOR))
-
-
-def database_key() -> tuple[str, ...]:
-    """The values the databases read depend on, as set: cheap to compute, so a choice made from
-    what was read can be remembered under it and made again when one of them changes."""
-    return tuple(_raw(name) for name in (RESULTS, SHIPPED_TUNING, XDG_DATA_HOME))

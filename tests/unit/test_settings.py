@@ -89,7 +89,6 @@ def test_values_read(clean, tmp_path):
     assert settings.clblast_library() == "/opt/libclblast.so"
     assert settings.library_path() == ["/a", "/b"]
     assert settings.cupy_tf32() is True and settings.no_color() is True
-    assert settings.database_key() == (str(tmp_path), "", "/data")
     clean.setenv(settings.CUPY_TF32, "0")
     assert settings.cupy_tf32() is False
 

@@ -21,7 +21,9 @@ one context per device, and CuPy arrays name their device.
 
 from __future__ import annotations
 
+import importlib
 import threading
+import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping, cast
 
@@ -290,3 +292,37 @@ def array_libraries() -> dict[str, str]:
 
 register(opencl)
 register(cuda)
+
+
+def register_modules(names: list[str]) -> None:
+    """Register the backend package each module is ($CLGEMM_BACKENDS): a module that cannot be
+    imported, or is no backend, is skipped with one warning, so that the built-in backends
+    still work."""
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            warnings.warn(f"clgemm: {settings.BACKENDS}: {name} not imported ({exc})",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        if module.__dict__.get("NAME") in PACKAGES:
+            continue  # registered by whoever imported it first
+        try:
+            register(module)
+        except (UsageError, AttributeError, TypeError) as exc:
+            warnings.warn(f"clgemm: {settings.BACKENDS}: {name} is no backend package ({exc})",
+                          RuntimeWarning, stacklevel=2)
+
+
+
+def _configured_modules() -> list[str]:
+    """$CLGEMM_BACKENDS's modules; a value that names none is one warning, never a failure to
+    import clgemm at all."""
+    try:
+        return settings.backend_modules()
+    except UsageError as exc:
+        warnings.warn(f"clgemm: {exc}", RuntimeWarning, stacklevel=2)
+        return []
+
+
+register_modules(_configured_modules())

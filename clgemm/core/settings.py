@@ -21,6 +21,9 @@ CUPY_TF32              cupy_tf32        set, and not 0: cuBLAS would round throu
                                         call bench refuses to run
 NO_COLOR               no_color         set, and not empty: no colour in the command line's output
 XDG_DATA_HOME          (none)           where the per-user data folder is: platformdirs reads it
+CLGEMM_BACKENDS        backend_modules  Python modules of more backends, comma-separated, each a
+                                        backend package registered when clgemm starts (a
+                                        tune's measuring processes see them too)
 COLUMNS                (none)           the width tables are fitted to: Python's
                                         `shutil.get_terminal_size` reads it
 CLGEMM_VENV            (none)           the virtual environment `./run` uses: only the `run`
@@ -31,6 +34,7 @@ CLGEMM_VENV            (none)           the virtual environment `./run` uses: on
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from clgemm.core.errors import UsageError
@@ -43,6 +47,7 @@ LIBRARY_PATH = "LD_LIBRARY_PATH"
 CUPY_TF32 = "CUPY_TF32"
 NO_COLOR = "NO_COLOR"
 XDG_DATA_HOME = "XDG_DATA_HOME"
+BACKENDS = "CLGEMM_BACKENDS"
 
 _OFF = ("0", "no", "false", "off")
 _ON = ("1", "yes", "true", "on")
@@ -116,3 +121,16 @@ def cupy_tf32() -> bool:
 def no_color() -> bool:
     """Whether $NO_COLOR asks for no colour: present and not empty (no-color.org)."""
     return bool(_raw(NO_COLOR))
+
+
+def backend_modules() -> list[str]:
+    """$CLGEMM_BACKENDS: the modules of more backends to register, each a dotted Python name;
+    a name that is not one is refused, naming the variable."""
+    value = _value(BACKENDS, "module")
+    if value is None:
+        return []
+    names = [part.strip() for part in value.split(",")]
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
+            raise UsageError(f"{BACKENDS}={value!r}: {name!r} is not a Python module name")
+    return names

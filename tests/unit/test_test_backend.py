@@ -325,3 +325,25 @@ def test_stacks_on_it_run_in_one_batched_launch(numpy_backend):
     got = clgemm.matmul(a, b, device=nb.DEVICE_NAME)
     assert len(be.launches) - before == 1
     assert np.abs(got - np.matmul(a.astype(np.float64), b)).max() < 1e-4
+
+
+def test_a_tune_measures_on_it_in_its_own_process(numpy_backend, tmp_path, monkeypatch):
+    """$CLGEMM_BACKENDS names the test backend's module, so the tune's measuring process (a
+    fresh interpreter) registers it too: clgemm.tune() searches rung 2 on the emulated device
+    through the same orchestration as on a real one, and stores what it found."""
+    nb = numpy_backend
+    monkeypatch.setenv("CLGEMM_BACKENDS", nb.__name__)
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    result = clgemm.tune(nb.DEVICE_NAME, rungs=[2], shapes=[64], budget=3, confirm=0, jobs=0,
+                         verbose=False)
+    stored = [config for (rung, _), config in result.configs.items() if rung == 2]
+    assert stored and stored[0].source == "tuned"
+    assert result.database.is_file() and result.database.parent == tmp_path
+
+
+def test_a_backend_module_that_is_none_is_one_warning(monkeypatch):
+    monkeypatch.setenv("CLGEMM_BACKENDS", "no_such_module_here")
+    with pytest.warns(RuntimeWarning, match="no_such_module_here not imported"):
+        registry.register_modules(["no_such_module_here"])
+    with pytest.warns(RuntimeWarning, match="is no backend package"):
+        registry.register_modules(["json"])

@@ -38,7 +38,7 @@ from clgemm.library.hot_call import HotCall
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
-from clgemm.library.stacks import StackCall, gemm_stacks
+from clgemm.library.stacks import CheckedCall, gemm_stacks
 from clgemm.rungs.direct import DIRECT
 
 #: stored configurations tried in one call before the kernels' defaults
@@ -314,20 +314,6 @@ def gemm_buffers_batched(m: int, n: int, k: int, a: Any, b: Any, c: Any, *, batc
 
 
 # -- gemm on arrays ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Checked:
-    """A call whose arguments passed every check: what the checks found."""
-
-    be: Backend
-    kind: DeviceArrays | None
-    kinds: dict[str, DeviceArrays | None]
-    m: int
-    n: int
-    k: int
-    alpha: np.float32
-    beta: np.float32
-
-
 def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
          beta: float = 0.0, trans_a: bool = False, trans_b: bool = False,
          device: DeviceInfo | str | int | None = None,
@@ -377,16 +363,14 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
                  if x is not None and known.kinds.get(name) is not None]
     with known.be.activate():
         if max(x.ndim for x in (a, b, c) if x is not None) > 2:
-            stack = StackCall(known.be, known.kinds, known.m, known.n, known.k, known.alpha,
-                              known.beta)
-            return gemm_stacks(stack, a, b, c, bool(trans_a), bool(trans_b),
+            return gemm_stacks(known, a, b, c, bool(trans_a), bool(trans_b),
                                known.be.wait_list(wait_for))
         return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for,
                         key if key in CACHE.calls else None)
 
 
 def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
-                device: Any, backend: Any) -> _Checked:
+                device: Any, backend: Any) -> CheckedCall:
     alpha32, beta32 = args.scalar("alpha", alpha), args.scalar("beta", beta)
     trans_a, trans_b = args.flag("trans_a", trans_a), args.flag("trans_b", trans_b)
     kinds = {"a": args.check_array("a", a), "b": args.check_array("b", b)}
@@ -416,7 +400,7 @@ def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, tra
     args.one_kind(on_device, device_kinds, "array")
     kind = device_kinds[0] if device_kinds else None
     be = args.pick_backend(on_device, kind, device, backend)
-    return _Checked(be, kind, kinds, m, n, k, alpha32, beta32)
+    return CheckedCall(be, kind, kinds, m, n, k, alpha32, beta32)
 
 
 def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
@@ -438,7 +422,7 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
     return (ka, kb, kc, alpha, beta, trans_a, trans_b)
 
 
-def _operands(call: _Checked, a: Any, b: Any, c: Any, trans_a: bool,
+def _operands(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool,
               trans_b: bool) -> tuple[dict[str, Operand], Operand]:
     """Every operand described; C decides the output layout (a new C is C-ordered)."""
     ops: dict[str, Operand] = {}
@@ -469,7 +453,7 @@ def _mats(ops: dict[str, Operand], c_op: Operand, trans_a: bool,
     return ops["a"].mat(trans_a), ops["b"].mat(trans_b), c
 
 
-def _gemm_on(call: _Checked, on_device: list[tuple[str, Any]], a: Any, b: Any, c: Any,
+def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any, c: Any,
              trans_a: bool, trans_b: bool, wait_for: Any = None, key: Any = None) -> Any:
     """gemm once the arguments are checked and the backend known, with its device active;
     with `key`, the call is remembered as a HotCall for the next one of its signature."""

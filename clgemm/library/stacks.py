@@ -166,11 +166,13 @@ def check_stack_memory(be: Backend, stacks: dict[str, Stack], uploads: list[str]
 
 
 @dataclass(frozen=True)
-class StackCall:
-    """A checked call on stacks: the backend, each array's kind (None: NumPy), the sizes of one
-    product, the scalars."""
+class CheckedCall:
+    """A call whose arguments passed every check: the backend, the device kind of the arrays
+    on a device (None: NumPy only), each array's kind, the sizes of one product, the scalars.
+    The two-dimensional call and the stacked one start from it alike."""
 
     be: Backend
+    kind: DeviceArrays | None
     kinds: dict[str, DeviceArrays | None]
     m: int
     n: int
@@ -179,13 +181,13 @@ class StackCall:
     beta: np.float32
 
 
-def gemm_stacks(call: StackCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b: bool,
+def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b: bool,
                 waits: list[Any]) -> Any:
     """C := alpha op(A) op(B) + beta C for every product of the stacks; returns C."""
     be, m, n, k = call.be, call.m, call.n, call.k
     batch = batch_shape(a, b, c)
     count = math.prod(batch)
-    kind = next((x for x in call.kinds.values() if x is not None), None)
+    kind = call.kind
     named = [(name, x) for name, x in (("a", a), ("b", b), ("c", c))
              if x is not None and call.kinds.get(name) is not None]
     out_kind = call.kinds.get("c") if c is not None else kind
@@ -223,7 +225,7 @@ def gemm_stacks(call: StackCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b:
     return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
 
 
-def _scaled(call: StackCall, c: Any, out_kind: DeviceArrays | None,
+def _scaled(call: CheckedCall, c: Any, out_kind: DeviceArrays | None,
             named: list[tuple[str, Any]], shape: tuple[int, ...], waits: list[Any]) -> Any:
     """No product (alpha or K is 0): C := beta C, A and B unread. NumPy's C is scaled where it
     lies; a device C by the epilogue kernel, one launch per product (the direct kernel is not
@@ -236,7 +238,7 @@ def _scaled(call: StackCall, c: Any, out_kind: DeviceArrays | None,
         elif c is not None:
             np.multiply(c, np.float32(call.beta), out=c, casting="unsafe")
         return result
-    kind = next(k for k in call.kinds.values() if k is not None)
+    kind = out_kind
     queue = kind.queue_for(be, named)
     order = LaunchOrder(be, queue, waits + [e for _, x in named for e in kind.events(x)])
     result = c
@@ -245,15 +247,23 @@ def _scaled(call: StackCall, c: Any, out_kind: DeviceArrays | None,
         result = out_kind.empty(be, named, shape)
     s = stack_operand("c", out_kind, result, shape[:-2])
     rows, cols = (shape[-1], shape[-2]) if s.op.c_order else (shape[-2], shape[-1])
+    scale_products(be, order, s.op.mat(False), rows, cols, call.beta, s.stride,
+                   math.prod(shape[:-2]))
+    out_kind.add_event(result, order.last)
+    return result
+
+
+def scale_products(be: Backend, order: LaunchOrder, c: Mat, rows: int, cols: int,
+                   beta: np.float32, stride: int, count: int) -> None:
+    """C := beta C for each of `count` column-major rows x cols matrices `stride` floats apart
+    (no product: alpha or K is 0), one launch of the epilogue each; with beta 0, C is not
+    read."""
     knl = helper_kernel(be, "epilogue")
     gsize, lsize = tiles_geometry(be, rows, cols)
     with be.lock:
-        for p in range(math.prod(shape[:-2])):
-            order.enqueue(knl, gsize, lsize, [rows, cols, np.float32(0), s.op.buf, rows, 0,
-                                              call.beta, s.op.buf, s.op.offset + p * s.stride,
-                                              s.op.ld, int(call.beta != 0)])
-    out_kind.add_event(result, order.last)
-    return result
+        for p in range(count):
+            order.enqueue(knl, gsize, lsize, [rows, cols, np.float32(0), c.buf, rows, 0, beta,
+                                              c.buf, c.offset + p * stride, c.ld, int(beta != 0)])
 
 
 def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
@@ -275,7 +285,7 @@ def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: 
             s.op.buf = be.to_device(np.asarray(s.op.array).reshape(-1))
 
 
-def _launch(call: StackCall, order: LaunchOrder, params: dict[str, int],
+def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
             stacks: dict[str, Stack], trans_a: bool, trans_b: bool, count: int,
             alias_kind: DeviceArrays | None) -> None:
     """The kernel sees column-major matrices: a C-ordered C is C^T = op(B)^T op(A)^T, so the
@@ -358,12 +368,7 @@ def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
     if count == 0 or m == 0 or n == 0 or ((k == 0 or alpha == 0) and beta == 1):
         return
     if k == 0 or alpha == 0:
-        knl = helper_kernel(be, "epilogue")
-        gsize, lsize = tiles_geometry(be, m, n)
-        with be.lock:
-            for p in range(count):
-                order.enqueue(knl, gsize, lsize, [m, n, np.float32(0), c.buf, m, 0, beta, c.buf,
-                                                  c.offset + p * strides[2], c.ld, int(beta != 0)])
+        scale_products(be, order, c, m, n, beta, strides[2], count)
         return
     stack = {name: Stack(Operand(name, None, False, x.ld, x.offset, x.buf), s)
              for name, x, s in zip("abc", mats, strides)}

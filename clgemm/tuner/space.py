@@ -154,19 +154,61 @@ def _holds(c: Constraint, p: Params, limits: DeviceLimits) -> bool:
         return False
 
 
-def _holding(c: Constraint, limits: DeviceLimits) -> Callable[[Params], bool]:
-    """`_holds` bound to one constraint, so each step of the funnel keeps its own."""
-    return lambda p: _holds(c, p, limits)
-
-
 def _filter(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
             keep: Callable[[Params], bool], may_empty: bool = True) -> list[Params]:
     kept = [p for p in items if keep(p)]
+    return _counted(rows, stage, name, items, kept, may_empty)
+
+
+def _apply(rows: list[FunnelRow], c: Constraint, limits: DeviceLimits, items: list[Params],
+           may_empty: bool = True) -> list[Params]:
+    """One constraint over the funnel's configurations. The predicate is called directly
+    (spaces reach millions of configurations, and a wrapper per call doubles the time); only
+    where it raises on some values is the list gone through again, configuration by
+    configuration, so that those values count as failures."""
+    holds = c.holds
+    try:
+        kept = [p for p in items if holds(p, limits)]
+    except VALUE_ERRORS:
+        kept = [p for p in items if _holds(c, p, limits)]
+    return _counted(rows, c.stage, c.name, items, kept, may_empty)
+
+
+def _counted(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
+             kept: list[Params], may_empty: bool) -> list[Params]:
     if not kept and items and not may_empty:
         rows.append(FunnelRow(stage, name, 0, len(items), "skipped: would remove all"))
         return items
     rows.append(FunnelRow(stage, name, len(items) - len(kept), len(kept)))
     return kept
+
+
+#: the configurations that pass a rung's divisibility and device stages, which do not depend on
+#: the problem, by (rung, limits, candidates): a plain tune asks for the same rung at several
+#: shapes, and its largest space has more than a million configurations. The rung is kept in
+#: the value so that its id in the key cannot be reused.
+_LEGAL: dict[tuple, tuple[Rung, list[Params], list[FunnelRow]]] = {}
+_LEGAL_KEPT = 4
+
+
+def _legal(rung: Rung, limits: DeviceLimits,
+           candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
+    """The divisibility and device stages of the funnel: what survives them, and their rows."""
+    key = (id(rung), limits, candidates)
+    found = _LEGAL.get(key)
+    if found is None:
+        names = tuple(p.name for p in rung.params)
+        items: list[Params] = [dict(zip(names, values))
+                               for values in itertools.product(*candidates)]
+        rows: list[FunnelRow] = []
+        for stage in ("divisibility", "device"):
+            for c in (c for c in rung.all_constraints() if c.stage == stage):
+                items = _apply(rows, c, limits, items)
+        while len(_LEGAL) >= _LEGAL_KEPT:
+            del _LEGAL[next(iter(_LEGAL))]
+        found = _LEGAL[key] = (rung, items, rows)
+    _, items, rows = found
+    return list(items), list(rows)
 
 
 def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
@@ -181,16 +223,14 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     only = only or {}
     names = tuple(p.name for p in rung.params)
     candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
-    items: list[Params] = [dict(zip(names, values)) for values in itertools.product(*candidates)]
-    generated = len(items)
+    generated = math.prod(len(c) for c in candidates)
+    items, legal_rows = _legal(rung, limits, candidates)
     rows: list[FunnelRow] = []
     constraints = rung.all_constraints()
     if only and set(only) & set(names):
         rows.append(FunnelRow("divisibility", "candidates limited by --only: " + ", ".join(
-            f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, len(items)))
-    for stage in ("divisibility", "device"):
-        for c in (c for c in constraints if c.stage == stage):
-            items = _filter(rows, stage, c.name, items, _holding(c, limits))
+            f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, generated))
+    rows += legal_rows
     items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
@@ -198,12 +238,11 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         own = [c for c in constraints if c.stage == "heuristic"]
         ours = list(tuner_heuristics(rung, limits, problem, items)) + list(extra_heuristics)
         for c in own + ours:
-            items = _filter(rows, "heuristic", c.name, items,
-                            _holding(c, limits), may_empty=False)
+            items = _apply(rows, c, limits, items, may_empty=False)
     unknown = {c.stage for c in constraints} - set(STAGES)
     for stage in sorted(unknown):  # a stage this tuner does not know: apply it, say so
         for c in (c for c in constraints if c.stage == stage):
-            items = _filter(rows, stage, c.name, items, _holding(c, limits))
+            items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
     return SearchSpace(names, candidates, configs, rows, generated)
 

@@ -9,7 +9,7 @@ import pytest
 
 from clgemm.core.problem import Problem
 from clgemm.devices.limits import DeviceLimits
-from clgemm.rungs import Param, Rung, get_rung
+from clgemm.rungs import Constraint, Param, Rung, get_rung
 from clgemm.tuner.space import SearchSpace, build_space, funnel_table
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 
@@ -75,6 +75,42 @@ BLOCKED = Rung(
     derive=lambda p: {}, constraints=(),
     local_size=lambda p: (32 // p["BM"], 32 // p["BN"]), output_tile=lambda p: (32, 32),
     k_step=lambda p: 8, local_mem_bytes=lambda p: 0)
+
+
+def _with(constraint: Constraint) -> Rung:
+    """BLOCKED with one constraint of its own."""
+    return Rung(**{**BLOCKED.__dict__, "constraints": (constraint,)})
+
+
+def test_a_predicate_that_raises_on_some_values_removes_them():
+    # 16 // (BM - 1) raises for BM=1: those four configurations fail the step with BM=4's
+    # (16 // 3 is odd); BM=2 and BM=8 are kept
+    rung = _with(Constraint("16 / (BM - 1) even", "divisibility",
+                            lambda p, d: 16 // (p["BM"] - 1) % 2 == 0))
+    space = build_space(rung, GPU, Problem(64, 64, 64), heuristics=False)
+    step = next(r for r in space.funnel if r.name == "16 / (BM - 1) even")
+    assert (step.removed, step.left) == (8, 8)
+    assert {c[0] for c in space.configs} == {2, 8}
+
+
+def test_a_predicate_that_cannot_run_stops_the_build():
+    rung = _with(Constraint("misspelt", "divisibility",
+                            lambda p, d: p["BM"] % undefined == 0))  # noqa: F821
+    with pytest.raises(NameError):
+        build_space(rung, GPU, Problem(64, 64, 64))
+
+
+def test_shapes_share_the_legal_stages_but_not_their_lists():
+    # a plain tune builds one rung at several shapes: the problem-free stages are worked out
+    # once, and each shape's funnel is its own
+    rung = get_rung(3)
+    small, large = (build_space(rung, GPU, Problem(s, s, s)) for s in (40, 64))
+    legal = [r for r in small.funnel if r.stage in ("divisibility", "device")]
+    assert legal == [r for r in large.funnel if r.stage in ("divisibility", "device")]
+    assert small.funnel[len(legal)].name.endswith("(40x40x40)")
+    assert large.funnel[len(legal)].name.endswith("(64x64x64)")
+    assert small.configs != large.configs and len(small) == 3
+    assert build_space(rung, GPU, Problem(40, 40, 40)).configs == small.configs
 
 
 def test_reuse_heuristic_by_hand():

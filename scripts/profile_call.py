@@ -1,7 +1,9 @@
 """Where the host time of one gemm() call goes, on device arrays: cProfile over repeated calls,
-per backend and shape. Usage: python scripts/profile_call.py DEVICE BACKEND M N K [CALLS] [c]"""
+per backend and shape. Usage: python scripts/profile_call.py DEVICE BACKEND M N K [CALLS] [c]
+($ROWS: how many rows of the profile to show, 14 by default)"""
 
 import cProfile
+import os
 import pstats
 import sys
 import time
@@ -39,7 +41,7 @@ for _ in range(calls):
     clgemm.gemm(a, b, c)
 prof.disable()
 side.sync()
-pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+pstats.Stats(prof).sort_stats("tottime").print_stats(int(os.environ.get("ROWS", "14")))
 
 # The floor under any call in Python: the remembered program's launches alone, queued with
 # their arguments already bound, as many times, and drained once.

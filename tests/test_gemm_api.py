@@ -612,7 +612,7 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
                              params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
     db.save()
     api.clear_caches()
-    program, enqueue = be.program, be.enqueue
+    program, enqueue, prepare = be.program, be.enqueue, be.prepare
 
     def bad_program(filename, defines, kernel):
         if kernel == rung3.kernel and failure == "build":
@@ -624,8 +624,18 @@ def test_stored_choice_that_fails_falls_back(device, be, tmp_path, monkeypatch, 
             raise LaunchError("launch failed: made to fail by the test")
         return enqueue(knl, gsize, lsize, args, queue, **kwargs)
 
+    def bad_prepare(knl, gsize, lsize, args, slots):
+        launch = prepare(knl, gsize, lsize, args, slots)
+        if knl.function_name != rung3.kernel or failure != "launch":
+            return launch
+
+        def fail(buffers, queue, wait_for):
+            raise LaunchError("launch failed: made to fail by the test")
+        return fail
+
     monkeypatch.setattr(be, "program", bad_program)
     monkeypatch.setattr(be, "enqueue", bad_enqueue)
+    monkeypatch.setattr(be, "prepare", bad_prepare)
     try:
         assert api.choose_kernel(device, 64, 64, 64).rung == 3
         rng = np.random.default_rng(8)
@@ -657,6 +667,27 @@ def test_alternating_operands_of_one_shape(queue):
              for a, b in pairs]  # new buffers each call, freed right after
     for (a, b), out in zip(pairs, fresh):
         assert close(out, reference(a, b, None, 1.0, 0.0, False, False))
+
+
+def test_shapes_that_share_a_kernel_alternate(device, queue):
+    """A repeated call sets only the buffers of its kernel's arguments, the sizes and scalars
+    having stayed from its last launch: where calls of other shapes launch the same kernel
+    object in between, with their own sizes, each call must still be given its own."""
+    rng = np.random.default_rng(44)
+    shapes = [(48, 40, 56), (40, 24, 32), (48, 40, 56), (17, 33, 9)]
+    cases = []
+    for m, k, n in shapes:
+        a, b, c = rand(rng, (m, k)), rand(rng, (k, n)), rand(rng, (m, n))
+        cases.append((a, b, c, [cla.to_device(queue, x) for x in (a, b, c)]))
+    chosen = [api.choose_kernel(device, m, n, k) for m, k, n in shapes]
+    kernels = {(c.rung, tuple(sorted(c.params.items()))) for c in chosen}
+    assert len(kernels) == 1, f"the shapes were chosen to share one kernel: {chosen}"
+    for rnd in range(3):
+        for i, (a, b, c, (da, db, dc)) in enumerate(cases):
+            alpha, beta = 1.0 + rnd + i, 0.5 * rnd
+            dc.set(c)
+            clgemm.gemm(da, db, dc, alpha=alpha, beta=beta)
+            assert close(dc.get(), reference(a, b, c, alpha, beta, False, False)), (rnd, i)
 
 
 def test_numpy_operands_read_where_they_lie_on_a_cpu(device):

@@ -20,6 +20,7 @@ from layouts import rand, reference
 import clgemm
 from clgemm.backends import KINDS
 from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.library.gemm import clear_caches
 
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 COMPLETE = cl.command_execution_status.COMPLETE
@@ -129,16 +130,29 @@ def test_nothing_runs_before_the_events_it_waits_for(every_backend, out_of_order
 
 
 def _recording(be, monkeypatch) -> list[tuple[list, object]]:
-    """Every launch the backend queues from now on, as (its wait list, its event)."""
+    """Every launch the backend queues from now on, as (its wait list, its event): those of
+    `enqueue` and those of the launches it prepares for a call program (made anew: the
+    programs remembered so far are dropped)."""
     launches: list[tuple[list, object]] = []
-    enqueue = be.enqueue
+    enqueue, prepare = be.enqueue, be.prepare
 
     def record(kernel, gsize, lsize, args, queue=None, wait_for=None):
         event = enqueue(kernel, gsize, lsize, args, queue, wait_for)
         launches.append((list(wait_for or []), event))
         return event
 
+    def prepared(*args):
+        launch = prepare(*args)
+
+        def run(buffers, queue, wait_for):
+            event = launch(buffers, queue, wait_for)
+            launches.append((list(wait_for or []), event))
+            return event
+        return run
+
+    clear_caches()
     monkeypatch.setattr(be, "enqueue", record)
+    monkeypatch.setattr(be, "prepare", prepared)
     return launches
 
 

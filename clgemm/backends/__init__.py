@@ -9,7 +9,7 @@ missing simply finds no devices.
 from __future__ import annotations
 
 from clgemm.backends.base import (Backend, BackendPackage, DeviceArrays, Lookups, Mat, Operand,
-                                  VendorBlas, host_operand)
+                                  PreparedLaunch, VendorBlas, host_operand)
 from clgemm.backends.registry import (BACKEND_NAMES, KINDS, LABELS, PACKAGES, array_kind,
                                       array_libraries, array_library, array_signature,
                                       backend_in_context, buffer_kind, clear, cuda_device_info,
@@ -19,9 +19,9 @@ from clgemm.backends.registry import (BACKEND_NAMES, KINDS, LABELS, PACKAGES, ar
                                       versions)
 
 __all__ = ["BACKEND_NAMES", "KINDS", "LABELS", "PACKAGES", "Backend", "BackendPackage",
-           "DeviceArrays", "Lookups", "Mat", "Operand", "VendorBlas", "array_kind",
-           "array_libraries", "array_library", "array_signature", "backend_in_context",
-           "buffer_kind", "clear", "cuda_device_info", "device_info", "host_operand",
-           "install_hints", "label", "list_devices", "open_backend", "register", "registered",
-           "select_device", "shared_backend", "split_backend", "unregister", "vendor_blas",
-           "versions"]
+           "DeviceArrays", "Lookups", "Mat", "Operand", "PreparedLaunch", "VendorBlas",
+           "array_kind", "array_libraries", "array_library", "array_signature",
+           "backend_in_context", "buffer_kind", "clear", "cuda_device_info", "device_info",
+           "host_operand", "install_hints", "label", "list_devices", "open_backend", "register",
+           "registered", "select_device", "shared_backend", "split_backend", "unregister",
+           "vendor_blas", "versions"]

@@ -141,6 +141,14 @@ class Backend(ABC):
         self.launch(kernel, global_size, local_size, args)
         return None
 
+    def prepare(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Arg], slots: Sequence[int]) -> "PreparedLaunch":
+        """One launch of the library path made ready once for the many calls that repeat it:
+        everything but the arguments at `slots` (the buffers a call brings) is known. A
+        backend overrides this where its API has a cheaper way to queue a launch than
+        `enqueue` with the whole argument list; this one is `enqueue`."""
+        return PreparedLaunch(self, kernel, global_size, local_size, args, slots)
+
     def wait_list(self, wait_for: Any) -> list[Any]:
         """The caller's `wait_for` argument as a list of this backend's events, refused (with
         ArgumentTypeError or UsageError) when it is anything else, before anything runs."""
@@ -200,6 +208,26 @@ class Backend(ABC):
 
 # -- arrays ------------------------------------------------------------------------------------
 Named = Sequence[tuple[str, Any]]
+
+
+class PreparedLaunch:
+    """A launch whose kernel, geometry and arguments but the buffers at `slots` are fixed:
+    called with those buffers (in `slots` order), a queue and the events to wait for, it
+    queues the launch as `Backend.enqueue` would and returns its event (or None)."""
+
+    def __init__(self, backend: Backend, kernel: Any, global_size: Sequence[int],
+                 local_size: Sequence[int], args: Sequence[Arg], slots: Sequence[int]):
+        self.backend, self.kernel = backend, kernel
+        self.global_size, self.local_size = tuple(global_size), tuple(local_size)
+        self.args, self.slots = list(args), tuple(slots)
+
+    def __call__(self, buffers: Sequence[Any], queue: Any,
+                 wait_for: Sequence[Any] | None) -> Any:
+        args = list(self.args)
+        for i, buf in zip(self.slots, buffers):
+            args[i] = buf
+        return self.backend.enqueue(self.kernel, self.global_size, self.local_size, args, queue,
+                                    wait_for=wait_for or None)
 
 
 @dataclass

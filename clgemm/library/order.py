@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clgemm.backends import Backend
+from clgemm.backends import Backend, PreparedLaunch
 
 
 class LaunchOrder:
@@ -52,5 +52,11 @@ class LaunchOrder:
                                          wait_for=self.wait)
         else:
             event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue)
+        self.last = event
+        self.wait = [event] if event is not None and not self.in_order else []
+
+    def run(self, launch: PreparedLaunch, buffers: list) -> None:
+        """Queue a prepared launch on the call's buffers, ordered as `enqueue` orders one."""
+        event = launch(buffers, self.queue, self.wait)
         self.last = event
         self.wait = [event] if event is not None and not self.in_order else []

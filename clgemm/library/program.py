@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from clgemm.backends import Backend, Mat
+from clgemm.backends import Backend, Mat, PreparedLaunch
 from clgemm.configs.launch import Launch, prepare, round_up
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
@@ -48,6 +48,8 @@ class CallProgram:
     scratch: list[int] = field(default_factory=list)
     #: per launch, the positions of its arguments that are slots
     slots: list[list[tuple[int, Slot]]] = field(default_factory=list)
+    #: the launches as the backend prepared them, on the first run
+    ready: list[PreparedLaunch] | None = field(default=None, repr=False, compare=False)
 
     def new_scratch(self, count: int) -> Slot:
         self.scratch.append(count)
@@ -74,17 +76,20 @@ class CallProgram:
                         f"{axis}, and {backend.name} allows at most {most}")
 
     def run(self, order: LaunchOrder, a: Any, b: Any, c: Any) -> None:
-        """Queue every launch on the call's buffers, without waiting."""
+        """Queue every launch on the call's buffers, without waiting. The launches are
+        prepared by the backend on the first run, so a repeated call only hands each one its
+        buffers."""
         bound: dict[str | int, Any] = {"a": a, "b": b, "c": c}
         for i, count in enumerate(self.scratch):
             bound[i] = order.scratch(count)
-        for launch, slots in zip(self.launches, self.slots):
-            args = launch.args
-            if slots:
-                args = list(args)
-                for i, slot in slots:
-                    args[i] = bound[slot.name]
-            order.enqueue(launch.kernel, launch.global_size, launch.local_size, args)
+        ready = self.ready
+        if ready is None:
+            ready = self.ready = [
+                order.backend.prepare(launch.kernel, launch.global_size, launch.local_size,
+                                      launch.args, [i for i, _ in slots])
+                for launch, slots in zip(self.launches, self.slots)]
+        for launch, slots in zip(ready, self.slots):
+            order.run(launch, [bound[slot.name] for _, slot in slots])
 
 
 def pack_tile(backend: Backend) -> int:

@@ -15,7 +15,8 @@ from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.backends.base import Backend, define_options
+from clgemm.backends.base import Arg, Backend, PreparedLaunch, define_options
+from clgemm.backends.cuda.prepared import DriverLaunch
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError
 from clgemm.core.paths import KERNELS
 from clgemm.devices.info import DeviceInfo
@@ -169,6 +170,11 @@ _ARG: dict[type, Callable[[Any], Any]] = {int: np.int32, float: np.float32, bool
                                           np.int64: np.int32, np.float64: np.float32}
 
 
+def _dim3(sizes: Sequence[int]) -> tuple[int, int, int]:
+    x, y, z = (tuple(sizes) + (1, 1, 1))[:3]
+    return x, y, z
+
+
 class CUDABackend(Backend):
     name = "cuda"
     max_groups = MAX_GRID
@@ -242,8 +248,7 @@ class CUDABackend(Backend):
             raise LaunchError(f"launch failed: global size {tuple(global_size)} is not a "
                               f"multiple of the work-group size {tuple(local_size)}")
         grid = tuple(g // l for g, l in zip(global_size, local_size))
-        grid = (grid + (1, 1, 1))[:3]
-        block = (tuple(local_size) + (1, 1, 1))[:3]
+        grid, block = _dim3(grid), _dim3(local_size)
         cargs = tuple(_ARG.get(type(a), _same)(a) for a in args)
         log = self._logged()
         try:
@@ -261,6 +266,19 @@ class CUDABackend(Backend):
                 log.add(kernel, (start, end))
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
+
+    def prepare(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Arg], slots: Sequence[int]) -> PreparedLaunch:
+        """Through the driver where the launch can be laid out for it; else (a size that is
+        not a multiple of the block, which `enqueue` refuses with its reason) as `enqueue`."""
+        if not any(g % l for g, l in zip(global_size, local_size)):
+            grid = tuple(g // l for g, l in zip(global_size, local_size))
+            try:
+                return DriverLaunch(self, kernel, global_size, local_size, args, slots,
+                                    _dim3(grid), _dim3(local_size))
+            except (TypeError, AttributeError):
+                pass
+        return super().prepare(kernel, global_size, local_size, args, slots)
 
     def wait_list(self, wait_for: Any) -> list[Any]:
         if wait_for is None:

@@ -10,7 +10,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.backends.base import Backend, define_options
+from clgemm.backends.base import Arg, Backend, PreparedLaunch, define_options
+from clgemm.backends.opencl.prepared import StandingArgs, arg_key, scalar_arg
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from clgemm.core.settings import library_path
 from clgemm.devices.info import DeviceInfo
@@ -177,7 +178,7 @@ class OpenCLBackend(Backend):
 
     def launch(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
                args: Sequence[Any]) -> float:
-        cargs = [_scalar_arg(a) for a in args]
+        cargs = [scalar_arg(a) for a in args]
         self._last_args.pop(kernel.int_ptr, None)  # set anew here, so not what enqueue last set
         try:
             kernel.set_args(*cargs)
@@ -202,6 +203,10 @@ class OpenCLBackend(Backend):
         if log is not None:
             log.add(kernel, event)
         return event
+
+    def prepare(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
+                args: Sequence[Arg], slots: Sequence[int]) -> PreparedLaunch:
+        return StandingArgs(self, kernel, global_size, local_size, args, slots)
 
     def wait_list(self, wait_for: Any) -> list[Any]:
         if wait_for is None:
@@ -245,16 +250,14 @@ class OpenCLBackend(Backend):
         another buffer: pooled buffers' memory stays with the pool, and any other buffer is
         kept alive here until the kernel's next launch. Ints go as 32-bit ints, floats as
         32-bit floats."""
-        keys = [a.int_ptr if hasattr(a, "int_ptr") else (type(a) is float or
-                                                          isinstance(a, np.floating), a)
-                for a in args]
+        keys = [arg_key(a) for a in args]
         last = self._last_args.get(kernel.int_ptr)
         if last is None or len(last[0]) != len(keys):
-            kernel.set_args(*[_scalar_arg(a) for a in args])
+            kernel.set_args(*[scalar_arg(a) for a in args])
         else:
             for i, (new, old) in enumerate(zip(keys, last[0])):
                 if new != old:
-                    kernel.set_arg(i, _scalar_arg(args[i]))
+                    kernel.set_arg(i, scalar_arg(args[i]))
         held = [a for a in args if hasattr(a, "int_ptr")
                 and not isinstance(a, cl_tools.PooledBuffer)]
         self._last_args[kernel.int_ptr] = (keys, held)
@@ -296,16 +299,6 @@ def first_error(log: str) -> str:
     line = next((ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)),
                 lines[0] if lines else "no build log")
     return re.sub(r"[^\s:\"']*\.cl(?=:\d)", "source", line)
-
-
-def _scalar_arg(a: Any) -> Any:
-    """A kernel argument as OpenCL takes it: ints as int32, floats as float32, buffers as they
-    are."""
-    if isinstance(a, (int, np.integer)):
-        return np.int32(a)
-    if isinstance(a, float):
-        return np.float32(a)
-    return a
 
 
 def open_backend(device: DeviceInfo) -> OpenCLBackend:

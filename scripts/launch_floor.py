@@ -1,0 +1,111 @@
+"""How much host time one launch costs from Python, by each way a backend offers to queue it,
+for the kernel a repeated gemm() call runs: what a hot path can reach without a compiled
+extension. Usage: python scripts/launch_floor.py DEVICE BACKEND M N K [CALLS]
+
+Every way queues the same kernel with the same arguments on the same queue or stream; the time
+is the host's per launch (queued, not waited for), then the device drained once."""
+
+import ctypes
+import sys
+import time
+
+import numpy as np
+
+import clgemm
+from clgemm.library import gemm as api
+from clgemm.measure.call_bench import Side
+
+dev, backend_name, m, n, k = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+calls = int(sys.argv[6]) if len(sys.argv) > 6 else 2000
+be = api.backend_for(dev, backend_name)
+side = Side(be, "device")
+rng = np.random.default_rng(0)
+a = side.put(rng.standard_normal((m, k), dtype=np.float32))
+b = side.put(rng.standard_normal((k, n), dtype=np.float32))
+c = side.put(np.zeros((m, n), np.float32))
+
+
+def timed(label, fn):
+    for _ in range(20):
+        fn()
+    side.sync()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = time.perf_counter() - t0
+    side.sync()
+    drained = time.perf_counter() - t0
+    print(f"{backend_name} {m}x{n}x{k} {label:<44} host {host / calls * 1e6:6.1f} us, "
+          f"drained {drained / calls * 1e6:6.1f} us per call", flush=True)
+
+
+timed("gemm(a, b, c)", lambda: clgemm.gemm(a, b, c))
+hot = next(iter(api.CACHE.hot.values()))
+if len(hot.program.launches) != 1 or hot.program.scratch:
+    sys.exit(f"{len(hot.program.launches)} launches: this script measures one")
+launch, slots = hot.program.launches[0], hot.program.slots[0]
+x, y = (b, a) if hot.swap else (a, b)
+bound = {"a": hot.kind.kernel_arg(x), "b": hot.kind.kernel_arg(y), "c": hot.kind.kernel_arg(c)}
+args = list(launch.args)
+for i, slot in slots:
+    args[i] = bound[slot.name]
+knl, gsize, lsize = launch.kernel, launch.global_size, launch.local_size
+queue = hot.kind.queue_for(be, [("a", a), ("b", b), ("c", c)])
+ready = hot.program.ready[0]
+buffers = [args[i] for i, _ in slots]
+timed("the call's prepared launch", lambda: ready(buffers, queue, []))
+timed("backend.enqueue, every argument given", lambda: be.enqueue(knl, gsize, lsize, args, queue))
+timed("an empty Python function", lambda: None)
+
+if backend_name == "cuda":
+    import cupy
+    grid = tuple(g // l for g, l in zip(gsize, lsize)) + (1,) * (3 - len(gsize))
+    block = tuple(lsize) + (1,) * (3 - len(lsize))
+    conv = {int: np.int32, float: np.float32}
+    cargs = tuple(conv.get(type(v), lambda v: v)(v) for v in args)
+    timed("RawKernel(grid, block, prepared tuple)", lambda: knl(grid, block, cargs))
+    ptrs = tuple(np.uint64(v.data.ptr) if isinstance(v, cupy.ndarray) else v for v in cargs)
+    timed("RawKernel, pointers as np.uint64", lambda: knl(grid, block, ptrs))
+    values = [ctypes.c_uint64(v.data.ptr) if isinstance(v, cupy.ndarray)
+              else ctypes.c_int32(int(v)) if isinstance(v, np.integer)
+              else ctypes.c_float(float(v)) for v in cargs]
+    params = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+    params_ptr = ctypes.addressof(params)
+    func = knl.kernel.ptr if hasattr(knl, "kernel") else knl.ptr
+    launch_kernel = cupy.cuda.driver.launchKernel
+
+    def driver_launch():
+        stream = cupy.cuda.get_current_stream().ptr
+        launch_kernel(func, *grid, *block, 0, stream, params_ptr, 0)
+    timed("driver.launchKernel, prepared ctypes params", driver_launch)
+
+    slot_values = [values[i] for i, _ in slots]
+    slot_arrays = [args[i] for i, _ in slots]
+
+    def driver_launch_set():
+        for value, array in zip(slot_values, slot_arrays):
+            value.value = array.data.ptr
+        driver_launch()
+    timed("  the same, three pointers set per call", driver_launch_set)
+    timed("cupy.matmul(a, b, out=c)", lambda: cupy.matmul(a, b, out=c))
+else:
+    import pyopencl as cl
+    from pyopencl import _cl
+    be.enqueue(knl, gsize, lsize, args, queue)
+    g, lo = tuple(gsize), tuple(lsize)
+    timed("enqueue_nd_range_kernel, arguments set", lambda: cl.enqueue_nd_range_kernel(
+        queue, knl, g, lo))
+    timed("_cl.enqueue_nd_range_kernel", lambda: _cl.enqueue_nd_range_kernel(queue, knl, g, lo))
+    bufs = [(i, args[i]) for i, _ in slots]
+
+    def set_and_enqueue():
+        for i, buf in bufs:
+            knl.set_arg(i, buf)
+        _cl.enqueue_nd_range_kernel(queue, knl, g, lo)
+    timed("  the same, three buffers set per call", set_and_enqueue)
+    try:
+        import pyclblast
+    except ImportError:
+        pyclblast = None
+    if pyclblast is not None:
+        timed("pyclblast.gemm", lambda: pyclblast.gemm(a, b, c, queue=queue))

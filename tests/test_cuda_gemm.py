@@ -166,7 +166,7 @@ class FakeCupyArray:
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape))
         self.strides = strides or np.empty(self.shape, self.dtype).strides
-        self.data = memptr if memptr is not None else SimpleNamespace(ptr=ptr)
+        self.data = memptr if memptr is not None else SimpleNamespace(ptr=ptr, device_id=device)
         self.device = SimpleNamespace(id=device)
 
 

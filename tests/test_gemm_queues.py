@@ -72,6 +72,24 @@ def test_out_of_order_queue(every_backend, size):
         assert _close(got, want), ("gemm_buffers", i)
 
 
+def test_repeated_calls_on_two_queues(every_backend):
+    """B on a second queue, written there without waiting before each call: every call, the
+    repeated ones too, must finish that queue before its kernel reads B."""
+    be = every_backend
+    _opencl_only(be)
+    q1, q2 = _queue(be, False), _queue(be, False)
+    rng = np.random.default_rng(9)
+    a = rand(rng, (96, 80))
+    da, dc = cla.to_device(q1, a), cla.empty(q1, (96, 112), np.float32)
+    db = cla.empty(q2, (80, 112), np.float32)
+    for i in range(4):
+        b = rand(rng, (80, 112))
+        dc.fill(np.float32(np.nan))
+        cl.enqueue_copy(q2, db.base_data, b, is_blocking=False)
+        assert clgemm.gemm(da, db, dc) is dc
+        assert _close(dc.get(), reference(a, b, None, 1.0, 0.0, False, False)), i
+
+
 def _held_back(be, q, ue, entry: str, m: int, n: int, k: int):
     """Make one call whose operands' work is held back by the user event `ue`; returns the
     poisoned C (an array), the call's last event, and the expected result. The same call runs

@@ -319,6 +319,13 @@ class DeviceArrays(ABC):
         arrays without waiting for it: the arrays' own queue (OpenCL) or the current stream
         (CUDA, None). Only work on some other queue is waited for."""
 
+    def steady_queue(self, backend: Backend, named: Named) -> tuple[bool, Any]:
+        """(True, the queue) where every call with arrays of these arrays' signatures runs on
+        the queue `queue_for` gives now, with nothing to do first, so that a repeated call
+        need not ask again; (False, None) where it must. The signature names each array's
+        queue, so one queue for all of them stays the one."""
+        return True, self.queue_for(backend, named)
+
     @abstractmethod
     def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
         """A new C-ordered float32 array beside the operands (under `backend.activate()`)."""

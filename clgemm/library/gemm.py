@@ -493,7 +493,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
     _run(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
         _remember_hot(key, be, kind, program, (ma, mb, mc), c_op.c_order, c is not None,
-                      (m, n), c_kind is not None and bool(ops))
+                      (m, n), c_kind is not None and bool(ops), kind.steady_queue(be, on_device))
     if out_kind is None:  # a NumPy result
         if queue is not None and queue is not getattr(be, "queue", None):
             queue.finish()  # the download goes through the backend's own queue
@@ -509,13 +509,13 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
 
 def _remember_hot(key: Any, be: Backend, kind: DeviceArrays, program: CallProgram,
                   mats: tuple[Mat, Mat, Mat], swap: bool, c_given: bool, shape: tuple[int, int],
-                  may_alias: bool) -> None:
+                  may_alias: bool, queue: tuple[bool, Any]) -> None:
     """The call as a HotCall for the next of its signature; the Mats keep no buffer, so no
     array of this call outlives it through the cache."""
     a, b, c = (Mat(None, x.offset, x.ld, x.trans) for x in mats)
     check = may_alias and any(reads_while_writing_c(program.plan, x) for x in "ab")
     CACHE.remembered(CACHE.hot, key, lambda: HotCall(be, kind, program, a, b, c, swap, c_given,
-                                                     shape, check))
+                                                     shape, check, *queue))
 
 
 def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,

@@ -11,10 +11,10 @@ different answer than its program was made for goes the whole way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from clgemm.backends import Backend, DeviceArrays, Mat
+from clgemm.backends import Backend, DeviceArrays, Mat, PreparedLaunch
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import aliases, copies
 from clgemm.library.program import CallProgram
@@ -36,14 +36,21 @@ class HotCall:
     shape: tuple[int, int]
     #: whether the answer to "does C share memory with A or B" can change the program
     check_alias: bool
+    #: where every call of the signature runs on one queue with nothing to do first
+    #: (`DeviceArrays.steady_queue`): that queue; else queue_for is asked each time
+    steady: bool = False
+    queue: Any = None
+    #: the program's one prepared launch, and the names of the buffers it takes, in order
+    one_launch: PreparedLaunch | None = field(init=False, default=None)
+    slot_names: tuple[str, ...] = field(init=False, default=())
 
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
         """The call's result, or None where it must go the whole way."""
         be, kind, program = self.be, self.kind, self.program
         with be.activate():
             waits = be.wait_list(wait_for) if wait_for is not None else []
-            named = [("a", a), ("b", b)] + ([("c", c)] if self.c_given else [])
-            queue = kind.queue_for(be, named)
+            named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
+            queue = self.queue if self.steady else kind.queue_for(be, named)
             for _, x in named:
                 waits += kind.events(x)
             x, y = (b, a) if self.swap else (a, b)
@@ -52,6 +59,13 @@ class HotCall:
             if self.check_alias and self._may_share(a, b, c) and not self._same_alias(
                     bx, by, kind.kernel_arg(c)):
                 return None
+            launch = self.one_launch
+            if launch is not None and self.c_given:
+                bound = {"a": bx, "b": by, "c": kind.kernel_arg(c)}
+                with be.lock:
+                    event = launch([bound[name] for name in self.slot_names], queue, waits)
+                kind.add_event(c, event)
+                return c
             order = LaunchOrder(be, queue, waits)
             if self.c_given:
                 result = c
@@ -63,6 +77,17 @@ class HotCall:
                 program.run(order, bx, by, bc)
             kind.add_event(result, order.last)
         return result
+
+    def __post_init__(self) -> None:
+        # The program has run once by now (the call that made this), so its launches are
+        # prepared: where it is one launch that takes nothing from the pool, on an in-order
+        # queue, a call into a given C queues that launch alone, with what it waits for.
+        program, ready = self.program, self.program.ready
+        if (ready is not None and len(ready) == 1 and not program.scratch and self.steady
+                and self.be.in_order(self.queue)):
+            object.__setattr__(self, "one_launch", ready[0])
+            object.__setattr__(self, "slot_names",
+                               tuple(str(slot.name) for _, slot in program.slots[0]))
 
     def _may_share(self, a: Any, b: Any, c: Any) -> bool:
         """False where C is an allocation of its own, apart from A's and B's."""

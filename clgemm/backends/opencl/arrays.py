@@ -134,6 +134,13 @@ class PyOpenCLArrays(DeviceArrays):
                 q.finish()
         return chosen
 
+    def steady_queue(self, backend: Backend, named: Named) -> tuple[bool, Any]:
+        # Arrays on several queues: the others are finished on every call (queue_for).
+        queues = {x.queue.int_ptr for _, x in named if x.queue is not None}
+        if len(queues) > 1:
+            return False, None
+        return True, self.queue_for(backend, named)
+
     def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
         queue = self.queue_for(backend, named)
         pool = opencl_backend(backend, _MEMORY).pool(queue)

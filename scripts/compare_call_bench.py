@@ -1,6 +1,7 @@
 """Two `clgemm bench --call` JSON files of one device side by side, shape by shape: gemm()'s
-call and its kernel alone, before and after, and after over before. Usage:
-    python scripts/compare_call_bench.py BEFORE.json AFTER.json"""
+call and its kernel alone, before and after, and after over before; with --us, microseconds
+per call instead, beside each reference library's of the later file. Usage:
+    python scripts/compare_call_bench.py [--us] BEFORE.json AFTER.json"""
 
 import json
 import math
@@ -45,5 +46,29 @@ def main(before_path: str, after_path: str) -> None:
           f"{min(kernel_ratios):.2f}); GFLOP/s")
 
 
+def main_us(before_path: str, after_path: str) -> None:
+    before, b = rows(before_path)
+    after, a = rows(after_path)
+    libraries = sorted({name for r in after.values() for name in r.get("references", {})})
+    print(f"{a['provenance']['device']} ({a['provenance']['backend']}): microseconds per call, "
+          f"{before_path} ({b['provenance'].get('date', '')}) against {after_path} "
+          f"({a['provenance'].get('date', '')})\n")
+    print("| shape | gemm() before | gemm() after | kernel after | "
+          + " | ".join(libraries) + " |")
+    print("|---|---|---|---|" + "---|" * len(libraries))
+    for shape in before:
+        if shape not in after:
+            continue
+        x, y = before[shape], after[shape]
+        refs = [y.get("references", {}).get(name, {}) for name in libraries]
+        print(f"| {'x'.join(map(str, shape))} | {x['call_ms'] * 1e3:.1f} | "
+              f"{y['call_ms'] * 1e3:.1f} | {y['kernel_ms'] * 1e3:.1f} | "
+              + " | ".join(f"{r['ms'] * 1e3:.1f}" if r.get("status") == "ok" else ""
+                           for r in refs) + " |")
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    if sys.argv[1] == "--us":
+        main_us(*sys.argv[2:4])
+    else:
+        main(*sys.argv[1:3])

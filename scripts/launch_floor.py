@@ -6,6 +6,7 @@ Every way queues the same kernel with the same arguments on the same queue or st
 is the host's per launch (queued, not waited for), then the device drained once."""
 
 import ctypes
+import ctypes.util
 import sys
 import time
 
@@ -103,6 +104,30 @@ else:
             knl.set_arg(i, buf)
         _cl.enqueue_nd_range_kernel(queue, knl, g, lo)
     timed("  the same, three buffers set per call", set_and_enqueue)
+    # The OpenCL call itself, without pyopencl: through ctypes and the system's ICD loader
+    # (handles are the vendor's, whichever loader made them).
+    lib = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+    enq = lib.clEnqueueNDRangeKernel
+    enq.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
+                    ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t),
+                    ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+    enq.restype = ctypes.c_int
+    release = lib.clReleaseEvent
+    release.argtypes = [ctypes.c_void_p]
+    gws, lws = (ctypes.c_size_t * len(g))(*g), (ctypes.c_size_t * len(lo))(*lo)
+    qptr, kptr, event = queue.int_ptr, knl.int_ptr, ctypes.c_void_p()
+    timed("clEnqueueNDRangeKernel by ctypes, no event", lambda: enq(
+        qptr, kptr, len(g), None, gws, lws, 0, None, None))
+
+    def with_event():
+        enq(qptr, kptr, len(g), None, gws, lws, 0, None, ctypes.byref(event))
+        release(event)
+    timed("  the same, its event made and released", with_event)
+
+    def as_pyopencl():
+        enq(qptr, kptr, len(g), None, gws, lws, 0, None, ctypes.byref(event))
+        return cl.Event.from_int_ptr(event.value, retain=False)
+    timed("  the same, its event handed to pyopencl", as_pyopencl)
     try:
         import pyclblast
     except ImportError:

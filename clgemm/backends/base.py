@@ -294,6 +294,9 @@ class DeviceArrays(ABC):
     label: str
     #: the array type, as messages say it
     array_type: str
+    #: whether arrays carry events of their pending work (`events`, `add_event`), which a call
+    #: must wait for and add to; where they do not, a repeated call need not ask
+    has_events: bool = False
 
     @abstractmethod
     def is_array(self, x: Any) -> bool:

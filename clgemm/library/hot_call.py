@@ -40,42 +40,50 @@ class HotCall:
     #: (`DeviceArrays.steady_queue`): that queue; else queue_for is asked each time
     steady: bool = False
     queue: Any = None
-    #: the program's one prepared launch, and the names of the buffers it takes, in order
+    #: whether the program reads A and B (`Plan.use_p`)
+    use_p: bool = field(init=False, default=True)
+    #: the program's one prepared launch, and which of A, B and C (0, 1, 2) it takes, in order
     one_launch: PreparedLaunch | None = field(init=False, default=None)
-    slot_names: tuple[str, ...] = field(init=False, default=())
+    slot_index: tuple[int, ...] = field(init=False, default=())
 
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
         """The call's result, or None where it must go the whole way."""
-        be, kind, program = self.be, self.kind, self.program
+        be, kind = self.be, self.kind
         with be.activate():
             waits = be.wait_list(wait_for) if wait_for is not None else []
             named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
             queue = self.queue if self.steady else kind.queue_for(be, named)
-            for _, x in named:
-                waits += kind.events(x)
+            if kind.has_events:
+                for _, x in named:
+                    waits += kind.events(x)
             x, y = (b, a) if self.swap else (a, b)
-            bx = kind.kernel_arg(x) if program.plan.use_p else None
-            by = kind.kernel_arg(y) if program.plan.use_p else None
+            bx, by = (kind.kernel_arg(x), kind.kernel_arg(y)) if self.use_p else (None, None)
             if self.check_alias and self._may_share(a, b, c) and not self._same_alias(
                     bx, by, kind.kernel_arg(c)):
                 return None
             launch = self.one_launch
             if launch is not None and self.c_given:
-                bound = {"a": bx, "b": by, "c": kind.kernel_arg(c)}
+                bound = (bx, by, kind.kernel_arg(c))
                 with be.lock:
-                    event = launch([bound[name] for name in self.slot_names], queue, waits)
-                kind.add_event(c, event)
+                    event = launch([bound[i] for i in self.slot_index], queue, waits)
+                if event is not None:
+                    kind.add_event(c, event)
                 return c
-            order = LaunchOrder(be, queue, waits)
-            if self.c_given:
-                result = c
-            else:
-                order.pooled()
-                result = kind.empty(be, named, self.shape)
-            bc = kind.kernel_arg(result)
-            with be.lock:
-                program.run(order, bx, by, bc)
-            kind.add_event(result, order.last)
+            return self._run(named, queue, waits, bx, by)
+
+    def _run(self, named: tuple, queue: Any, waits: list[Any], bx: Any, by: Any) -> Any:
+        """The program's launches in their order, into the given C or a new one."""
+        be, kind = self.be, self.kind
+        order = LaunchOrder(be, queue, waits)
+        if self.c_given:
+            result = named[2][1]
+        else:
+            order.pooled()
+            result = kind.empty(be, named, self.shape)
+        bc = kind.kernel_arg(result)
+        with be.lock:
+            self.program.run(order, bx, by, bc)
+        kind.add_event(result, order.last)
         return result
 
     def __post_init__(self) -> None:
@@ -83,11 +91,12 @@ class HotCall:
         # prepared: where it is one launch that takes nothing from the pool, on an in-order
         # queue, a call into a given C queues that launch alone, with what it waits for.
         program, ready = self.program, self.program.ready
+        object.__setattr__(self, "use_p", program.plan.use_p)
         if (ready is not None and len(ready) == 1 and not program.scratch and self.steady
                 and self.be.in_order(self.queue)):
             object.__setattr__(self, "one_launch", ready[0])
-            object.__setattr__(self, "slot_names",
-                               tuple(str(slot.name) for _, slot in program.slots[0]))
+            object.__setattr__(self, "slot_index", tuple("abc".index(str(slot.name))
+                                                         for _, slot in program.slots[0]))
 
     def _may_share(self, a: Any, b: Any, c: Any) -> bool:
         """False where C is an allocation of its own, apart from A's and B's."""

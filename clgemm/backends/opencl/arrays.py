@@ -31,6 +31,7 @@ class PyOpenCLArrays(DeviceArrays):
 
     backend = "opencl"
     label = "pyopencl"
+    has_events = True
     array_type = "pyopencl.array.Array"
 
     def __init__(self, lookups: Lookups):

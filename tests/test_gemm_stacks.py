@@ -114,6 +114,30 @@ def test_device_stack_sharing_memory_with_c_is_refused(every_backend):
         clgemm.gemm(s, kind.upload(be, np.eye(8, dtype=np.float32)), s)
 
 
+def test_repeated_stacked_calls(every_backend):
+    """A stacked call whose signature was seen before binds its arrays to the one prepared
+    launch: alternating operands, a given C and a new one, C-ordered and with B broadcast, each
+    right; and a C that shares memory with A is refused on a repeated signature as on the first."""
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(10)
+    sets = [(rand(rng, (5, 12, 7)), rand(rng, (7, 9))) for _ in range(2)]
+    dev = [(kind.upload(be, a), kind.upload(be, b)) for a, b in sets]
+    for rnd in range(3):
+        for (a, b), (da, db) in zip(sets, dev):
+            dc = kind.upload(be, np.full((5, 12, 9), np.nan, np.float32))
+            assert clgemm.gemm(da, db, dc, alpha=1.0 + rnd) is dc
+            new = clgemm.gemm(da, db)
+            be.synchronize()
+            assert _close(kind.download(dc), (1.0 + rnd) * _ref(a, b)), rnd
+            assert _close(kind.download(new), _ref(a, b)), rnd
+    square = [kind.upload(be, rand(rng, (4, 8, 8))) for _ in range(3)]
+    eye = kind.upload(be, np.eye(8, dtype=np.float32))
+    clgemm.gemm(square[0], eye, square[1])
+    with pytest.raises(UsageError, match="c shares memory with a"):
+        clgemm.gemm(square[2], eye, square[2])
+
+
 def test_a_stack_larger_than_a_grid_is_split(every_backend, monkeypatch):
     """With a grid limited to 7 products along the third dimension (CUDA's is 65535), 20
     products take three launches and every one is right."""

@@ -364,7 +364,7 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
     with known.be.activate():
         if max(x.ndim for x in (a, b, c) if x is not None) > 2:
             return gemm_stacks(known, a, b, c, bool(trans_a), bool(trans_b),
-                               known.be.wait_list(wait_for))
+                               known.be.wait_list(wait_for), key if key in CACHE.calls else None)
         return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for,
                         key if key in CACHE.calls else None)
 

@@ -15,16 +15,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from clgemm.backends import Backend, DeviceArrays, Mat, Operand
 from clgemm.backends.base import strided_operand
 from clgemm.configs.choice import direct_config
+from clgemm.configs.launch import Launch
 from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.library.cache import CACHE
+from clgemm.library.hot_stack import HotStack
 from clgemm.library.order import LaunchOrder
 from clgemm.library.program import helper_kernel, tiles_geometry
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
@@ -122,10 +124,16 @@ def refuse_overlap(kind: DeviceArrays, stacks: dict[str, Stack], mats: dict[str,
                              f"own")
 
 
+#: the positions of A's, B's and C's buffers among the batched direct kernel's arguments
+BUFFER_ARGS = (5, 8, 11)
+
+
 def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int, n: int,
                  k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat, c: Mat,
-                 strides: tuple[int, int, int], count: int) -> None:
-    """Queue the products, as many per launch as the API allows along the third dimension."""
+                 strides: tuple[int, int, int], count: int) -> Launch | None:
+    """Queue the products, as many per launch as the API allows along the third dimension.
+    Returns the launch where there was one, its buffers left out (None), for a repeated call
+    to bind its own."""
     knl = be.program(DIRECT.file, direct_macros(params, a.trans, b.trans, batched=True),
                      DIRECT.kernel)
     most = be.max_groups[2] if be.max_groups is not None else count
@@ -136,10 +144,15 @@ def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int
         if max(offsets) > INT_MAX:
             raise UsageError(f"the stack reaches past float {INT_MAX}, the largest offset the "
                              f"kernel takes")
+        args = [m, n, k, alpha, beta, a.buf, offsets[0], a.ld, b.buf, offsets[1], b.ld, c.buf,
+                offsets[2], c.ld, *strides]
         with be.lock:
-            order.enqueue(knl, gsize, lsize,
-                          [m, n, k, alpha, beta, a.buf, offsets[0], a.ld, b.buf, offsets[1],
-                           b.ld, c.buf, offsets[2], c.ld, *strides])
+            order.enqueue(knl, gsize, lsize, args)
+    if count > most:
+        return None
+    for i in BUFFER_ARGS:
+        args[i] = None
+    return Launch("stack", knl, gsize, lsize, args)
 
 
 def stack_kernel(be: Backend, m: int, n: int, k: int) -> dict[str, int]:
@@ -182,8 +195,9 @@ class CheckedCall:
 
 
 def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_b: bool,
-                waits: list[Any]) -> Any:
-    """C := alpha op(A) op(B) + beta C for every product of the stacks; returns C."""
+                waits: list[Any], key: Any = None) -> Any:
+    """C := alpha op(A) op(B) + beta C for every product of the stacks; returns C. With `key`,
+    the call is remembered as a HotStack for the next one of its signature."""
     be, m, n, k = call.be, call.m, call.n, call.k
     batch = batch_shape(a, b, c)
     count = math.prod(batch)
@@ -220,9 +234,29 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         buf, offset = out_kind.buffer_of(result)
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
     _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
-    _launch(call, order, params, stacks, trans_a, trans_b, count, kind if c is not None
-            and call.kinds.get("c") is not None else None)
+    launch, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
+                             kind if c is not None and call.kinds.get("c") is not None
+                             else None)
+    if key is not None and launch is not None and kind is not None:
+        _remember_hot(key, call, kind, named, launch, refuse, stacks["c"].op.c_order,
+                      c is not None, batch + (m, n))
     return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
+
+
+def _remember_hot(key: Any, call: CheckedCall, kind: DeviceArrays, named: list[tuple[str, Any]],
+                  launch: Launch, refuse: Callable[..., None] | None, swap: bool,
+                  c_given: bool, shape: tuple[int, ...]) -> None:
+    """The stacked call as a HotStack for the next of its signature, where its arrays are all
+    on the device and on one in-order queue."""
+    be = call.be
+    steady, queue = kind.steady_queue(be, named)
+    if not steady or not be.in_order(queue) or len(named) != (3 if c_given else 2):
+        return
+    ready = be.prepare(launch.kernel, launch.global_size, launch.local_size, launch.args,
+                       BUFFER_ARGS)
+    CACHE.remembered(CACHE.hot, key, lambda: HotStack(
+        be, kind, ready, ("b", "a", "c") if swap else ("a", "b", "c"), c_given, shape, queue,
+        refuse))
 
 
 def _scaled(call: CheckedCall, c: Any, out_kind: DeviceArrays | None,
@@ -287,9 +321,10 @@ def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: 
 
 def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
             stacks: dict[str, Stack], trans_a: bool, trans_b: bool, count: int,
-            alias_kind: DeviceArrays | None) -> None:
+            alias_kind: DeviceArrays | None) -> tuple[Launch | None, Callable[..., None] | None]:
     """The kernel sees column-major matrices: a C-ordered C is C^T = op(B)^T op(A)^T, so the
-    operands swap as in the two-dimensional call."""
+    operands swap as in the two-dimensional call. Returns the one launch (`launch_stack`) and
+    the check that refuses an overlapping C, for a repeated call."""
     m, n, k = call.m, call.n, call.k
     reads_ab = "a" in stacks
     c = stacks["c"].op.mat(False)
@@ -305,16 +340,34 @@ def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
     else:
         a, b = stacks["a"].op.mat(trans_a), stacks["b"].op.mat(trans_b)
         strides = (stacks["a"].stride, stacks["b"].stride, stacks["c"].stride)
+    refuse = None
     if alias_kind is not None and reads_ab:
-        ordered = {"a": stacks["b"] if stacks["c"].op.c_order else stacks["a"],
-                   "b": stacks["a"] if stacks["c"].op.c_order else stacks["b"],
-                   "c": stacks["c"]}
-        refuse_overlap(alias_kind, ordered, {"a": a, "b": b, "c": c},
-                       {"a": (k, m) if a.trans else (m, k),
-                        "b": (n, k) if b.trans else (k, n), "c": (m, n)}, count,
-                       {"a": "b", "b": "a"} if stacks["c"].op.c_order else {"a": "a", "b": "b"})
-    launch_stack(call.be, order, params, m, n, k, call.alpha if reads_ab else np.float32(0),
-                 call.beta, a, b, c, strides, count)
+        refuse = _refusal(alias_kind, dict(zip("abc", strides)), (a, b, c),
+                          {"a": (k, m) if a.trans else (m, k),
+                           "b": (n, k) if b.trans else (k, n), "c": (m, n)}, count,
+                          {"a": "b", "b": "a"} if stacks["c"].op.c_order
+                          else {"a": "a", "b": "b"})
+        refuse(a.buf, b.buf, c.buf)
+    launch = launch_stack(call.be, order, params, m, n, k,
+                          call.alpha if reads_ab else np.float32(0), call.beta, a, b, c,
+                          strides, count)
+    return launch, refuse
+
+
+def _refusal(kind: DeviceArrays, strides: dict[str, int], mats: tuple[Mat, Mat, Mat],
+             dims: dict[str, tuple[int, int]], count: int,
+             names: dict[str, str]) -> Callable[..., None]:
+    """`refuse_overlap` for the kernel's A, B and C buffers of any call of this signature:
+    the offsets, leading dimensions and strides are the signature's, the buffers the call's
+    (nothing of this call's arrays is kept)."""
+    layout = [(x.offset, x.ld, x.trans) for x in mats]
+    stacks = {name: Stack(Operand(name, None, False, 1), stride)
+              for name, stride in strides.items()}
+
+    def refuse(a: Any, b: Any, c: Any) -> None:
+        now = {name: Mat(buf, *where) for name, buf, where in zip("abc", (a, b, c), layout)}
+        refuse_overlap(kind, stacks, now, dims, count, names)
+    return refuse
 
 
 def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any, c_stack: Stack,

@@ -1,0 +1,50 @@
+"""A stacked call on device arrays whose signature was seen before: the stack's one launch of
+the direct kernel is prepared, so a call binds the arrays' buffers and queues it.
+
+The signature fixes the batch, every stride and offset and the queue; what it cannot fix is
+whether C's products overlap A's or B's this time, which the stacked call refuses, so that is
+measured again on every call (`refuse`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from clgemm.backends import Backend, DeviceArrays, PreparedLaunch
+
+
+@dataclass(frozen=True)
+class HotStack:
+    be: Backend
+    kind: DeviceArrays
+    launch: PreparedLaunch
+    #: which array each buffer argument of the launch is, in order ("b", "a", "c" where C is
+    #: C-ordered and the operands swap)
+    slot_names: tuple[str, ...]
+    #: the call gave C (else a new one of `shape` is made)
+    c_given: bool
+    shape: tuple[int, ...]
+    #: the queue every call of the signature runs on (an in-order one)
+    queue: Any
+    #: raises where C shares memory with A or B, given the launch's buffers; None where C is new
+    refuse: Callable[..., None] | None
+
+    def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any:
+        be, kind = self.be, self.kind
+        with be.activate():
+            waits = be.wait_list(wait_for) if wait_for is not None else []
+            named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
+            if kind.has_events:
+                for _, x in named:
+                    waits += kind.events(x)
+            if not self.c_given:
+                c = kind.empty(be, named, self.shape)
+            arrays = {"a": a, "b": b, "c": c}
+            buffers = [kind.kernel_arg(arrays[name]) for name in self.slot_names]
+            if self.refuse is not None:
+                self.refuse(*buffers)
+            with be.lock:
+                event = self.launch(buffers, self.queue, waits)
+            if event is not None:
+                kind.add_event(c, event)
+        return c

@@ -5,7 +5,8 @@ thousands of configurations) is a run nobody waits for. So without --budget or -
 follows a plan: each rung of the ladder at the ladder's size gets a little time (the course's
 table should be tuned, but its rungs have small spaces or are not what gemm() runs), and the time
 that matters goes to the kernels gemm() runs (the tiled kernels 12 and 13) at the shapes it is
-called with, and to the direct kernel at a small shape (the crossover between the two is read from what is stored). Every search starts
+called with, and to the direct kernel at a small square and at a small K (the crossover between
+the packing kernels and the direct one is read from what is stored). Every search starts
 from the best configurations the lookup chain knows for this device, its family and its type
 (`seeds`), so the minutes go to improving on them rather than to finding them again; after
 those, the configurations of a sample of the space that the performance model bounds highest
@@ -49,15 +50,22 @@ def _square(s: int) -> Shape:
     return (s, s, s)
 
 
+#: the small-K shape the direct kernel is tuned at besides a small square: products with a
+#: short K are the direct kernel's too (`configs.choice`), and parameters found at a small
+#: square do poorly there (results/h100/direct-small-k/)
+SMALL_K: Shape = (2048, 2048, 64)
+
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
 #: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel)
 _PLANS: dict[str, dict[str, Any]] = {
-    "GPU": {"ladder": 4096, "lower": 12.0, "steps": (
+    "GPU": {"ladder": 4096, "lower": 11.0, "steps": (
         (12, _square(4096), 75.0), (13, _square(4096), 60.0), (12, _square(1024), 50.0),
-        (13, _square(1024), 40.0), (12, (4096, 4096, 128), 40.0), (11, _square(768), 40.0))},
+        (13, _square(1024), 40.0), (12, (4096, 4096, 128), 40.0), (11, _square(768), 40.0),
+        (11, SMALL_K, 40.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
-        (13, _square(1024), 90.0), (12, _square(2048), 150.0), (11, _square(256), 60.0))},
+        (13, _square(1024), 90.0), (12, _square(2048), 125.0), (11, _square(256), 60.0),
+        (11, SMALL_K, 45.0))},
 }
 
 #: seconds of process start, compiles of the first batch and confirmation per step, by type

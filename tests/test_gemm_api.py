@@ -674,14 +674,20 @@ def test_shapes_that_share_a_kernel_alternate(device, queue):
     having stayed from its last launch: where calls of other shapes launch the same kernel
     object in between, with their own sizes, each call must still be given its own."""
     rng = np.random.default_rng(44)
-    shapes = [(48, 40, 56), (40, 24, 32), (48, 40, 56), (17, 33, 9)]
+    # (M, K, N): the largest group of these that the device's lookup gives one kernel
+    groups: dict = {}
+    for m, k, n in [(48, 40, 56), (40, 24, 32), (17, 33, 9), (56, 48, 40), (33, 65, 17),
+                    (96, 80, 72), (24, 20, 40)]:
+        chosen = api.choose_kernel(device, m, n, k)
+        groups.setdefault((chosen.rung, tuple(sorted(chosen.params.items()))), []).append(
+            (m, k, n))
+    shapes = max(groups.values(), key=len)
+    assert len(shapes) >= 2, f"no two of the shapes share a kernel here: {groups}"
+    shapes = shapes + shapes[:1]  # the first again, after the others changed the sizes
     cases = []
     for m, k, n in shapes:
         a, b, c = rand(rng, (m, k)), rand(rng, (k, n)), rand(rng, (m, n))
         cases.append((a, b, c, [cla.to_device(queue, x) for x in (a, b, c)]))
-    chosen = [api.choose_kernel(device, m, n, k) for m, k, n in shapes]
-    kernels = {(c.rung, tuple(sorted(c.params.items()))) for c in chosen}
-    assert len(kernels) == 1, f"the shapes were chosen to share one kernel: {chosen}"
     for rnd in range(3):
         for i, (a, b, c, (da, db, dc)) in enumerate(cases):
             alpha, beta = 1.0 + rnd + i, 0.5 * rnd

@@ -1,6 +1,7 @@
 """Where the host time of one gemm() call goes, on device arrays: cProfile over repeated calls,
 per backend and shape. Usage: python scripts/profile_call.py DEVICE BACKEND M N K [CALLS] [c]
-($ROWS: how many rows of the profile to show, 14 by default)"""
+($ROWS: how many rows of the profile to show, 14 by default). What the launches alone cost, by
+each way a backend offers to queue them, is scripts/launch_floor.py's."""
 
 import cProfile
 import os
@@ -42,27 +43,3 @@ for _ in range(calls):
 prof.disable()
 side.sync()
 pstats.Stats(prof).sort_stats("tottime").print_stats(int(os.environ.get("ROWS", "14")))
-
-# The floor under any call in Python: the remembered program's launches alone, queued with
-# their arguments already bound, as many times, and drained once.
-hot = next(iter(api.CACHE.hot.values()), None)
-if hot is not None and c is not None:
-    kind = hot.kind
-    x, y = (b, a) if hot.swap else (a, b)
-    bound = {"a": kind.kernel_arg(x), "b": kind.kernel_arg(y), "c": kind.kernel_arg(c)}
-    steps = []
-    for launch, slots in zip(hot.program.launches, hot.program.slots):
-        args = list(launch.args)
-        for i, slot in slots:
-            args[i] = bound.get(slot.name, args[i])
-        steps.append((launch.kernel, launch.global_size, launch.local_size, args))
-    if not hot.program.scratch:
-        queue = kind.queue_for(be, [("a", a), ("b", b), ("c", c)])
-        side.sync()
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            for step in steps:
-                be.enqueue(*step, queue)
-        side.sync()
-        print(f"{backend_name} {m}x{n}x{k}: the {len(steps)} launch(es) alone "
-              f"{(time.perf_counter() - t0) / calls * 1e6:.1f} us per call")

@@ -20,6 +20,17 @@ from clgemm.library.plan import aliases, copies
 from clgemm.library.program import CallProgram
 
 
+def pending(be: Backend, kind: DeviceArrays, named: tuple[tuple[str, Any], ...],
+            wait_for: Any) -> list[Any]:
+    """What a repeated call's first launch waits for: the caller's `wait_for` and, where the
+    array library has them, the arrays' events."""
+    waits = be.wait_list(wait_for) if wait_for is not None else []
+    if kind.has_events:
+        for _, x in named:
+            waits += kind.events(x)
+    return waits
+
+
 @dataclass(frozen=True)
 class HotCall:
     be: Backend
@@ -50,12 +61,9 @@ class HotCall:
         """The call's result, or None where it must go the whole way."""
         be, kind = self.be, self.kind
         with be.activate():
-            waits = be.wait_list(wait_for) if wait_for is not None else []
             named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
+            waits = pending(be, kind, named, wait_for)
             queue = self.queue if self.steady else kind.queue_for(be, named)
-            if kind.has_events:
-                for _, x in named:
-                    waits += kind.events(x)
             x, y = (b, a) if self.swap else (a, b)
             bx, by = (kind.kernel_arg(x), kind.kernel_arg(y)) if self.use_p else (None, None)
             if self.check_alias and self._may_share(a, b, c) and not self._same_alias(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from clgemm.backends import Backend, DeviceArrays, PreparedLaunch
+from clgemm.library.hot_call import pending
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,8 @@ class HotStack:
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any:
         be, kind = self.be, self.kind
         with be.activate():
-            waits = be.wait_list(wait_for) if wait_for is not None else []
             named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
-            if kind.has_events:
-                for _, x in named:
-                    waits += kind.events(x)
+            waits = pending(be, kind, named, wait_for)
             if not self.c_given:
                 c = kind.empty(be, named, self.shape)
             arrays = {"a": a, "b": b, "c": c}

@@ -47,16 +47,14 @@ class LaunchOrder:
         return self.backend.scratch(count, self.queue)
 
     def enqueue(self, kernel: Any, global_size: Any, local_size: Any, args: list) -> None:
-        if self.wait:
-            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue,
-                                         wait_for=self.wait)
-        else:
-            event = self.backend.enqueue(kernel, global_size, local_size, args, self.queue)
-        self.last = event
-        self.wait = [event] if event is not None and not self.in_order else []
+        self._queued(self.backend.enqueue(kernel, global_size, local_size, args, self.queue,
+                                          wait_for=self.wait or None))
 
     def run(self, launch: PreparedLaunch, buffers: list) -> None:
         """Queue a prepared launch on the call's buffers, ordered as `enqueue` orders one."""
-        event = launch(buffers, self.queue, self.wait)
+        self._queued(launch(buffers, self.queue, self.wait))
+
+    def _queued(self, event: Any) -> None:
+        """The next launch waits for this one where queue order does not say it."""
         self.last = event
         self.wait = [event] if event is not None and not self.in_order else []

@@ -238,19 +238,20 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
                              kind if c is not None and call.kinds.get("c") is not None
                              else None)
     if key is not None and launch is not None and kind is not None:
-        _remember_hot(key, call, kind, named, launch, refuse, stacks["c"].op.c_order,
-                      c is not None, batch + (m, n))
+        _remember_hot_stack(key, call, kind, named, launch, refuse, stacks["c"].op.c_order,
+                            c is not None, batch + (m, n))
     return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
 
 
-def _remember_hot(key: Any, call: CheckedCall, kind: DeviceArrays, named: list[tuple[str, Any]],
-                  launch: Launch, refuse: Callable[..., None] | None, swap: bool,
-                  c_given: bool, shape: tuple[int, ...]) -> None:
-    """The stacked call as a HotStack for the next of its signature, where its arrays are all
-    on the device and on one in-order queue."""
+def _remember_hot_stack(key: Any, call: CheckedCall, kind: DeviceArrays,
+                        named: list[tuple[str, Any]], launch: Launch,
+                        refuse: Callable[..., None] | None, swap: bool, c_given: bool,
+                        shape: tuple[int, ...]) -> None:
+    """The stacked call as a HotStack for the next of its signature (which has every array on
+    the device), where they are all on one in-order queue."""
     be = call.be
     steady, queue = kind.steady_queue(be, named)
-    if not steady or not be.in_order(queue) or len(named) != (3 if c_given else 2):
+    if not steady or not be.in_order(queue):
         return
     ready = be.prepare(launch.kernel, launch.global_size, launch.local_size, launch.args,
                        BUFFER_ARGS)

@@ -287,22 +287,34 @@ PANEL_PARAMS = {"TSM": 32, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH":
 
 
 @pytest.mark.parametrize("exact", [True, False], ids=["tile-multiples", "padded"])
-def test_gemm_with_panels_packs_both_operands(be, queue, exact):
-    """Rung 9 with PANELS reads A and BT packed into panels: gemm() must pack its own operands
-    so, whether or not they were packed for the tiles first."""
+@pytest.mark.parametrize("order", "FC")
+def test_gemm_with_panels_packs_both_operands(be, queue, exact, order):
+    """Rung 12 with PANELS reads A and BT in panels, which gemm() packs in one pass each
+    straight from the caller's layout: every transpose, offset and leading dimension, sizes
+    that are tile multiples or not, alpha and beta, and nothing outside C written."""
     rng = np.random.default_rng(23)
     m, n, k = (64, 32, 48) if exact else (45, 23, 19)
-    a, b = rand(rng, (m, k), "F"), rand(rng, (k, n), "F")
-    c = np.full((m, n), np.nan, np.float32, order="F")
-    clgemm.gemm_buffers(m, n, k, *(cl.Buffer(be.context, cl.mem_flags.READ_WRITE
-                                             | cl.mem_flags.COPY_HOST_PTR, hostbuf=x.ravel("F"))
-                                   for x in (a, b)),
-                        out := cl.Buffer(be.context, cl.mem_flags.READ_WRITE
-                                         | cl.mem_flags.COPY_HOST_PTR, hostbuf=c.ravel("F")),
-                        queue=queue, rung=12, params=PANEL_PARAMS)
-    got = np.empty(m * n, np.float32)
-    cl.enqueue_copy(queue, got, out).wait()
-    assert close(got.reshape((m, n), order="F"), reference(a, b, None, 1, 0, False, False))
+    mf = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    for ta, tb in itertools.product((False, True), repeat=2):
+        a = rand(rng, (k, m) if ta else (m, k))
+        b = rand(rng, (n, k) if tb else (k, n))
+        c = rand(rng, (m, n))
+        lds = {name: (x.shape[0] if order == "F" else x.shape[1]) + 3
+               for name, x in (("a", a), ("b", b), ("c", c))}
+        flat = {name: embed(x, order, lds[name], 5) for name, x in (("a", a), ("b", b), ("c", c))}
+        bufs = {name: cl.Buffer(be.context, mf, hostbuf=x) for name, x in flat.items()}
+        clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=1.5, beta=-0.5,
+                            trans_a=ta, trans_b=tb, lda=lds["a"], ldb=lds["b"], ldc=lds["c"],
+                            a_offset=5, b_offset=5, c_offset=5, order=order, queue=queue,
+                            rung=12, params=PANEL_PARAMS)
+        got = np.empty_like(flat["c"])
+        cl.enqueue_copy(queue, got, bufs["c"]).wait()
+        want = embed(reference(a, b, c, 1.5, -0.5, ta, tb).astype(np.float32), order,
+                     lds["c"], 5)
+        inside = embed(np.ones_like(c), order, lds["c"], 5, fill=0.0).astype(bool)
+        assert close(extract(got, (m, n), order, lds["c"], 5),
+                     reference(a, b, c, 1.5, -0.5, ta, tb)), (ta, tb)
+        assert np.array_equal(got[~inside], want[~inside]), "written outside C"
 
 
 def test_gemm_buffers_defaults_and_context_from_buffer(be):

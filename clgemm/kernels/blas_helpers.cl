@@ -12,6 +12,9 @@
 #ifndef PACK_TILE
   #define PACK_TILE 16
 #endif
+#ifndef PANEL
+  #define PANEL 16    // pack_panels_of: rows per panel (the tile side of the kernel it serves)
+#endif
 
 // pack_copy: out (out_rows x out_cols, column-major, leading dimension out_rows) gets
 // X[offset + i + j * ld] for i < rows, j < cols, and zero in the rows and columns beyond, which a
@@ -57,6 +60,29 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
     if (wi < out_rows && wj < out_cols) {
         out[wi + (long)wj * out_rows] = block[lx][ly];
     }
+}
+
+// pack_panels_of: op(X) (rows x cols; X stored at offset with leading dimension ld, read
+// transposed where `transposed`), zero-padded to out_rows x out_cols, written straight into the
+// panels a CPU form of the tiled kernel reads (see pack_panels in helpers.cl: row i, column j
+// goes to ((i / PANEL) * out_cols + j) * PANEL + i % PANEL). One pass does what a pack and a
+// packing into panels did in two, so the operand crosses memory once instead of twice.
+// Dimension 0 runs along the direction X is stored in (down a column of X), so neighbouring
+// work-items read neighbouring addresses whichever way X is read.
+//   PANEL: rows per panel; out_rows is a multiple of it
+__kernel void pack_panels_of(const int rows, const int cols, const int out_rows,
+                             const int out_cols, const __global float* X, const int offset,
+                             const int ld, const int transposed, __global float* out) {
+    const int s = get_global_id(0), t = get_global_id(1);
+    const int i = transposed ? t : s, j = transposed ? s : t;  // row and column of op(X)
+    if (i >= out_rows || j >= out_cols) {
+        return;
+    }
+    float v = 0.0f;
+    if (i < rows && j < cols) {
+        v = X[(long)offset + s + (long)t * ld];
+    }
+    out[((long)(i / PANEL) * out_cols + j) * PANEL + i % PANEL] = v;
 }
 
 // epilogue: C[c_offset + i + j * ldc] = alpha * P[i + j * ldp] + beta * C[...] for i < M, j < N.

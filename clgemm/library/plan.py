@@ -31,8 +31,11 @@ class Plan:
     mp: int = 0
     np_: int = 0
     kp: int = 0
+    #: A, B rewritten before the rung reads them (packed, or packed into panels)
     pack_a: bool = False
     pack_b: bool = False
+    #: the rung reads A and BT in panels, each packed in one pass from the caller's layout
+    panels: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
     #: the direct kernel does the whole product in one launch (no packing, no epilogue)
@@ -92,16 +95,21 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     tm, tn, tk = rung.size_multiples(plan.choice.params)
     plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
     exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
-    plan.pack_a = not (exact and not a.trans and a.offset == 0 and a.ld == m)
-    if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
+    # A rung that reads panels has both operands packed straight from the caller's layout into
+    # them, in one pass each, so no pack of its own comes before.
+    plan.panels = bool(panel_steps(plan))
+    plan.pack_a = plan.panels or not (exact and not a.trans and a.offset == 0 and a.ld == m)
+    if plan.panels:
+        plan.pack_b = True
+    elif rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
         plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
     else:
         plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
     plan.direct_c = (exact and c_is_ours and alpha == 1 and beta == 0 and c.offset == 0
                      and c.ld == m)
-    if plan.pack_a:
+    if plan.pack_a and not plan.panels:
         plan.temps.append(("packed A", plan.mp * plan.kp))
-    if plan.pack_b:
+    if plan.pack_b and not plan.panels:
         plan.temps.append(("packed B", plan.kp * plan.np_))
     for helper, rows in panel_steps(plan):
         plan.temps.append((helper.name, rows * plan.kp))

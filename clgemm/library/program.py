@@ -118,6 +118,19 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
     return out
 
 
+def _pack_panels(backend: Backend, prog: CallProgram, helper: Any, src: Slot, x: Mat,
+                 rows: int, cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
+    """op(stored) zero-padded to out_rows x out_cols, straight into the panels of `helper`
+    (the rung's own packing step, whose panel height it keeps)."""
+    out = prog.new_scratch(out_rows * out_cols)
+    knl = backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend),
+                                         "PANEL": helper.macros["PANEL"]}, "pack_panels_of")
+    along, across = (out_cols, out_rows) if transpose else (out_rows, out_cols)
+    prog.add(helper.name, knl, *tiles_geometry(backend, along, across),
+             [rows, cols, out_rows, out_cols, src, x.offset, x.ld, int(transpose), out])
+    return out
+
+
 def _unshared(backend: Backend, prog: CallProgram, alias: tuple[bool, bool], a: Mat,
               b: Mat) -> tuple[tuple[Slot, Mat], tuple[Slot, Mat]]:
     """A and B as the launches that write C may read them: tight copies of those that share
@@ -183,6 +196,16 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,
     # nothing half done and the next choice can run instead.
     backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
+    if plan.panels:
+        steps = panel_steps(plan)
+        sa = _pack_panels(backend, prog, steps[0][0], sa, a, m, k, plan.mp, plan.kp, a.trans)
+        sb = _pack_panels(backend, prog, steps[1][0], sb, b, n, k, plan.np_, plan.kp,
+                          not b.trans)
+        p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
+        main = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb,
+                       p, [], lambda name, count: prog.new_scratch(count)).main
+        prog.add(main.what, main.kernel, main.global_size, main.local_size, main.args)
+        return p
     if plan.pack_a:
         sa = _pack(backend, prog, "pack of A", sa, a, m, k, plan.mp, plan.kp, a.trans)
     if plan.pack_b:

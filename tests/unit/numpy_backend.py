@@ -161,6 +161,24 @@ def _pack_panels(panel: int) -> Body:
     return body
 
 
+def _pack_panels_of(panel: int) -> Body:
+    def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
+        rows, cols, out_rows, out_cols, x, offset, ld, transposed, out = args
+        # dimension 0 runs down X's stored columns: op(X)'s columns where it is read transposed
+        along, across = (out_cols, out_rows) if transposed else (out_rows, out_cols)
+        r, c = _covered(gsize, along, across)
+        r, c = (c, r) if transposed else (r, c)  # rows and columns of op(X) covered
+        block = np.zeros((r, c), dtype=np.float32)
+        ri, ci = min(rows, r), min(cols, c)
+        strides = (ld, 1) if transposed else (1, ld)
+        block[:ri, :ci] = _read(x, _grid(offset, ri, ci, *strides), "X")
+        i = np.arange(r, dtype=np.int64)[:, None]
+        j = np.arange(c, dtype=np.int64)[None, :]
+        _write(out, ((i // panel) * out_cols + j) * panel + i % panel, block, "out")
+        return _copy_ms(r * c)
+    return body
+
+
 # -- the rungs and the direct kernel ---------------------------------------------------------------
 def _panel_index(rows: int, k: int, panel: int) -> np.ndarray:
     """Where row r, column k of a rows x K matrix lies once packed into panels (pack_panels)."""
@@ -278,6 +296,7 @@ def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | 
         "reduce_splits": (_reduce_splits, None),
         "transpose": (_transpose, (trx, try_)),
         "pack_panels": (_pack_panels(int(defines.get("PANEL", 128))), None),
+        "pack_panels_of": (_pack_panels_of(int(defines.get("PANEL", 16))), None),
     }
     found = helpers.get(kernel)
     return None if found is None else EmulatedKernel(kernel, *found)

@@ -156,11 +156,17 @@ def test_gemm_on_it_is_right(numpy_backend, monkeypatch, path):
         assert "gemm_direct" not in built
 
 
-@pytest.mark.parametrize("rung", [None, 2, 11])
+#: the tiled kernel's CPU form, which reads A and BT in panels
+PANELS = {"TSM": 32, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 8, "VWM": 16,
+          "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1}
+
+
+@pytest.mark.parametrize("rung", [None, 2, 11, 12])
 def test_gemm_buffers_on_it_is_right(numpy_backend, rung):
     """gemm_buffers hands the kernels what gemm() on NumPy arrays never does: element offsets,
     leading dimensions larger than the matrix, row-major order; rung 2 forced at sizes its
-    tiles do not divide is padded by the pack kernels."""
+    tiles do not divide is padded by the pack kernels, and the tiled kernel's panels are
+    packed straight from those layouts."""
     nb = numpy_backend
     be = registry.shared_backend(_device(nb))
     rng = np.random.default_rng(7)
@@ -181,7 +187,7 @@ def test_gemm_buffers_on_it_is_right(numpy_backend, rung):
         clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=1.5, beta=-0.5,
                             trans_a=ta, trans_b=tb, lda=lds["a"], ldb=lds["b"], ldc=lds["c"],
                             a_offset=off, b_offset=off, c_offset=off, order=order, rung=rung,
-                            params={"TS": 16} if rung == 2 else None)
+                            params={2: {"TS": 16}, 12: PANELS}.get(rung or 0))
         got = be.to_host(bufs["c"], flats["c"].size)
         outer = n if order == "F" else m
         block = got[off:].reshape(outer, lds["c"])[:, :lds["c"] - pad]
@@ -194,6 +200,8 @@ def test_gemm_buffers_on_it_is_right(numpy_backend, rung):
         assert np.all(untouched == -7.0)  # nothing outside C's matrix was written
     if rung == 2:
         assert {"gemm_tiling", "pack_copy", "pack_transpose", "epilogue"} <= set(be.built)
+    if rung == 12:
+        assert "pack_panels_of" in be.built
 
 
 def test_verify_sweep_passes_on_it(numpy_backend):

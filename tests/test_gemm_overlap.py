@@ -16,6 +16,7 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.backends.base import Mat
 from clgemm.configs import choice as kernel_choice
+from clgemm.configs.configuration import user_config
 from clgemm.library import gemm as api
 from clgemm.library import plan
 from clgemm.rungs.direct import DIRECT
@@ -30,7 +31,8 @@ def _close(got, want) -> bool:
 @pytest.fixture
 def kernel(request, monkeypatch):
     """The kernel gemm() runs: "direct", the direct kernel (which reads A and B while it writes
-    C), whatever the lookup chain would choose; or "chosen", the chain's own choice."""
+    C), whatever the lookup chain would choose; "packed", rung 5 at its defaults; or "chosen",
+    the chain's own choice."""
     if request.param == "direct":
         def direct(device, shape):
             found = kernel_choice.direct_config(device, shape)
@@ -39,6 +41,11 @@ def kernel(request, monkeypatch):
             return found[0]
 
         monkeypatch.setattr(api.CACHE, "choose", direct)
+    if request.param == "packed":
+        def packed(device, shape):
+            return user_config(device, 5, None)
+
+        monkeypatch.setattr(api.CACHE, "choose", packed)
     api.clear_caches()
     yield request.param
     api.clear_caches()  # no plan of the forced choice outlives the test
@@ -48,10 +55,11 @@ CASES = ["c is a", "c is b", "c is a, beta", "c is a transposed", "c overlaps a 
 
 
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("kernel,size", [("direct", 300), ("chosen", 300), ("chosen", 400)],
-                         indirect=["kernel"])
+@pytest.mark.parametrize("kernel,size", [("direct", 300), ("chosen", 300), ("chosen", 400),
+                                         ("packed", 256)], indirect=["kernel"])
 def test_c_sharing_memory_with_an_operand(every_backend, kernel, size, case):
-    """On the direct kernel and on gemm()'s own choice (the packed path at 400³ on a CPU), the
+    """On the direct kernel, on gemm()'s own choice (the packed path at 400³ on a CPU) and on
+    a rung at multiples of its tiles (which writes C itself where alpha is 1 and beta 0), the
     product of the operands as they were."""
     be = every_backend
     kind = KINDS[be.name]

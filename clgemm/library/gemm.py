@@ -84,16 +84,15 @@ class Signature:
     a: tuple[int, int, bool]
     b: tuple[int, int, bool]
     c: tuple[int, int]
-    c_is_ours: bool
     kernel: Config | None
     alias: tuple[bool, bool]
 
 
-def _signature(be: Backend, plan: Plan, a: Mat, b: Mat, c: Mat, c_is_ours: bool,
+def _signature(be: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
                kernel: Config | None, alias: tuple[bool, bool]) -> Signature:
     return Signature(be, plan.m, plan.n, plan.k, float(plan.alpha), float(plan.beta),
                      (a.offset, a.ld, a.trans), (b.offset, b.ld, b.trans), (c.offset, c.ld),
-                     c_is_ours, kernel, alias)
+                     kernel, alias)
 
 
 def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
@@ -111,7 +110,7 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
             kernel = CACHE.choose(be.device, shape)
         split = (choice.split_of(be.device, kernel.params, shape)
                  if kernel is not None and kernel.rung == DIRECT.number else 1)
-        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, sig.c_is_ours,
+        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
                         kernel, split)
         check_memory(be.device, extra + plan.temps)
         try:
@@ -270,7 +269,7 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     kernel = None if rung is None else user_config(be.device, rung, params)
     waits = be.wait_list(wait_for)
     alias = aliases(kind, ma, mb, mc, m, n, k)
-    sig = _signature(be, Plan(m, n, k, alpha32, beta32), ma, mb, mc, False, kernel, alias)
+    sig = _signature(be, Plan(m, n, k, alpha32, beta32), ma, mb, mc, kernel, alias)
     with be.activate():
         program = _program(sig, ma, mb, mc, [])
         run_on = kind.buffers_queue(be, queue)
@@ -479,7 +478,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
            if isinstance(op.array, np.ndarray)]
     if c_kind is None:
         new.append(("c" if c is not None else "the result", m * n))
-    sig = _signature(be, plan, ma, mb, mc, c_kind is None, None, alias)
+    sig = _signature(be, plan, ma, mb, mc, None, alias)
     program = _program(sig, ma, mb, mc, new)
     # Every check has passed; only now is anything allocated, sent or launched.
     queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)

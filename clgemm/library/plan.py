@@ -74,7 +74,7 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 
 
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
-             c: Mat, c_is_ours: bool, kernel: Config | None, split: int = 1) -> Plan:
+             c: Mat, kernel: Config | None, split: int = 1) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
     the direct kernel splits K into `split` slices where that is more than 1."""
     plan = Plan(m, n, k, alpha, beta)
@@ -105,8 +105,9 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
         plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
     else:
         plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
-    plan.direct_c = (exact and c_is_ours and alpha == 1 and beta == 0 and c.offset == 0
-                     and c.ld == m)
+    # The rung writes C itself where C is exactly its output; an operand that shares memory
+    # with C and would be read in place is copied first (`copies`), as for the direct kernel.
+    plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
     if plan.pack_a and not plan.panels:
         plan.temps.append(("packed A", plan.mp * plan.kp))
     if plan.pack_b and not plan.panels:

@@ -7,7 +7,11 @@
 #   . .whl/prelude.sh && bash scripts/gpu_call_bench.sh [steps...]
 # Steps: tests verify bench-cuda bench-opencl (default: all); small-cuda and small-opencl (the
 # microseconds of repeated calls at 64-1024, C given to every call); stacks-cuda and
-# stacks-opencl (stacks of products beside cp.matmul and CLBlastSgemmStridedBatched); and on
+# stacks-opencl (stacks of products beside cp.matmul and CLBlastSgemmStridedBatched);
+# classes-cuda and classes-opencl (the classes of shapes, C given); split-sweep (the direct
+# kernel's configurations and splits of K at the skinny and long-K classes, scripts/split_sweep.py);
+# xeon-tests and xeon-call (the library path's tests and `bench --call` on NumPy arrays at
+# 1024-4096 on the machine's CPU through PoCL); and on
 # request tune-ladder (a short
 # tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
 # journals into results/journals/) and ladder (the ladder at 4096 on both backends, defaults and
@@ -38,6 +42,8 @@ tag=$(echo "$gpu" | tr 'A-Z' 'a-z')
 params=results/$tag/clblast-xgemm-tuned.json
 [ -e "$params" ] || params=results/h100/clblast-xgemm-tuned.json
 steps=${*:-tests verify bench-cuda bench-opencl}
+# one test process per core where pytest-xdist is installed
+parallel=$(python3 -c "import xdist" 2>/dev/null && echo "-n 8 --dist worksteal")
 
 for s in $steps; do
   case $s in
@@ -75,6 +81,17 @@ print(s('$gpu', backend='$be').key)")
     stacks-opencl) step stacks-call-opencl python3 -m clgemm bench --call --device "$gpu" \
                      --backend opencl --sizes stacks --c-given --clblast-params "$params" \
                      --json "$OUT/stacks-call-opencl.json" ;;
+    classes-cuda) step classes-call-cuda python3 -m clgemm bench --call --device "$gpu" \
+                    --backend cuda --sizes classes --c-given --json "$OUT/classes-call-cuda.json" ;;
+    classes-opencl) step classes-call-opencl python3 -m clgemm bench --call --device "$gpu" \
+                      --backend opencl --sizes classes --c-given --clblast-params "$params" \
+                      --json "$OUT/classes-call-opencl.json" ;;
+    split-sweep) step split-sweep-cuda python3 scripts/split_sweep.py "$gpu" cuda 30 ;;
+    xeon-tests) step xeon-tests env CLGEMM_TEST_DEVICE=xeon python3 -m pytest -q -x $parallel \
+                  tests/test_gemm_api.py tests/test_gemm_overlap.py tests/test_gemm_queues.py \
+                  tests/test_gemm_stacks.py tests/test_python_api.py ;;
+    xeon-call) step xeon-call python3 -m clgemm bench --call --device xeon \
+                 --sizes 1024,2048,4096 --json "$OUT/xeon-call.json" ;;
     bench-opencl) step bench-call-opencl python3 -m clgemm bench --call --device "$gpu" \
                     --backend opencl --clblast-params "$params" --json "$OUT/bench-call-opencl.json" ;;
   esac

@@ -26,9 +26,11 @@ HELPER_FILES = {
     "helpers.cl": (["transpose", "pack_panels"],
                    {**TRANSPOSE_B.macros,
                     **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0].macros}),
-    "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue"],
+    "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue", "pack_panels_of"],
                         {"PACK_TILE": program.pack_tile(SimpleNamespace(
-                            device=SimpleNamespace(max_work_group_size=1024)))}),
+                            device=SimpleNamespace(max_work_group_size=1024))),
+                         **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0]
+                         .macros}),
 }
 
 

@@ -13,7 +13,7 @@
   #define PACK_TILE 16
 #endif
 #ifndef PANEL
-  #define PANEL 16    // pack_panels_of: rows per panel (the tile side of the kernel it serves)
+  #define PANEL 128   // pack_panels_of: rows per panel (the tile side of the kernel it serves)
 #endif
 
 // pack_copy: out (out_rows x out_cols, column-major, leading dimension out_rows) gets

@@ -296,7 +296,7 @@ def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | 
         "reduce_splits": (_reduce_splits, None),
         "transpose": (_transpose, (trx, try_)),
         "pack_panels": (_pack_panels(int(defines.get("PANEL", 128))), None),
-        "pack_panels_of": (_pack_panels_of(int(defines.get("PANEL", 16))), None),
+        "pack_panels_of": (_pack_panels_of(int(defines.get("PANEL", 128))), None),
     }
     found = helpers.get(kernel)
     return None if found is None else EmulatedKernel(kernel, *found)

@@ -23,6 +23,7 @@ from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import TILED
 
 TOL = 1e-5
 
@@ -729,6 +730,39 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     view = big[:, ::2]
     clgemm.gemm(a, b, view, alpha=2.0, beta=0.5, device=device)
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
+
+
+@pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
+def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans):
+    """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few
+    tiles of C on a large GPU): its batched form multiplies the slices into partial products,
+    one launch sums them into alpha*P + beta*C; right for every transposition, with C read or
+    not, on device and NumPy arrays."""
+    be = every_backend
+    kind = KINDS[be.name]
+    tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    api.clear_caches()
+    ta, tb = trans
+    rng = np.random.default_rng(19)
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    m, n, k = tm, 2 * tn, 8 * tk
+    a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
+    b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+    c = rng.standard_normal((m, n), dtype=np.float32)
+    op_a, op_b = (a.T if ta else a).astype(np.float64), b.T if tb else b
+    for alpha, beta in [(1.0, 0.0), (1.5, -0.5)]:
+        with be.observe() as log:
+            out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
+                              alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
+        be.synchronize()
+        names = [name for name, _ in log.times()]
+        assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
+        assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c)
+    got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
+    assert close(got, op_a @ op_b)
+    api.clear_caches()
 
 
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])

@@ -13,6 +13,8 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
+from clgemm.library import stack_tiled
+from clgemm.rungs.tiled import TILED
 
 
 def _ref(a, b, ta=False, tb=False):
@@ -136,6 +138,66 @@ def test_repeated_stacked_calls(every_backend):
     clgemm.gemm(square[0], eye, square[1])
     with pytest.raises(UsageError, match="c shares memory with a"):
         clgemm.gemm(square[2], eye, square[2])
+
+
+@pytest.fixture
+def tiled_stacks(monkeypatch):
+    """Stacks run on the tiled kernel at its defaults (through local memory, 128 x 128 tiles)
+    wherever their sizes are multiples of its tiles, as a GPU's tuned database makes them."""
+    params = TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
+    tm, tn, tk = TILED.size_multiples(params)
+
+    def suits(be, m, n, k, count):
+        return {} if m % tm or n % tn or k % tk else params
+    monkeypatch.setattr(stack_tiled, "stack_params", suits)
+    api.clear_caches()
+    yield tm, tn, tk
+    api.clear_caches()
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_stacks_on_the_tiled_kernel(every_backend, tiled_stacks, where):
+    """Products whose sizes are multiples of the tiled kernel's tiles run on its batched form:
+    one pack that transposes every product's B and one launch for the whole stack, B broadcast
+    or not; B given transposed is read where it lies; anything else (alpha, beta) stays on the
+    direct kernel; and a repeated call binds its own arrays to the same launches."""
+    be = every_backend
+    kind = KINDS[be.name]
+    tm, tn, tk = tiled_stacks
+    put = (lambda x: kind.upload(be, x)) if where == "device" else (lambda x: x)
+    get = kind.download if where == "device" else np.asarray
+    rng = np.random.default_rng(12)
+    m, n, k = tn, tm, 2 * tk  # C-ordered: the kernels see n x m
+    for sa, sb in [((3, m, k), (3, k, n)), ((3, m, k), (k, n))]:
+        a, b = rand(rng, sa), rand(rng, sb)
+        with be.observe() as log:
+            out = clgemm.gemm(put(a), put(b), backend=be if where == "numpy" else None)
+        be.synchronize()
+        assert [name for name, _ in log.times()] == ["pack_transpose", "gemm_tiled"]
+        assert _close(get(out), _ref(a, b))
+    # op(A) = A^T of a C-ordered K x M stack is the column-major BT the kernel reads
+    a, b = rand(rng, (3, k, m)), rand(rng, (3, k, n))
+    with be.observe() as log:
+        out = clgemm.gemm(put(a), put(b), trans_a=True, backend=be if where == "numpy" else None)
+    be.synchronize()
+    assert [name for name, _ in log.times()] == ["gemm_tiled"]
+    assert _close(get(out), _ref(a, b, ta=True))
+    c = rand(rng, (3, m, n))
+    want = 2.0 * _ref(a, b, ta=True) + 0.5 * c  # a NumPy c is written in place
+    with be.observe() as log:
+        out = clgemm.gemm(put(a), put(b), put(c), trans_a=True, alpha=2.0, beta=0.5,
+                          backend=be if where == "numpy" else None)
+    be.synchronize()
+    assert [name for name, _ in log.times()] == ["gemm_direct"]
+    assert _close(get(out), want)
+    if where == "device":
+        sets = [(rand(rng, (3, m, k)), rand(rng, (3, k, n))) for _ in range(2)]
+        for _ in range(2):
+            for x, y in sets:
+                dc = kind.upload(be, np.full((3, m, n), np.nan, np.float32))
+                assert clgemm.gemm(kind.upload(be, x), kind.upload(be, y), dc) is dc
+                be.synchronize()
+                assert _close(kind.download(dc), _ref(x, y))
 
 
 def test_a_stack_larger_than_a_grid_is_split(every_backend, monkeypatch):

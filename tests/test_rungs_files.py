@@ -20,14 +20,14 @@ from clgemm.rungs import ALL_RUNGS, LIBRARY, REGISTRY, TILED, TRANSPOSE_B, get_r
 #: `#ifndef NAME` / `#define NAME value` / `#endif`, as every kernel file declares its macros
 DECLARED = re.compile(r"^#ifndef (\w+)\n\s*#define \1 ([^\n]*?)\s*(?://[^\n]*)?\n#endif", re.M)
 #: the macros the direct kernel's call fixes (the transpositions): not tuned, not in its record
-CALL_MACROS = {"direct.cl": {"TRANS_A": 0, "TRANS_B": 0, "BATCHED": 0}}
+CALL_MACROS = {"direct.cl": {"TRANS_A": 0, "TRANS_B": 0, "BATCHED": 0}, "tiled.cl": {"BATCHED": 0}}
 #: the helper files, their kernels and the parameters the Python side gives them by default
 HELPER_FILES = {
     "helpers.cl": (["transpose", "pack_panels"],
                    {**TRANSPOSE_B.macros,
                     **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0].macros}),
     "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue", "pack_panels_of"],
-                        {"PACK_TILE": program.pack_tile(SimpleNamespace(
+                        {"BATCHED": 0, "PACK_TILE": program.pack_tile(SimpleNamespace(
                             device=SimpleNamespace(max_work_group_size=1024))),
                          **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0]
                          .macros}),

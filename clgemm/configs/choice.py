@@ -23,6 +23,7 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import TILED
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
 #: direct kernel: packing, padding and a second launch cost more than they save on small
@@ -164,14 +165,38 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
     return split
 
 
+def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
+    """Into how many slices a packing kernel splits K at this shape (1: none), as `split_of`
+    does for the direct kernel: only the tiled kernel through local memory (its batched form
+    runs the slices; panels lie whole along K), at multiples of its tiles, where its tiles of C
+    are too few to fill the device. A slice's depth stays a multiple of the tile depth."""
+    m, n, k = shape
+    if config.rung != TILED.number or config.params.get("PANELS") or k < SPLIT_FROM_K:
+        return 1
+    tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(config.params)))
+    if m % tm or n % tn or k % tk:
+        return 1
+    groups = (m // tm) * (n // tn)
+    split = 1
+    while (groups * split * 2 <= GROUPS_PER_UNIT * device.compute_units
+           and k % (split * 2 * tk) == 0 and k // (split * 2) >= MIN_SLICE):
+        split *= 2
+    return split
+
+
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
-    """The configuration gemm() runs at a shape, leaving out those `rejected`."""
+    """The configuration gemm() runs at a shape, leaving out those `rejected`. Above the
+    crossover, a product whose K the tiled kernel splits (long K, few tiles of C) runs there:
+    expected speeds count the tiles of C alone, which the split multiplies."""
     tuned = _tuned(device, shape, rejected)
     indirect = tuned[0] if tuned else default_config(device)
     direct = direct_config(device, shape, rejected)
+    cross = cross or crossover(device)
+    if math.prod(shape) >= cross.min_indirect and tiled_split(device, indirect, shape) > 1:
+        return indirect
     if direct is not None and prefer_direct(device, shape, direct[1], tuned[1] if tuned else None,
-                                            cross or crossover(device)):
+                                            cross):
         return direct[0]
     if direct is not None and split_of(device, direct[0].params, shape) >= SPLIT_OVER:
         return direct[0]  # too few tiles of C for the packing kernels: split K instead

@@ -12,6 +12,9 @@
 #ifndef PACK_TILE
   #define PACK_TILE 16
 #endif
+#ifndef BATCHED
+  #define BATCHED 0   // pack_transpose: 1: a stack of matrices along dimension 2 (a stride more)
+#endif
 #ifndef PANEL
   #define PANEL 128   // pack_panels_of: rows per panel (the tile side of the kernel it serves)
 #endif
@@ -41,10 +44,20 @@ __kernel void pack_copy(const int rows, const int cols, const int out_rows, cons
 // stored matrix's columns and written along out's columns (the +1 avoids bank conflicts).
 // Every work-item stores one value (zero outside the matrix) before the barrier, so the block
 // holds no uninitialised values when it is read back.
+// With BATCHED, matrix z of a stack (stride floats apart) goes to out's z-th out_rows x out_cols.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_transpose(const int rows, const int cols, const int out_rows, const int out_cols,
                     const __global float* X, const int offset, const int ld,
-                    __global float* out) {
+                    __global float* out
+#if BATCHED
+                    , const int stride
+#endif
+                    ) {
+#if BATCHED
+    const long z = get_group_id(2);
+    X += z * stride;
+    out += z * out_rows * out_cols;
+#endif
     __local float block[PACK_TILE][PACK_TILE + 1];
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int i0 = PACK_TILE * get_group_id(0);    // first row of out in this block

@@ -61,6 +61,10 @@
 #ifndef LOCKSTEP
   #define LOCKSTEP 0   // 1: a barrier per tile even without local memory (CPUs)
 #endif
+// ---- set by the call, not tuned -----------------------------------------------------------
+#ifndef BATCHED
+  #define BATCHED 0    // 1: a stack of products along dimension 2 (three strides more)
+#endif
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
   #define RTSM (TSM / WPTM)                          // work-items per group along M
@@ -143,7 +147,19 @@
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_tiled(const int M, const int N, const int K,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
-                   __global float* C) {
+                   __global float* C
+#if BATCHED
+                   , const int stride_a, const int stride_b, const int stride_c
+#endif
+                   ) {
+#if BATCHED
+    // Product z of the stack: each operand starts stride floats (a multiple of WIDTH) further
+    // on. gemm() splits a long K this way too, slice z reading columns z*K... of A and BT.
+    const long z = get_group_id(2);
+    A += z * (stride_a / WIDTH);
+    BT += z * (stride_b / WIDTH);
+    C += z * stride_c;
+#endif
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
     const int offm = TSM * get_group_id(0);

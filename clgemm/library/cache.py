@@ -46,7 +46,6 @@ class CallCache:
             self.programs.clear()
             self.calls.clear()
             self.hot.clear()
-            self.hot.clear()
             self.failed.clear()
             self.generation = lookup.generation()
 
@@ -61,9 +60,7 @@ class CallCache:
         found = self.choices.get(key)
         if found is None:
             with self.lock:
-                cross = self.crossovers.get(device.key)
-                if cross is None:
-                    cross = self.crossovers[device.key] = choice.crossover(device)
+                cross = self.crossover(device)
 
                 def rejected(number: int, params: Mapping[str, int]) -> bool:
                     return (device.key, number, _params_key(params)) in self.failed
@@ -71,6 +68,14 @@ class CallCache:
                 found = choice.choose_kernel(device, shape, rejected, cross)
                 self._put(self.choices, key, found)
         return found
+
+    def crossover(self, device: DeviceInfo) -> Crossover:
+        """The device's direct/indirect crossover (`configs.choice.crossover`)."""
+        cross = self.crossovers.get(device.key)
+        if cross is None:
+            with self.lock:
+                cross = self.crossovers[device.key] = choice.crossover(device)
+        return cross
 
     def remembered(self, table: dict, key: Hashable, make: Callable[[], Any]) -> Any:
         value = table.get(key)

@@ -108,8 +108,11 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         kernel = sig.kernel
         if kernel is None and plan.use_p and not plan.nothing_to_do:
             kernel = CACHE.choose(be.device, shape)
-        split = (choice.split_of(be.device, kernel.params, shape)
-                 if kernel is not None and kernel.rung == DIRECT.number else 1)
+        split = 1
+        if kernel is not None:
+            split = (choice.split_of(be.device, kernel.params, shape)
+                     if kernel.rung == DIRECT.number else choice.tiled_split(be.device, kernel,
+                                                                             shape))
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
                         kernel, split)
         check_memory(be.device, extra + plan.temps)

@@ -1,5 +1,6 @@
-"""A stacked call on device arrays whose signature was seen before: the stack's one launch of
-the direct kernel is prepared, so a call binds the arrays' buffers and queues it.
+"""A stacked call on device arrays whose signature was seen before: the stack's launches (one of
+the direct kernel, or a pack and one of the tiled kernel) are prepared, so a call binds the
+arrays' buffers and queues them.
 
 The signature fixes the batch, every stride and offset and the queue; what it cannot fix is
 whether C's products overlap A's or B's this time, which the stacked call refuses, so that is
@@ -10,15 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from clgemm.backends import Backend, DeviceArrays, PreparedLaunch
+from clgemm.backends import Backend, DeviceArrays
 from clgemm.library.hot_call import pending
+from clgemm.library.order import LaunchOrder
+from clgemm.library.program import CallProgram
 
 
 @dataclass(frozen=True)
 class HotStack:
     be: Backend
     kind: DeviceArrays
-    launch: PreparedLaunch
+    program: CallProgram
     #: which array each buffer argument of the launch is, in order ("b", "a", "c" where C is
     #: C-ordered and the operands swap)
     slot_names: tuple[str, ...]
@@ -41,8 +44,14 @@ class HotStack:
             buffers = [kind.kernel_arg(arrays[name]) for name in self.slot_names]
             if self.refuse is not None:
                 self.refuse(*buffers)
+            ready = self.program.ready
             with be.lock:
-                event = self.launch(buffers, self.queue, waits)
+                if ready is not None and len(ready) == 1 and not self.program.scratch:
+                    event = ready[0](buffers, self.queue, waits)  # one launch, nothing pooled
+                else:
+                    order = LaunchOrder(be, self.queue, waits)
+                    self.program.run(order, *buffers)
+                    event = order.last
             if event is not None:
                 kind.add_event(c, event)
         return c

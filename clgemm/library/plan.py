@@ -40,7 +40,7 @@ class Plan:
     direct_c: bool = False
     #: the direct kernel does the whole product in one launch (no packing, no epilogue)
     direct: bool = False
-    #: slices K is split into by the direct kernel (1: none)
+    #: slices K is split into by the direct or the tiled kernel (1: none)
     split: int = 1
     #: buffers the plan allocates besides the caller's: (name, float count)
     temps: list[tuple[str, int]] = field(default_factory=list)
@@ -108,13 +108,20 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     # The rung writes C itself where C is exactly its output; an operand that shares memory
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
+    if split > 1:
+        # The tiled kernel's batched form multiplies the slices into partial products at
+        # once; one more launch sums them into alpha*P + beta*C (`tiled_split` keeps it to
+        # multiples of the tiles, so the partial products are M x N).
+        plan.split, plan.direct_c = split, False
     if plan.pack_a and not plan.panels:
         plan.temps.append(("packed A", plan.mp * plan.kp))
     if plan.pack_b and not plan.panels:
         plan.temps.append(("packed B", plan.kp * plan.np_))
     for helper, rows in panel_steps(plan):
         plan.temps.append((helper.name, rows * plan.kp))
-    if not plan.direct_c:
+    if plan.split > 1:
+        plan.temps.append(("partial products", split * plan.mp * plan.np_))
+    elif not plan.direct_c:
         plan.temps.append(("product", plan.mp * plan.np_))
     for name, count in plan.temps:
         if count > INT_MAX:

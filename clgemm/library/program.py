@@ -186,9 +186,10 @@ def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
               int(plan.read_c)])
 
 
-def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,
+def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
             alias: tuple[bool, bool]) -> Slot:
-    """Packs, panel helpers and the rung; returns where the product P lies."""
+    """Packs, panel helpers and the rung; returns where the product P lies (C where the rung
+    or the sum of its slices wrote C itself)."""
     plan = prog.plan
     m, n, k = plan.m, plan.n, plan.k
     rung = get_rung(plan.chosen.rung)
@@ -213,6 +214,9 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,
             sb = _pack(backend, prog, "pack of B", sb, b, n, k, plan.np_, plan.kp, not b.trans)
         else:
             sb = _pack(backend, prog, "pack of B", sb, b, k, n, plan.kp, plan.np_, b.trans)
+    if plan.split > 1:
+        _split_tiled(backend, prog, rung, sa, sb, c)
+        return C
     p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
     # gemm's own packing did the transpose of B; what remains is packing into panels
     prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb, p,
@@ -221,6 +225,26 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat,
     for step in (*prepared.helpers, prepared.main):
         prog.add(step.what, step.kernel, step.global_size, step.local_size, step.args)
     return p
+
+
+def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, sa: Slot, sb: Slot,
+                 c: Mat) -> None:
+    """K in slices on the tiled kernel: its batched form multiplies slice p of A's columns by
+    slice p of BT's into partial product p (the slices lie one depth of columns apart in
+    both), and `reduce_splits` sums them into alpha*P + beta*C."""
+    plan = prog.plan
+    m, n, split = plan.mp, plan.np_, plan.split
+    depth = plan.kp // split
+    knl = backend.program(rung.file, {**rung.macros(plan.chosen.params), "BATCHED": 1},
+                          rung.kernel)
+    (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
+    partial = prog.new_scratch(split * m * n)
+    prog.add("tiled kernel, K split", knl, (gx, gy, split), (lx, ly, 1),
+             [*rung.args(m, n, depth, sa, sb, partial), depth * m, depth * n, m * n])
+    prog.add("sum of the slices", helper_kernel(backend, "reduce_splits"),
+             *tiles_geometry(backend, plan.m, plan.n),
+             [plan.m, plan.n, split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
+              int(plan.read_c)])
 
 
 def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
@@ -235,8 +259,8 @@ def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
         return prog
     p: Slot = C
     if plan.use_p:
-        p = _packed(backend, prog, a, b, alias)
-        if plan.direct_c:
+        p = _packed(backend, prog, a, b, c, alias)
+        if plan.direct_c or plan.split > 1:
             return prog
     prog.add("epilogue", helper_kernel(backend, "epilogue"), *tiles_geometry(backend, plan.m, plan.n),
              [plan.m, plan.n, plan.alpha, p, plan.mp if plan.use_p else plan.m,

@@ -2,9 +2,10 @@
 
 gemm() and matmul() take arrays of more than two dimensions as NumPy's matmul does: the last
 two are the matrices, the others a batch, broadcast against each other (a batch dimension of 1,
-or a missing one, repeats that operand). Every product of the stack runs in one launch of the
-direct kernel built with BATCHED: the launch's third dimension counts the products, and each
-operand advances by a stride of its own from one product to the next (0 for a repeated one).
+or a missing one, repeats that operand). Every product of the stack runs in one launch of a
+kernel built with BATCHED: the launch's third dimension counts the products, and each operand
+advances by a stride of its own from one product to the next (0 for a repeated one). The
+kernel is the tiled one where the products suit it (`stack_tiled`), else the direct one.
 The batch of a device array must be one stride apart (any C-ordered stack, a slice of one, a
 broadcast); NumPy operands are laid out so. The batch is split into several launches only where
 the API limits a grid's third dimension (CUDA: 65535).
@@ -22,13 +23,14 @@ import numpy as np
 from clgemm.backends import Backend, DeviceArrays, Mat, Operand
 from clgemm.backends.base import strided_operand
 from clgemm.configs.choice import direct_config
-from clgemm.configs.launch import Launch
 from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_stack import HotStack
 from clgemm.library.order import LaunchOrder
-from clgemm.library.program import helper_kernel, tiles_geometry
+from clgemm.library.plan import Plan
+from clgemm.library.program import A, B, C, CallProgram, helper_kernel, tiles_geometry
+from clgemm.library.stack_tiled import tiled_stack
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
 
 
@@ -130,10 +132,10 @@ BUFFER_ARGS = (5, 8, 11)
 
 def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int, n: int,
                  k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat, c: Mat,
-                 strides: tuple[int, int, int], count: int) -> Launch | None:
-    """Queue the products, as many per launch as the API allows along the third dimension.
-    Returns the launch where there was one, its buffers left out (None), for a repeated call
-    to bind its own."""
+                 strides: tuple[int, int, int], count: int) -> CallProgram | None:
+    """Queue the products on the direct kernel, as many per launch as the API allows along the
+    third dimension. Returns the launch where there was one, as a program naming A, B and C by
+    slot, for a repeated call to bind its own buffers."""
     knl = be.program(DIRECT.file, direct_macros(params, a.trans, b.trans, batched=True),
                      DIRECT.kernel)
     most = be.max_groups[2] if be.max_groups is not None else count
@@ -150,9 +152,11 @@ def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int
             order.enqueue(knl, gsize, lsize, args)
     if count > most:
         return None
-    for i in BUFFER_ARGS:
-        args[i] = None
-    return Launch("stack", knl, gsize, lsize, args)
+    for i, slot in zip(BUFFER_ARGS, (A, B, C)):
+        args[i] = slot
+    program = CallProgram(Plan(m, n, k, alpha, beta))
+    program.add("stack", knl, gsize, lsize, args)
+    return program
 
 
 def stack_kernel(be: Backend, m: int, n: int, k: int) -> dict[str, int]:
@@ -234,17 +238,17 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         buf, offset = out_kind.buffer_of(result)
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
     _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
-    launch, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
-                             kind if c is not None and call.kinds.get("c") is not None
-                             else None)
-    if key is not None and launch is not None and kind is not None:
-        _remember_hot_stack(key, call, kind, named, launch, refuse, stacks["c"].op.c_order,
+    program, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
+                              kind if c is not None and call.kinds.get("c") is not None
+                              else None)
+    if key is not None and program is not None and kind is not None:
+        _remember_hot_stack(key, call, kind, named, program, refuse, stacks["c"].op.c_order,
                             c is not None, batch + (m, n))
     return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
 
 
 def _remember_hot_stack(key: Any, call: CheckedCall, kind: DeviceArrays,
-                        named: list[tuple[str, Any]], launch: Launch,
+                        named: list[tuple[str, Any]], program: CallProgram,
                         refuse: Callable[..., None] | None, swap: bool, c_given: bool,
                         shape: tuple[int, ...]) -> None:
     """The stacked call as a HotStack for the next of its signature (which has every array on
@@ -253,10 +257,8 @@ def _remember_hot_stack(key: Any, call: CheckedCall, kind: DeviceArrays,
     steady, queue = kind.steady_queue(be, named)
     if not steady or not be.in_order(queue):
         return
-    ready = be.prepare(launch.kernel, launch.global_size, launch.local_size, launch.args,
-                       BUFFER_ARGS)
     CACHE.remembered(CACHE.hot, key, lambda: HotStack(
-        be, kind, ready, ("b", "a", "c") if swap else ("a", "b", "c"), c_given, shape, queue,
+        be, kind, program, ("b", "a", "c") if swap else ("a", "b", "c"), c_given, shape, queue,
         refuse))
 
 
@@ -322,10 +324,13 @@ def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: 
 
 def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
             stacks: dict[str, Stack], trans_a: bool, trans_b: bool, count: int,
-            alias_kind: DeviceArrays | None) -> tuple[Launch | None, Callable[..., None] | None]:
+            alias_kind: DeviceArrays | None
+            ) -> tuple[CallProgram | None, Callable[..., None] | None]:
     """The kernel sees column-major matrices: a C-ordered C is C^T = op(B)^T op(A)^T, so the
-    operands swap as in the two-dimensional call. Returns the one launch (`launch_stack`) and
-    the check that refuses an overlapping C, for a repeated call."""
+    operands swap as in the two-dimensional call. The stack runs on the tiled kernel where it
+    suits it (`stack_tiled`), else on the direct kernel (`launch_stack`). Returns what was
+    queued as a program (None where the direct kernel took several launches) and the check
+    that refuses an overlapping C, for a repeated call."""
     m, n, k = call.m, call.n, call.k
     reads_ab = "a" in stacks
     c = stacks["c"].op.mat(False)
@@ -349,10 +354,16 @@ def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
                           {"a": "b", "b": "a"} if stacks["c"].op.c_order
                           else {"a": "a", "b": "b"})
         refuse(a.buf, b.buf, c.buf)
-    launch = launch_stack(call.be, order, params, m, n, k,
-                          call.alpha if reads_ab else np.float32(0), call.beta, a, b, c,
-                          strides, count)
-    return launch, refuse
+    tiled = (tiled_stack(call.be, m, n, k, call.alpha, call.beta, a, b, c, strides, count)
+             if reads_ab else None)
+    if tiled is not None:
+        with call.be.lock:
+            tiled.run(order, a.buf, b.buf, c.buf)
+        return tiled, refuse
+    program = launch_stack(call.be, order, params, m, n, k,
+                           call.alpha if reads_ab else np.float32(0), call.beta, a, b, c,
+                           strides, count)
+    return program, refuse
 
 
 def _refusal(kind: DeviceArrays, strides: dict[str, int], mats: tuple[Mat, Mat, Mat],

@@ -84,5 +84,31 @@ def test_skinny_products_above_the_crossover_run_split_on_the_direct_kernel(stor
     stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
     stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
     cross = choice.crossover(GPU)
-    assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == DIRECT.number
+    # 64 rows: no multiple of the tiled kernel's 128 x 128 tiles, so no split of its own
+    assert choice.choose_kernel(GPU, (4096, 64, 4096), cross=cross).rung == DIRECT.number
     assert choice.choose_kernel(GPU, (2048, 2048, 2048), cross=cross).rung == TILED.number
+
+
+def test_long_k_at_multiples_of_the_tiles_runs_split_on_the_tiled_kernel(stored):
+    """Few tiles of C and a long K, at multiples of the tiled kernel's tiles: its batched form
+    takes the slices (above the crossover; below it the direct kernel still runs)."""
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
+    cross = choice.crossover(GPU)
+    config = choice.choose_kernel(GPU, (256, 256, 16384), cross=cross)
+    assert config.rung == TILED.number
+    assert choice.tiled_split(GPU, config, (256, 256, 16384)) == 64  # 4 tiles, 256 deep each
+    assert choice.choose_kernel(GPU, (256, 256, 4096), cross=cross).rung == DIRECT.number
+
+
+def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
+    tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
+    assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132
+    assert choice.tiled_split(GPU, tiled, (4096, 4096, 4096)) == 1
+    assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 1  # not a multiple of TSM
+    assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 1  # too short
+    panels = choice.Config(TILED.number, {**TILED.defaults(), "PANELS": 1, "CACHE_A": 0,
+                                          "CACHE_B": 0}, "default")
+    assert choice.tiled_split(GPU, panels, (512, 512, 16384)) == 1
+    direct = choice.Config(DIRECT.number, DIRECT.defaults(), "default")
+    assert choice.tiled_split(GPU, direct, (512, 512, 16384)) == 1

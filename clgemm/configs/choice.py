@@ -184,6 +184,20 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     return split
 
 
+def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: Config,
+                    rejected: Rejected) -> Config | None:
+    """The tiled kernel's configuration that would split K at this shape: the packing
+    kernels' choice where it is that, else the tiled kernel's own best stored one (the choice
+    over every packing kernel ranks them by tiles of C, which the split multiplies)."""
+    if tiled_split(device, indirect, shape) > 1:
+        return indirect
+    found = lookup.best(device, TILED, shape)
+    if found is None or rejected(TILED.number, found.params):
+        return None
+    config = from_found(found)
+    return config if tiled_split(device, config, shape) > 1 else None
+
+
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
     """The configuration gemm() runs at a shape, leaving out those `rejected`. Above the
@@ -193,8 +207,10 @@ def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
     indirect = tuned[0] if tuned else default_config(device)
     direct = direct_config(device, shape, rejected)
     cross = cross or crossover(device)
-    if math.prod(shape) >= cross.min_indirect and tiled_split(device, indirect, shape) > 1:
-        return indirect
+    if math.prod(shape) >= cross.min_indirect:
+        split = _split_on_tiled(device, shape, indirect, rejected)
+        if split is not None:
+            return split
     if direct is not None and prefer_direct(device, shape, direct[1], tuned[1] if tuned else None,
                                             cross):
         return direct[0]

@@ -41,9 +41,11 @@ from clgemm.core.settings import cupy_tf32
 from clgemm.core.tables import FULL, Column, Layout, fit_lines, render, status_cell
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
+from clgemm.library.stack_tiled import stack_params
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import TILED
 
 #: the shapes the call bench runs on a GPU by default
 GPU_SHAPES: tuple[tuple[int, int, int], ...] = (
@@ -186,6 +188,14 @@ def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
     return statistics.median(mains), statistics.median(totals), count
 
 
+def _stack_choice(backend: Any, m: int, n: int, k: int, count: int) -> Config:
+    """The kernel a C-ordered stack of `count` products runs on (as the kernels see them)."""
+    params = stack_params(backend, m, n, k, count)
+    if params:
+        return Config(TILED.number, params, "a stack of products")
+    return Config(DIRECT.number, {}, "a stack of products")
+
+
 def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
                vendors: Sequence["Vendor"], seed: int = 0, c_given: bool = False) -> CallRow:
     """One shape (or a stack: products, M, N, K): check, then time gemm() and each vendor's
@@ -210,8 +220,8 @@ def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
 
     try:
         choice = (api.choose_kernel(backend.device, n, m, k) if not batch  # C-ordered: swapped
-                  else Config(DIRECT.number, {}, "a stack of products"))
-        row.choice = choice.describe() if not batch else "direct kernel (stack)"
+                  else _stack_choice(backend, n, m, k, math.prod(batch)))
+        row.choice = choice.describe() if not batch else f"{get_rung(choice.rung).slug} kernel (stack)"
         poisoned = side.nan((*batch, m, n))
         api.gemm(a, b, poisoned, device=dev, backend=backend if mode == "numpy" else None)
         side.sync()

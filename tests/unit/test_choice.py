@@ -101,6 +101,16 @@ def test_long_k_at_multiples_of_the_tiles_runs_split_on_the_tiled_kernel(stored)
     assert choice.choose_kernel(GPU, (256, 256, 4096), cross=cross).rung == DIRECT.number
 
 
+def test_long_k_finds_the_tiled_kernel_behind_another_packing_kernel(stored):
+    """Where the packing kernels' choice is one that cannot split (tiled-any, ranked first by
+    its tiles of C), the tiled kernel's own stored configuration takes the slices."""
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [_found(TILED, 4096, 45000.0)]
+    stored[13] = [_found(get_rung(13), 256, 60000.0)]
+    cross = choice.crossover(GPU)
+    assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == TILED.number
+
+
 def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
     tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132

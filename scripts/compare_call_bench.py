@@ -32,18 +32,36 @@ def main(before_path: str, after_path: str) -> None:
             continue
         x, y = before[shape], after[shape]
         rc = y["call_gflops"] / x["call_gflops"]
-        rk = y["kernel_gflops"] / x["kernel_gflops"]
         call_ratios.append(rc)
-        kernel_ratios.append(rk)
+        rk = ratio(y["kernel_gflops"], x["kernel_gflops"])
+        if rk is not None:
+            kernel_ratios.append(rk)
         print(f"| {'x'.join(map(str, shape))} | {cell(x['call_gflops'])} | "
               f"{cell(y['call_gflops'])} | {rc:.2f} | {cell(x['kernel_gflops'])} | "
-              f"{cell(y['kernel_gflops'])} | {rk:.2f} | "
-              f"{x['call_gflops'] / x['kernel_gflops']:.2f} | "
-              f"{y['call_gflops'] / y['kernel_gflops']:.2f} | {y['choice'].split(' (')[0]} |")
+              f"{cell(y['kernel_gflops'])} | {fmt(rk)} | "
+              f"{fmt(ratio(x['call_gflops'], x['kernel_gflops']))} | "
+              f"{fmt(ratio(y['call_gflops'], y['kernel_gflops']))} | "
+              f"{y['choice'].split(' (')[0]} |")
     geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))  # noqa: E731
+    kernels = (f"kernel {geo(kernel_ratios):.2f} (lowest {min(kernel_ratios):.2f})"
+               if kernel_ratios else "kernel -")
     print(f"\nafter / before, geo-mean: call {geo(call_ratios):.2f} (lowest "
-          f"{min(call_ratios):.2f}), kernel {geo(kernel_ratios):.2f} (lowest "
-          f"{min(kernel_ratios):.2f}); GFLOP/s")
+          f"{min(call_ratios):.2f}), {kernels}; GFLOP/s")
+
+
+def ratio(x: float | None, y: float | None) -> float | None:
+    """x / y where both were measured (a row's kernel time is missing where the bench did not
+    know the kernel's name)."""
+    return x / y if x and y else None
+
+
+def fmt1(ms: float | None) -> str:
+    """Milliseconds as microseconds, one decimal."""
+    return "-" if not ms else f"{ms * 1e3:.1f}"
+
+
+def fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
 
 
 def main_us(before_path: str, after_path: str) -> None:
@@ -62,7 +80,8 @@ def main_us(before_path: str, after_path: str) -> None:
         x, y = before[shape], after[shape]
         refs = [y.get("references", {}).get(name, {}) for name in libraries]
         print(f"| {'x'.join(map(str, shape))} | {x['call_ms'] * 1e3:.1f} | "
-              f"{y['call_ms'] * 1e3:.1f} | {y['kernel_ms'] * 1e3:.1f} | "
+              f"{y['call_ms'] * 1e3:.1f} | "
+              f"{fmt1(y['kernel_ms'])} | "
               + " | ".join(f"{r['ms'] * 1e3:.1f}" if r.get("status") == "ok" else ""
                            for r in refs) + " |")
 

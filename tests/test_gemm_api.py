@@ -732,43 +732,6 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
-def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch):
-    """At multiples of its tiles the tiled kernel reads the kernels' B (a C-ordered A) where it
-    lies, transposing it tile by tile, with no pack before it; a B with room after its columns
-    is packed into BT first; and a C that is that B gets B copied first, as the direct kernel
-    does."""
-    be = every_backend
-    kind = KINDS[be.name]
-    tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
-    api.clear_caches()
-    tm, tn, tk = TILED.size_multiples(tiled.params)
-    m, n, k = tn, tm, 2 * tk  # C-ordered: the kernels see n x m
-    rng = np.random.default_rng(29)
-    a, b = rand(rng, (m, k)), rand(rng, (k, n))
-    with be.observe() as log:
-        out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b))
-    be.synchronize()
-    assert [name for name, _ in log.times()] == ["gemm_tiled"]
-    assert close(kind.download(out), reference(a, b, None, 1, 0, False, False))
-    wide = rand(rng, (m, k + 4))
-    with be.observe() as log:
-        out = clgemm.gemm(kind.upload(be, wide)[:, :k], kind.upload(be, b))
-    be.synchronize()
-    assert [name for name, _ in log.times()] == ["pack_transpose", "gemm_tiled"]
-    assert close(kind.download(out), reference(wide[:, :k], b, None, 1, 0, False, False))
-    side = max(tm, tn, tk)
-    assert side % tm == side % tn == side % tk == 0
-    square, other = rand(rng, (side, side)), rand(rng, (side, side))
-    ds = kind.upload(be, square)  # C is A: A (the kernels' B) must be read as it was
-    with be.observe() as log:
-        clgemm.gemm(ds, kind.upload(be, other), ds)
-    be.synchronize()
-    assert [name for name, _ in log.times()] == ["pack_copy", "gemm_tiled"]
-    assert close(kind.download(ds), reference(square, other, None, 1, 0, False, False))
-    api.clear_caches()
-
-
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
 def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans):
     """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few

@@ -18,7 +18,6 @@ from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.tiled import TILED
 
 
 @dataclass
@@ -37,8 +36,6 @@ class Plan:
     pack_b: bool = False
     #: the rung reads A and BT in panels, each packed in one pass from the caller's layout
     panels: bool = False
-    #: the tiled kernel reads B (K x N) where it lies, transposing it tile by tile (BT_FROM_B)
-    reads_b: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
     #: the direct kernel does the whole product in one launch (no packing, no epilogue)
@@ -66,22 +63,6 @@ class Plan:
     @property
     def nothing_to_do(self) -> bool:
         return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
-
-
-def reads_b_itself(config: Config) -> bool:
-    """Whether the configuration can read B itself instead of BT (the tiled kernel's
-    BT_FROM_B: its B tiles through local memory, each a whole number of vectors deep)."""
-    if config.rung != TILED.number:
-        return False
-    p = TILED.resolve(dict(config.params))
-    return bool(p["CACHE_B"]) and not p["PANELS"] and p["TSK"] % p["WIDTH"] == 0
-
-
-def tiled_macros(config: Config, batched: bool = False, reads_b: bool = False
-                 ) -> dict[str, int]:
-    """The tiled kernel's -D set for a configuration and the call's forms of it."""
-    return {**TILED.macros(config.params), **({"BATCHED": 1} if batched else {}),
-            **({"BT_FROM_B": 1} if reads_b else {})}
 
 
 def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
@@ -122,9 +103,6 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
         plan.pack_b = True
     elif rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
         plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
-        if (plan.pack_b and split == 1 and exact and not b.trans and b.offset == 0
-                and b.ld == k and reads_b_itself(plan.choice)):
-            plan.pack_b, plan.reads_b = False, True
     else:
         plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
     # The rung writes C itself where C is exactly its output; an operand that shares memory

@@ -19,7 +19,7 @@ from clgemm.backends import Backend, Mat, PreparedLaunch
 from clgemm.configs.launch import Launch, prepare, round_up
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
-from clgemm.library.plan import Plan, copies, panel_steps, stored, tiled_macros
+from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
 
@@ -195,11 +195,7 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     rung = get_rung(plan.chosen.rung)
     # Built before anything is queued, so a configuration that fails to build here leaves
     # nothing half done and the next choice can run instead.
-    if plan.split > 1 or plan.reads_b:
-        backend.program(rung.file, tiled_macros(plan.chosen, plan.split > 1, plan.reads_b),
-                        rung.kernel)
-    else:
-        backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
+    backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
         steps = panel_steps(plan)
@@ -222,12 +218,6 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
         _split_tiled(backend, prog, rung, sa, sb, c)
         return C
     p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
-    if plan.reads_b:  # the tiled kernel reads B where it lies: no pack, no helper
-        knl = backend.program(rung.file, tiled_macros(plan.chosen, reads_b=True), rung.kernel)
-        prog.add("tiled kernel, B as it lies", knl,
-                 *rung.geometry(plan.chosen.params, plan.mp, plan.np_),
-                 rung.args(plan.mp, plan.np_, plan.kp, sa, sb, p))
-        return p
     # gemm's own packing did the transpose of B; what remains is packing into panels
     prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb, p,
                        [h for h, _ in panel_steps(plan)],
@@ -245,7 +235,8 @@ def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, sa: Slot, sb: S
     plan = prog.plan
     m, n, split = plan.mp, plan.np_, plan.split
     depth = plan.kp // split
-    knl = backend.program(rung.file, tiled_macros(plan.chosen, batched=True), rung.kernel)
+    knl = backend.program(rung.file, {**rung.macros(plan.chosen.params), "BATCHED": 1},
+                          rung.kernel)
     (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
     partial = prog.new_scratch(split * m * n)
     prog.add("tiled kernel, K split", knl, (gx, gy, split), (lx, ly, 1),

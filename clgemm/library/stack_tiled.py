@@ -6,10 +6,9 @@ tiled kernel. Its batched form (BATCHED in tiled.cl) runs every product of the s
 launch, each operand a stride further on per product. It reads A and BT tight, column-major and
 at offset 0, and writes C whole: so this path is taken where the library's choice for one
 product is the tiled kernel through local memory, the sizes are multiples of its tiles, alpha is
-1 and beta 0, A and C are tight, and so is B: read as BT where it is stored transposed, read as
-it lies and transposed tile by tile (BT_FROM_B) where it is not and the configuration allows,
-else made into BT by one batched pack. Anything else stays on the direct kernel
-(`stacks.launch_stack`).
+1 and beta 0, A and C are tight, and BT is either the stack's own B (stored transposed) or made
+from it by one batched pack that transposes every product. Anything else stays on the direct
+kernel (`stacks.launch_stack`).
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat
 from clgemm.configs import lookup
-from clgemm.configs.configuration import Config
 from clgemm.core.errors import BuildError, UsageError
 from clgemm.core.memory_fit import check_memory
 from clgemm.library.cache import CACHE
-from clgemm.library.plan import Plan, reads_b_itself, tiled_macros
+from clgemm.library.plan import Plan
 from clgemm.library.program import (A, B, C, HELPERS_FILE, CallProgram, Slot, pack_tile,
                                     tiles_geometry)
 from clgemm.rungs.tiled import TILED
@@ -46,13 +44,8 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
         return None
     prog = CallProgram(Plan(m, n, k, alpha, beta))
     bt: Slot = B
-    config = Config(TILED.number, params, "a stack of products")
-    reads_b = False
     if b.trans and b.ld == n and not b.offset and stride_b % width == 0:
         pass  # the stack's B is already BT, tight: read where it lies
-    elif (not b.trans and b.ld == k and not b.offset and stride_b % width == 0
-          and reads_b_itself(config)):
-        reads_b = True  # B tight: the kernel transposes it tile by tile
     elif not b.trans:
         try:
             check_memory(be.device, [("the stack's BT", count * n * k)])
@@ -63,8 +56,7 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     else:
         return None
     try:
-        knl = be.program(TILED.file, tiled_macros(config, batched=True, reads_b=reads_b),
-                         TILED.kernel)
+        knl = be.program(TILED.file, {**TILED.macros(params), "BATCHED": 1}, TILED.kernel)
     except BuildError:
         return None  # a stored configuration this device cannot build: the direct kernel runs
     (gx, gy), (lx, ly) = TILED.geometry(params, m, n)

@@ -10,6 +10,7 @@
 # stacks-opencl (stacks of products beside cp.matmul and CLBlastSgemmStridedBatched);
 # classes-cuda and classes-opencl (the classes of shapes, C given); split-sweep (the direct
 # kernel's configurations and splits of K at the skinny and long-K classes, scripts/split_sweep.py);
+# tiled-split (gemm() with the tiled kernel forced at every split of K, scripts/tiled_split_sweep.py);
 # xeon-tests and xeon-call (the library path's tests and `bench --call` on NumPy arrays at
 # 1024-4096 on the machine's CPU through PoCL); and on
 # request tune-ladder (a short
@@ -87,6 +88,8 @@ print(s('$gpu', backend='$be').key)")
                       --backend opencl --sizes classes --c-given --clblast-params "$params" \
                       --json "$OUT/classes-call-opencl.json" ;;
     split-sweep) step split-sweep-cuda python3 scripts/split_sweep.py "$gpu" cuda 30 ;;
+    tiled-split) step tiled-split-cuda python3 scripts/tiled_split_sweep.py "$gpu" cuda
+                 step tiled-split-opencl python3 scripts/tiled_split_sweep.py "$gpu" opencl ;;
     xeon-tests) step xeon-tests env CLGEMM_TEST_DEVICE=xeon python3 -m pytest -q -x $parallel \
                   tests/test_gemm_api.py tests/test_gemm_overlap.py tests/test_gemm_queues.py \
                   tests/test_gemm_stacks.py tests/test_python_api.py ;;

@@ -11,8 +11,8 @@
 # classes-cuda and classes-opencl (the classes of shapes, C given); split-sweep (the direct
 # kernel's configurations and splits of K at the skinny and long-K classes, scripts/split_sweep.py);
 # tiled-split (gemm() with the tiled kernel forced at every split of K, scripts/tiled_split_sweep.py);
-# xeon-tests and xeon-call (the library path's tests and `bench --call` on NumPy arrays at
-# 1024-4096 on the machine's CPU through PoCL); and on
+# xeon-tests, xeon-call and xeon-parts (the library path's tests, `bench --call` on NumPy arrays at
+# 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); and on
 # request tune-ladder (a short
 # tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
 # journals into results/journals/) and ladder (the ladder at 4096 on both backends, defaults and
@@ -93,6 +93,7 @@ print(s('$gpu', backend='$be').key)")
     xeon-tests) step xeon-tests env CLGEMM_TEST_DEVICE=xeon python3 -m pytest -q -x $parallel \
                   tests/test_gemm_api.py tests/test_gemm_overlap.py tests/test_gemm_queues.py \
                   tests/test_gemm_stacks.py tests/test_python_api.py ;;
+    xeon-parts) step xeon-parts python3 scripts/numpy_call_parts.py xeon 1024 2048 ;;
     xeon-call) step xeon-call python3 -m clgemm bench --call --device xeon \
                  --sizes 1024,2048,4096 --json "$OUT/xeon-call.json" ;;
     bench-opencl) step bench-call-opencl python3 -m clgemm bench --call --device "$gpu" \

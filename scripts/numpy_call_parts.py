@@ -1,0 +1,40 @@
+"""Where the time of gemm() on NumPy arrays goes on a CPU device: the call's wall time, each
+launch's device time (the launch log), and the host functions that take the most time
+(cProfile). Usage: python scripts/numpy_call_parts.py DEVICE SIZE [SIZE...]"""
+
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import clgemm
+from clgemm.library import gemm as api
+
+dev = sys.argv[1]
+be = api.backend_for(dev)
+for size in map(int, sys.argv[2:]):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((size, size), dtype=np.float32)
+    b = rng.standard_normal((size, size), dtype=np.float32)
+    clgemm.gemm(a, b, device=dev)
+    walls = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        clgemm.gemm(a, b, device=dev)
+        walls.append((time.perf_counter() - t0) * 1e3)
+    with be.observe() as log:
+        clgemm.gemm(a, b, device=dev)
+    launches = log.times()
+    print(f"{size}^3 on {be.device.name}: call {statistics.median(walls):.1f} ms (median of 5: "
+          f"{', '.join(f'{w:.1f}' for w in walls)}); launches "
+          + ", ".join(f"{name} {ms:.2f} ms" for name, ms in launches)
+          + f" (sum {sum(ms for _, ms in launches):.1f} ms)", flush=True)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(3):
+        clgemm.gemm(a, b, device=dev)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(8)

@@ -15,7 +15,8 @@
 # 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); and on
 # request tune-ladder (a short
 # tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
-# journals into results/journals/) and ladder (the ladder at 4096 on both backends, defaults and
+# journals into results/journals/), tune-medium (the tiled kernel at 768 and 1024 cubed, 40 s
+# each, both backends, into the shipped databases, copied to $OUT/tuning/) and ladder (the ladder at 4096 on both backends, defaults and
 # tuned, JSON into $OUT).
 set -u
 OUT=${OUT:-/tmp/gpu_call_bench}
@@ -59,6 +60,14 @@ print(s('$gpu', backend='$be').key)")
                    step tune-$be env CLGEMM_RESULTS="$PWD/results" python3 -m clgemm tune \
                      --device "$gpu" --backend $be --rungs 9,10 --size 4096 --time 45 \
                      --database "$PWD/clgemm/tuning/$key.json"
+                 done ;;
+    tune-medium) for be in cuda opencl; do
+                   key=$(python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$be').key)")
+                   step tune-medium-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
+                     tune --device "$gpu" --backend $be --rungs tiled --shapes 768,1024 --time 40 \
+                     --database "$PWD/clgemm/tuning/$key.json"
+                   mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
                  done ;;
     ladder) for be in opencl cuda; do
               step ladder-$be-defaults python3 -m clgemm ladder \

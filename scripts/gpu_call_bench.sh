@@ -12,7 +12,10 @@
 # kernel's configurations and splits of K at the skinny and long-K classes, scripts/split_sweep.py);
 # tiled-split (gemm() with the tiled kernel forced at every split of K, scripts/tiled_split_sweep.py);
 # xeon-tests, xeon-call and xeon-parts (the library path's tests, `bench --call` on NumPy arrays at
-# 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); and on
+# 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); xeon-tune (the
+# plain tune of that CPU into ./xeon-tune, stopped as Ctrl-C stops it after $XEON_TUNE_S seconds,
+# 540 by default, and packed into $OUT/xeon-tune.tgz: unpacked in the checkout, the next run
+# resumes it) and xeon-tuned-call (`bench --call` on it with that tuning); and on
 # request tune-ladder (a short
 # tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
 # journals into results/journals/), tune-medium (the tiled kernel at 768 and 1024 cubed, 40 s
@@ -103,6 +106,12 @@ print(s('$gpu', backend='$be').key)")
                   tests/test_gemm_api.py tests/test_gemm_overlap.py tests/test_gemm_queues.py \
                   tests/test_gemm_stacks.py tests/test_python_api.py ;;
     xeon-parts) step xeon-parts python3 scripts/numpy_call_parts.py xeon 1024 2048 ;;
+    xeon-tune) step xeon-tune env CLGEMM_RESULTS="$PWD/xeon-tune" timeout -s INT "${XEON_TUNE_S:-540}" \
+                 python3 -m clgemm tune --device xeon
+               tar czf "$OUT/xeon-tune.tgz" xeon-tune ;;
+    xeon-tuned-call) step xeon-tuned-call env CLGEMM_RESULTS="$PWD/xeon-tune" python3 -m clgemm \
+                       bench --call --device xeon --sizes 1024,2048,4096 \
+                       --json "$OUT/xeon-tuned-call.json" ;;
     xeon-call) step xeon-call python3 -m clgemm bench --call --device xeon \
                  --sizes 1024,2048,4096 --json "$OUT/xeon-call.json" ;;
     bench-opencl) step bench-call-opencl python3 -m clgemm bench --call --device "$gpu" \

@@ -76,7 +76,7 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
              c: Mat, kernel: Config | None, split: int = 1) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
-    the direct kernel splits K into `split` slices where that is more than 1."""
+    the direct or the tiled kernel splits K into `split` slices where that is more than 1."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan

@@ -4,11 +4,11 @@ The direct kernel runs any stack, but its tiles are small and it stages every op
 layout it is given; products of a few hundred rows and more run several times faster on the
 tiled kernel. Its batched form (BATCHED in tiled.cl) runs every product of the stack in one
 launch, each operand a stride further on per product. It reads A and BT tight, column-major and
-at offset 0, and writes C whole: so this path is taken where the library's choice for one
-product is the tiled kernel through local memory, the sizes are multiples of its tiles, alpha is
-1 and beta 0, A and C are tight, and BT is either the stack's own B (stored transposed) or made
-from it by one batched pack that transposes every product. Anything else stays on the direct
-kernel (`stacks.launch_stack`).
+at offset 0, and writes C whole: so this path is taken where the device's stored tiled
+configuration for one product reads through local memory and its tiles divide the sizes, the
+whole stack is past the device's crossover, alpha is 1 and beta 0, A and C are tight, and BT is
+either the stack's own B (stored transposed) or made from it by one batched pack that
+transposes every product. Anything else stays on the direct kernel (`stacks.launch_stack`).
 """
 
 from __future__ import annotations

@@ -146,6 +146,10 @@ SPLIT_FROM_K = 2048
 #: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
 #: waiting on memory
 GROUPS_PER_UNIT = 4
+#: the fewest rows of C the tiled kernel splits K for: a C-ordered call packs the long operand
+#: into BT first (K x N floats, read and written once), which on a thinner product costs more
+#: than the direct kernel's reads in place save (results/h100/call/tune-medium.md)
+MIN_SPLIT_ROWS = 64
 
 
 def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, int, int]) -> int:
@@ -171,7 +175,8 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     runs the slices; panels lie whole along K), at multiples of its tiles, where its tiles of C
     are too few to fill the device. A slice's depth stays a multiple of the tile depth."""
     m, n, k = shape
-    if config.rung != TILED.number or config.params.get("PANELS") or k < SPLIT_FROM_K:
+    if (config.rung != TILED.number or config.params.get("PANELS") or k < SPLIT_FROM_K
+            or m < MIN_SPLIT_ROWS):
         return 1
     tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(config.params)))
     if m % tm or n % tn or k % tk:

@@ -117,6 +117,9 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
     assert choice.tiled_split(GPU, tiled, (4096, 4096, 4096)) == 1
     assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 1  # not a multiple of TSM
     assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 1  # too short
+    thin = choice.Config(TILED.number, {**TILED.defaults(), "TSM": 32, "WPTM": 4}, "default")
+    assert choice.tiled_split(GPU, thin, (64, 4096, 4096)) > 1
+    assert choice.tiled_split(GPU, thin, (32, 4096, 4096)) == 1  # the pack of BT outweighs it
     panels = choice.Config(TILED.number, {**TILED.defaults(), "PANELS": 1, "CACHE_A": 0,
                                           "CACHE_B": 0}, "default")
     assert choice.tiled_split(GPU, panels, (512, 512, 16384)) == 1

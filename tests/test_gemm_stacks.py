@@ -200,6 +200,37 @@ def test_stacks_on_the_tiled_kernel(every_backend, tiled_stacks, where):
                 assert _close(kind.download(dc), _ref(x, y))
 
 
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_gemm_buffers_batched_on_the_tiled_kernel(every_backend, tiled_stacks, trans_b):
+    """gemm_buffers_batched's products at multiples of the tiled kernel's tiles, tight and at
+    offset 0, run on its batched form as gemm()'s stacks do; B stored transposed is read where
+    it lies, otherwise one pack transposes every product's B; C between products untouched."""
+    be = every_backend
+    kind = KINDS[be.name]
+    tm, tn, tk = tiled_stacks
+    rng = np.random.default_rng(31)
+    count, m, n, k, gap = 3, tm, tn, 2 * tk, 5
+    a = rand(rng, (count, m, k))
+    b = rand(rng, (count, n, k)) if trans_b else rand(rng, (count, k, n))
+    flat = {"a": np.concatenate([x.ravel("F") for x in a]),
+            "b": np.concatenate([x.ravel("F") for x in b])}
+    c = np.full(count * (m * n + gap), -7.0, np.float32)
+    dev = {name: kind.upload(be, x) for name, x in (*flat.items(), ("c", c))}
+    bufs = {name: kind.buffer_of(x)[0] for name, x in dev.items()}
+    with be.observe() as log:
+        clgemm.gemm_buffers_batched(m, n, k, bufs["a"], bufs["b"], bufs["c"], batch=count,
+                                    stride_c=m * n + gap, trans_b=trans_b, backend=be)
+    be.synchronize()
+    want = ["gemm_tiled"] if trans_b else ["pack_transpose", "gemm_tiled"]
+    assert [name for name, _ in log.times()] == want
+    got = kind.download(dev["c"])
+    for p in range(count):
+        at = p * (m * n + gap)
+        product = got[at:at + m * n].reshape((m, n), order="F")
+        assert _close(product, _ref(a[p], b[p], tb=trans_b)), p
+        assert (got[at + m * n:at + m * n + gap] == -7.0).all()
+
+
 def test_a_stack_larger_than_a_grid_is_split(every_backend, monkeypatch):
     """With a grid limited to 7 products along the third dimension (CUDA's is 65535), 20
     products take three launches and every one is right."""

@@ -426,8 +426,9 @@ def buffer_strides(kind: DeviceArrays, bufs: dict[str, Any], mats: tuple[Mat, Ma
 def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
                   mats: tuple[Mat, Mat, Mat], sizes: tuple[int, int, int], alpha: np.float32,
                   beta: np.float32, strides: tuple[int, int, int], count: int) -> None:
-    """Queue gemm_buffers_batched's products: one launch (or a few, where a grid is limited),
-    or where there is no product (alpha or K is 0) the epilogue on each C."""
+    """Queue gemm_buffers_batched's products: one launch (or a few, where a grid is limited; on
+    the tiled kernel a pack of every B first where that is needed, as for gemm()'s stacks), or
+    where there is no product (alpha or K is 0) the epilogue on each C."""
     m, n, k = sizes
     a, b, c = mats
     if count == 0 or m == 0 or n == 0 or ((k == 0 or alpha == 0) and beta == 1):
@@ -440,5 +441,10 @@ def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
     refuse_overlap(kind, stack, {"a": a, "b": b, "c": c},
                    {"a": (k, m) if a.trans else (m, k), "b": (n, k) if b.trans else (k, n),
                     "c": (m, n)}, count, {"a": "a", "b": "b"})
+    tiled = tiled_stack(be, m, n, k, alpha, beta, a, b, c, strides, count)
+    if tiled is not None:
+        with be.lock:
+            tiled.run(order, a.buf, b.buf, c.buf)
+        return
     launch_stack(be, order, stack_kernel(be, m, n, k), m, n, k, alpha, beta, a, b, c, strides,
                  count)

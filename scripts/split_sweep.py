@@ -2,7 +2,7 @@
 classes if its configuration and its split of K were chosen together: a sample of the
 configurations the tuner's funnel keeps at each shape, each timed at every split of K gemm()
 could use (the batched direct kernel over the slices plus the sum of the slices; device events,
-median of 5), beside gemm()'s own choice and split and, on CUDA, cp.matmul on the same product.
+median of 5), beside gemm()'s own choice and split and, on CUDA, cuBLAS's SGEMM on the same buffers.
 Shapes are the user's (C-ordered M x N x K); the kernels see N x M x K, as gemm() runs them.
 Usage: python scripts/split_sweep.py DEVICE BACKEND [SAMPLE] [--tiny] (--tiny: one small shape,
 to try the script on a CPU)"""
@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from clgemm.backends import vendor_blas
 from clgemm.configs import choice
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
@@ -86,18 +87,8 @@ for um, un, k in SHAPES:
             f"kernel): the direct kernel as chosen {chosen.params} split {split} "
             f"{flop / own / 1e6 if own else 0:,.0f} GFLOP/s; best of {len(results)} "
             f"(configuration, split) {best} split {best_split} {flop / best_ms / 1e6:,.0f}")
-    if backend_name == "cuda":
-        import cupy
-        a = cupy.asarray(rng.standard_normal((um, k), dtype=np.float32))
-        b = cupy.asarray(rng.standard_normal((k, un), dtype=np.float32))
-        c = cupy.empty((um, un), dtype=cupy.float32)
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        times = []
-        for _ in range(5):
-            start.record()
-            cupy.matmul(a, b, out=c)
-            end.record()
-            end.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, end))
-        line += f"; cp.matmul {flop / statistics.median(times) / 1e6:,.0f}"
+    if backend_name == "cuda":  # the vendor's SGEMM on the same column-major buffers
+        sgemm = vendor_blas("cuda").timed_sgemm(be, m, n, k, *bufs)
+        line += (f"; cuBLAS SGEMM "
+                 f"{flop / statistics.median(sgemm() for _ in range(5)) / 1e6:,.0f}")
     print(line, flush=True)

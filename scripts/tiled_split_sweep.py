@@ -5,9 +5,7 @@ the tiled kernel's stored configuration forced at every split of K that divides 
 tiles, beside gemm()'s own choice and, on CUDA, cp.matmul. Shapes are the user's (M x N x K).
 Usage: python scripts/tiled_split_sweep.py DEVICE BACKEND [--tiny]"""
 
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -15,7 +13,7 @@ import clgemm
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import from_found
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side
+from clgemm.measure.call_bench import Side, per_call_ms
 from clgemm.rungs.tiled import TILED
 
 SHAPES = [(768, 768, 768), (1024, 1024, 1024), (2048, 2048, 2048), (2048, 2048, 128),
@@ -30,17 +28,8 @@ rng = np.random.default_rng(0)
 original_choose, original_split = api.CACHE.choose, choice.tiled_split
 
 
-def per_call_us(call, calls: int = 30) -> float:
-    call()
-    side.sync()
-    times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            call()
-        side.sync()
-        times.append((time.perf_counter() - t0) / calls * 1e6)
-    return statistics.median(times)
+def per_call_us(call) -> float:
+    return per_call_ms(call, side.sync) * 1e3
 
 
 for m, n, k in SHAPES:

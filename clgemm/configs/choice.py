@@ -161,10 +161,16 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
     if k < SPLIT_FROM_K:
         return 1
     tm, tn = DIRECT.output_tile(DIRECT.resolve(dict(params)))
-    groups = -(-m // tm) * -(-n // tn)
+    return _slices(device, -(-m // tm) * -(-n // tn), k, 1)
+
+
+def _slices(device: DeviceInfo, groups: int, k: int, depth_step: int) -> int:
+    """The power of two of slices that fills the device with `groups` work-groups per slice:
+    at most GROUPS_PER_UNIT groups per compute unit, each slice at least MIN_SLICE deep and a
+    multiple of `depth_step`."""
     split = 1
     while (groups * split * 2 <= GROUPS_PER_UNIT * device.compute_units
-           and k % (split * 2) == 0 and k // (split * 2) >= MIN_SLICE):
+           and k % (split * 2 * depth_step) == 0 and k // (split * 2) >= MIN_SLICE):
         split *= 2
     return split
 
@@ -181,12 +187,7 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(config.params)))
     if m % tm or n % tn or k % tk:
         return 1
-    groups = (m // tm) * (n // tn)
-    split = 1
-    while (groups * split * 2 <= GROUPS_PER_UNIT * device.compute_units
-           and k % (split * 2 * tk) == 0 and k // (split * 2) >= MIN_SLICE):
-        split *= 2
-    return split
+    return _slices(device, (m // tm) * (n // tn), k, tk)
 
 
 def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: Config,

@@ -22,6 +22,7 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
+from clgemm.rungs.tiled import tiled_macros
 
 HELPERS_FILE = "blas_helpers.cl"
 
@@ -180,9 +181,16 @@ def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
              *batched_geometry(plan.chosen.params, m, n, split),
              [m, n, depth, np.float32(1), np.float32(0), sa, a.offset, a.ld, sb, b.offset, b.ld,
               partial, 0, m, *strides])
+    _sum_slices(backend, prog, partial, c)
+
+
+def _sum_slices(backend: Backend, prog: CallProgram, partial: Slot, c: Mat) -> None:
+    """`reduce_splits`: the plan's partial products (M x N each, one after another) summed into
+    alpha*P + beta*C, whichever kernel made them."""
+    plan = prog.plan
     prog.add("sum of the slices", helper_kernel(backend, "reduce_splits"),
-             *tiles_geometry(backend, m, n),
-             [m, n, split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
+             *tiles_geometry(backend, plan.m, plan.n),
+             [plan.m, plan.n, plan.split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
               int(plan.read_c)])
 
 
@@ -193,9 +201,10 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     plan = prog.plan
     m, n, k = plan.m, plan.n, plan.k
     rung = get_rung(plan.chosen.rung)
-    # Built before anything is queued, so a configuration that fails to build here leaves
-    # nothing half done and the next choice can run instead.
-    backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
+    # The form that runs, built before anything is queued, so a configuration that fails to
+    # build here leaves nothing half done and the next choice can run instead.
+    backend.program(rung.file, tiled_macros(plan.chosen.params, batched=True)
+                    if plan.split > 1 else rung.macros(plan.chosen.params), rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
         steps = panel_steps(plan)
@@ -235,16 +244,13 @@ def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, sa: Slot, sb: S
     plan = prog.plan
     m, n, split = plan.mp, plan.np_, plan.split
     depth = plan.kp // split
-    knl = backend.program(rung.file, {**rung.macros(plan.chosen.params), "BATCHED": 1},
+    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, batched=True),
                           rung.kernel)
     (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
     partial = prog.new_scratch(split * m * n)
     prog.add("tiled kernel, K split", knl, (gx, gy, split), (lx, ly, 1),
              [*rung.args(m, n, depth, sa, sb, partial), depth * m, depth * n, m * n])
-    prog.add("sum of the slices", helper_kernel(backend, "reduce_splits"),
-             *tiles_geometry(backend, plan.m, plan.n),
-             [plan.m, plan.n, split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
-              int(plan.read_c)])
+    _sum_slices(backend, prog, partial, c)
 
 
 def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,

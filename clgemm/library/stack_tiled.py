@@ -25,7 +25,7 @@ from clgemm.library.cache import CACHE
 from clgemm.library.plan import Plan
 from clgemm.library.program import (A, B, C, HELPERS_FILE, CallProgram, Slot, pack_tile,
                                     tiles_geometry)
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, tiled_macros
 
 
 def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
@@ -56,7 +56,7 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     else:
         return None
     try:
-        knl = be.program(TILED.file, {**TILED.macros(params), "BATCHED": 1}, TILED.kernel)
+        knl = be.program(TILED.file, tiled_macros(params, batched=True), TILED.kernel)
     except BuildError:
         return None  # a stored configuration this device cannot build: the direct kernel runs
     (gx, gy), (lx, ly) = TILED.geometry(params, m, n)

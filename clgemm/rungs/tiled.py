@@ -100,3 +100,9 @@ TILED = Rung(
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",
 )
+
+
+def tiled_macros(params: Params, batched: bool = False) -> dict[str, int]:
+    """The -D set for one configuration, and for a stack of products (or of slices of K) where
+    `batched` (the kernel then takes three strides more)."""
+    return {**TILED.macros(dict(params)), **({"BATCHED": 1} if batched else {})}

@@ -15,12 +15,13 @@
 # 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); xeon-tune (the
 # plain tune of that CPU into ./xeon-tune, stopped as Ctrl-C stops it after $XEON_TUNE_S seconds,
 # 540 by default, and packed into $OUT/xeon-tune.tgz: unpacked in the checkout, the next run
-# resumes it) and xeon-tuned-call (`bench --call` on it with that tuning); and on
-# request tune-ladder (a short
-# tune of rungs 9 and 10 at 4096, both backends, into the shipped databases in clgemm/tuning/,
-# journals into results/journals/), tune-medium (the tiled kernel at 768 and 1024 cubed, 40 s
-# each, both backends, into the shipped databases, copied to $OUT/tuning/) and ladder (the ladder at 4096 on both backends, defaults and
-# tuned, JSON into $OUT).
+# resumes it) and xeon-tuned-call (`bench --call` on it with that tuning); and on request
+# tune-ladder (a short tune of rungs 9 and 10 at 4096, both backends, into the shipped databases
+# in clgemm/tuning/, journals into results/journals/), tune-medium (the tiled kernel at 768 and
+# 1024 cubed, 40 s each, both backends, into the shipped databases, copied to $OUT/tuning/),
+# tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
+# with the other sizes 4096, $SKINNY_TUNE_S seconds each, 40 by default, the same way) and ladder
+# (the ladder at 4096 on both backends, defaults and tuned, JSON into $OUT).
 set -u
 OUT=${OUT:-/tmp/gpu_call_bench}
 mkdir -p "$OUT"
@@ -56,7 +57,8 @@ for s in $steps; do
              -rs tests/test_cuda.py tests/test_cuda_gemm.py tests/test_direct.py tests/test_gemm_api.py \
              tests/test_lookup.py tests/test_every_device.py tests/test_rungs_files.py \
              tests/test_rungs_upper.py tests/test_gemm_queues.py tests/test_gemm_overlap.py \
-             tests/test_user_tuning.py tests/test_python_api.py tests/test_gemm_stacks.py ;;
+             tests/test_user_tuning.py tests/test_python_api.py tests/test_gemm_stacks.py \
+             tests/test_skinny.py ;;
     tune-ladder) for be in opencl cuda; do
                    key=$(python3 -c "from clgemm.backends import select_device as s
 print(s('$gpu', backend='$be').key)")
@@ -69,6 +71,15 @@ print(s('$gpu', backend='$be').key)")
 print(s('$gpu', backend='$be').key)")
                    step tune-medium-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
                      tune --device "$gpu" --backend $be --rungs tiled --shapes 768,1024 --time 40 \
+                     --database "$PWD/clgemm/tuning/$key.json"
+                   mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
+                 done ;;
+    tune-skinny) for be in cuda opencl; do
+                   key=$(python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$be').key)")
+                   step tune-skinny-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
+                     tune --device "$gpu" --backend $be --rungs skinny --time ${SKINNY_TUNE_S:-40} \
+                     --shapes ${SKINNY_SHAPES:-4096x16x4096,16x4096x4096} \
                      --database "$PWD/clgemm/tuning/$key.json"
                    mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
                  done ;;
@@ -104,7 +115,7 @@ print(s('$gpu', backend='$be').key)")
                  step tiled-split-opencl python3 scripts/tiled_split_sweep.py "$gpu" opencl ;;
     xeon-tests) step xeon-tests env CLGEMM_TEST_DEVICE=xeon python3 -m pytest -q -x $parallel \
                   tests/test_gemm_api.py tests/test_gemm_overlap.py tests/test_gemm_queues.py \
-                  tests/test_gemm_stacks.py tests/test_python_api.py ;;
+                  tests/test_gemm_stacks.py tests/test_python_api.py tests/test_skinny.py ;;
     xeon-parts) step xeon-parts python3 scripts/numpy_call_parts.py xeon 1024 2048 ;;
     xeon-tune) step xeon-tune env CLGEMM_RESULTS="$PWD/xeon-tune" timeout -s INT "${XEON_TUNE_S:-540}" \
                  python3 -m clgemm tune --device xeon

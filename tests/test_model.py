@@ -278,7 +278,8 @@ def test_model_command_on_a_recorded_device_as_json(capsys, monkeypatch, tmp_pat
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["model", "--rung", "14"], "no rung 14"),
+    (["model", "--rung", "15"], "no rung 15"),
+    (["model", "--rung", "skinny"], "no count of skinny"),
     (["model", "--rung", "7", "-p", "TSM=100"], "TSM"),
     (["model", "--rung", "6", "--size", "100", "--defaults"], "cannot do"),
     (["model", "--peak-gflops", "-5"], "--peak-gflops"),

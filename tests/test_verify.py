@@ -139,8 +139,8 @@ def test_replay_bad_file(tmp_path, content, message):
 
 
 def test_bad_rungs_option():
-    r = clgemm("verify", "--rungs", "14")
-    assert r.returncode == 2 and "there is no rung 14" in r.stderr
+    r = clgemm("verify", "--rungs", "15")
+    assert r.returncode == 2 and "there is no rung 15" in r.stderr
 
 
 @pytest.mark.no_shipped_tuning

@@ -17,7 +17,8 @@ COLOURS = {"add": "green", "remove": "red"}
 @output_options(json=False)
 def explain(rung_number: int, out: Output) -> None:
     """What a rung adds and teaches, its macros, and its kernel's diff against the rung before.
-    RUNG: 1-10, or a library kernel by number or name (direct, tiled, tiled-any)."""
+    RUNG: 1-10, or a library kernel by number or name (direct, tiled, tiled-any,
+    skinny)."""
     layout = out.layout
     for kind, line in explain_lines(rung_number, layout):
         if kind in COLOURS:  # a line of the diff: code, printed as it is

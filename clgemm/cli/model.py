@@ -17,7 +17,8 @@ from clgemm.devices.hardware import Overrides, hardware_for_device
 from clgemm.devices.record import device_from_record
 from clgemm.measure.ladder import default_size
 from clgemm.model.bound import bound, bounds_table, explain
-from clgemm.rungs import REGISTRY, get_rung
+from clgemm.model.inner_loops import STEPS
+from clgemm.rungs import REGISTRY, get_rung, kernel_label
 
 #: the "format" of what `clgemm model --json` writes
 FORMAT = "clgemm-model"
@@ -48,6 +49,10 @@ def model(device: str | None, backend: str | None, device_record: str | None,
     hw = hardware_for_device(dev, overrides)
     problem = problem_from_options(size, mnk, default_size(dev))
     numbers = [get_rung(rung_number).number] if rung_number is not None else sorted(REGISTRY)
+    unmodelled = [n for n in numbers if n not in STEPS]
+    if unmodelled:
+        raise UsageError(f"the model has no count of {kernel_label(unmodelled[0])}'s inner "
+                         f"loop: it bounds the ladder and the direct and tiled kernels")
     overrides_by_rung = parse_param_options(param_opts, numbers)
     configs = configure_all(dev, numbers, problem.as_list(), overrides_by_rung,
                             stored=not use_defaults)

@@ -19,7 +19,7 @@ FORMAT = "clgemm-show"
 @output_options(wide=False)
 def show(rung_number: int, param_opts: tuple[str, ...], out: Output) -> None:
     """Print a rung's source as it is compiled: the macros set, then the kernel. RUNG: 1-10, or
-    a library kernel by number or name (direct, tiled, tiled-any)."""
+    a library kernel by number or name (direct, tiled, tiled-any, skinny)."""
     rung = get_rung(rung_number)
     params = rung.resolve(parse_param_options(param_opts, [rung_number]).get(rung_number))
     rung.validate(params)

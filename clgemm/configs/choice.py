@@ -23,6 +23,7 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.skinny import SHORT_MAX, SKINNY
 from clgemm.rungs.tiled import TILED
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
@@ -204,14 +205,56 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
     return config if tiled_split(device, config, shape) > 1 else None
 
 
+#: the fewest floats of the long operand for which the skinny kernel is considered: below it
+#: one launch of anything is mostly its start, and reading the operand once saves little
+SKINNY_FROM = 1 << 20
+
+
+def skinny_class(shape: tuple[int, int, int], widest: int = SHORT_MAX) -> bool:
+    """Whether a product is skinny: at most `widest` (and SHORT_MAX) rows or columns of C, and
+    a long operand (the long side times K) of at least SKINNY_FROM floats, so that reading it is
+    the work."""
+    m, n, k = shape
+    return min(m, n) <= min(widest, SHORT_MAX) and max(m, n) * k >= SKINNY_FROM
+
+
+def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
+            rivals: list[tuple[Rung, lookup.Found | None]]) -> Config | None:
+    """The skinny kernel's stored configuration at a skinny shape, where its expected speed
+    there is above every rival's that is stored. It has no defaults of its own, and runs no
+    wider than the widest short side it was measured at on the device: a device runs it once a
+    tune has measured it (the plain tune's plan does, at a short side of 16), and where it
+    loses to the tiled kernels (wider short sides) a tune does not measure it there. The
+    expected speeds of the others know nothing of the splits of K they would run with, so they
+    cannot draw that line themselves (results/h100/call/skinny.md)."""
+    stored = lookup.candidates(device, SKINNY, None)
+    widest = max((min(f.shape[0], f.shape[1]) for f in stored), default=0)
+    if not skinny_class(shape, widest):
+        return None
+    found = lookup.best(device, SKINNY, shape)
+    if found is None or rejected(SKINNY.number, found.params):
+        return None
+    mine = lookup.expected_gflops(device, SKINNY, found, shape)
+    if any(f is not None and lookup.expected_gflops(device, rung, f, shape) > mine
+           for rung, f in rivals):
+        return None
+    return from_found(found)
+
+
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
-    """The configuration gemm() runs at a shape, leaving out those `rejected`. Above the
-    crossover, a product whose K the tiled kernel splits (long K, few tiles of C) runs there:
-    expected speeds count the tiles of C alone, which the split multiplies."""
+    """The configuration gemm() runs at a shape, leaving out those `rejected`. A skinny product
+    runs on the skinny kernel where it is stored and expected fastest. Above the crossover, a
+    product whose K the tiled kernel splits (long K, few tiles of C) runs there: expected
+    speeds count the tiles of C alone, which the split multiplies."""
     tuned = _tuned(device, shape, rejected)
     indirect = tuned[0] if tuned else default_config(device)
     direct = direct_config(device, shape, rejected)
+    skinny = _skinny(device, shape, rejected,
+                     [(DIRECT, direct[1] if direct else None),
+                      (get_rung(indirect.rung), tuned[1] if tuned else None)])
+    if skinny is not None:
+        return skinny
     cross = cross or crossover(device)
     if math.prod(shape) >= cross.min_indirect:
         split = _split_on_tiled(device, shape, indirect, rejected)

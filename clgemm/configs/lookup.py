@@ -176,8 +176,8 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
 
 
 def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
-    tm, tn = rung.output_tile(params)
-    return -(-shape[0] // tm) * -(-shape[1] // tn)
+    (gx, gy), (lx, ly) = rung.geometry(params, shape[0], shape[1])
+    return (gx // lx) * (gy // ly)
 
 
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,

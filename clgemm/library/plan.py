@@ -18,6 +18,7 @@ from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.skinny import SKINNY
 
 
 @dataclass
@@ -38,7 +39,8 @@ class Plan:
     panels: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
-    #: the direct kernel does the whole product in one launch (no packing, no epilogue)
+    #: the direct or the skinny kernel does the whole product in one launch (no packing, no
+    #: epilogue)
     direct: bool = False
     #: slices K is split into by the direct or the tiled kernel (1: none)
     split: int = 1
@@ -82,6 +84,11 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
         return plan
     assert kernel is not None, "a call with a product to compute has a kernel"
     plan.choice = kernel
+    if plan.choice.rung == SKINNY.number:
+        # One launch streams the long operand where it lies and writes alpha*P + beta*C.
+        plan.direct, plan.direct_c = True, True
+        plan.mp, plan.np_, plan.kp = m, n, k
+        return plan
     if plan.choice.rung == DIRECT.number:
         # One launch reads the operands where they lie and writes alpha*P + beta*C itself; with
         # K split, it writes the slices' partial products and one more launch sums them into C.

@@ -22,6 +22,7 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
+from clgemm.rungs.skinny import SKINNY, skinny_launch
 from clgemm.rungs.tiled import tiled_macros
 
 HELPERS_FILE = "blas_helpers.cl"
@@ -151,8 +152,12 @@ def _unshared(backend: Backend, prog: CallProgram, alias: tuple[bool, bool], a: 
 
 def _direct(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
             alias: tuple[bool, bool]) -> None:
-    """One launch reads the operands where they lie and writes alpha*P + beta*C itself."""
+    """One launch reads the operands where they lie and writes alpha*P + beta*C itself (the
+    direct kernel, or the skinny one)."""
     plan = prog.plan
+    if plan.chosen.rung == SKINNY.number:
+        _skinny(backend, prog, a, b, c, alias)
+        return
     if plan.split > 1:
         _split(backend, prog, a, b, c, alias)
         return
@@ -162,6 +167,18 @@ def _direct(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     prog.add("direct kernel", knl, *direct_geometry(plan.chosen.params, plan.m, plan.n),
              [plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
               sb, b.offset, b.ld, C, c.offset, c.ld])
+
+
+def _skinny(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
+            alias: tuple[bool, bool]) -> None:
+    """One launch of the skinny kernel, which reads the operands where they lie and writes
+    alpha*P + beta*C itself."""
+    plan = prog.plan
+    knl = backend.program(SKINNY.file, SKINNY.macros(plan.chosen.params), SKINNY.kernel)
+    (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
+    prog.add("skinny kernel", knl, *SKINNY.geometry(plan.chosen.params, plan.m, plan.n),
+             skinny_launch(plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
+                           a.trans, sb, b.offset, b.ld, b.trans, C, c.offset, c.ld))
 
 
 def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,

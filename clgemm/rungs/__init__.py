@@ -1,11 +1,11 @@
 """The kernels of `clgemm/kernels/` as records: the teaching ladder (rungs 1-10) and the library
-kernels beside it (11-13).
+kernels beside it (11-14).
 
 The ladder follows myGEMM's ten steps, one idea each; every rung's kernel is the one before plus
 that idea. The library kernels are what gemm() and the tuner run where speed matters rather than
 teaching: the direct kernel (11, one launch for the whole BLAS call), the tiled kernel (12: rung
 9's pipeline with register vectors, optional local memory and CPU panels) and the same for any
-size (13).
+size (13), and the skinny kernel (14) for products with few rows or columns of C.
 
 The record type and its shared pieces are in `base.py`; each kernel's record in a module of its
 own. This module only gathers them.
@@ -28,6 +28,7 @@ from clgemm.rungs.r08_vendor_loads import RUNG as _R8
 from clgemm.rungs.r09_prefetch import RUNG as _R9
 from clgemm.rungs.r10_any_size import RUNG as _R10
 from clgemm.rungs.tiled import TILED, panel_helpers
+from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.tiled_any import TILED_ANY
 
 #: the teaching ladder, by rung number (1-10)
@@ -35,7 +36,7 @@ REGISTRY: dict[int, Rung] = {r.number: r for r in (_R1, _R2, _R3, _R4, _R5, _R6,
                                                    _R10)}
 
 #: kernels beside the ladder that gemm() runs and the tuner tunes, by number
-LIBRARY: dict[int, Rung] = {r.number: r for r in (DIRECT, TILED, TILED_ANY)}
+LIBRARY: dict[int, Rung] = {r.number: r for r in (DIRECT, TILED, TILED_ANY, SKINNY)}
 
 #: the library kernels by the name `--rungs` accepts
 LIBRARY_NAMES: dict[str, int] = {r.slug: r.number for r in LIBRARY.values()}
@@ -58,7 +59,8 @@ def _known() -> str:
 
 
 def get_rung(number: int) -> Rung:
-    """A rung of the ladder (1-10) or a library kernel (11 direct, 12 tiled, 13 tiled-any)."""
+    """A rung of the ladder (1-10) or a library kernel (11 direct, 12 tiled, 13 tiled-any,
+    14 skinny)."""
     try:
         return ALL_RUNGS[number]
     except (KeyError, TypeError):
@@ -72,8 +74,8 @@ def kernel_label(number: int) -> str:
 
 
 def parse_rungs(spec: str) -> list[int]:
-    """'1-5', '1,3,7-10', 'all' (the ladder), 'direct', 'tiled' or 'tiled-any' among them ->
-    sorted numbers; anything else is a UsageError."""
+    """'1-5', '1,3,7-10', 'all' (the ladder), 'direct', 'tiled', 'tiled-any' or 'skinny' among
+    them -> sorted numbers; anything else is a UsageError."""
     numbers: set[int] = set()
     for part in spec.split(","):
         part = part.strip()

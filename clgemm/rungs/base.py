@@ -137,6 +137,13 @@ class Rung:
     #: the kernel's arguments for C := A B on tight column-major buffers, where they are not the
     #: rungs' (M, N, K, A, B, C): the direct kernel's BLAS-style list
     launch_args: Callable[[int, int, int, object, object, object], list] | None = None
+    #: (global, local) sizes of a launch for an M x N output where one work-group is not one
+    #: tile of C (the skinny kernel: which side is short decides the grid)
+    launch_geometry: Callable[[Params, int, int],
+                              tuple[tuple[int, int], tuple[int, int]]] | None = None
+    #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
+    #: judge this kernel: not for one that spreads K over the work-items of a group
+    tile_heuristics: bool = True
 
     def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
         """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
@@ -226,6 +233,8 @@ class Rung:
 
     def geometry(self, params: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """Global and local sizes of the launch for an M x N output."""
+        if self.launch_geometry is not None:
+            return self.launch_geometry(params, m, n)
         local = self.local_size(params)
         tm, tn = self.output_tile(params)
         groups = (-(-m // tm), -(-n // tn))

@@ -55,17 +55,23 @@ def _square(s: int) -> Shape:
 #: square do poorly there (results/h100/direct-small-k/)
 SMALL_K: Shape = (2048, 2048, 64)
 
+#: the skinny shape the skinny kernel is tuned at: 16 columns of C (gemm() runs it no wider than
+#: it was measured, `configs.choice`), a long operand of 4096 x 4096 on a GPU, 1024 x 1024 on a
+#: CPU
+SKINNY_GPU: Shape = (4096, 16, 4096)
+SKINNY_CPU: Shape = (1024, 16, 1024)
+
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
-#: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel)
+#: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel, 14: the skinny kernel)
 _PLANS: dict[str, dict[str, Any]] = {
-    "GPU": {"ladder": 4096, "lower": 11.0, "steps": (
-        (12, _square(4096), 75.0), (13, _square(4096), 60.0), (12, _square(1024), 50.0),
+    "GPU": {"ladder": 4096, "lower": 9.0, "steps": (
+        (12, _square(4096), 75.0), (13, _square(4096), 50.0), (12, _square(1024), 50.0),
         (13, _square(1024), 40.0), (12, (4096, 4096, 128), 40.0), (11, _square(768), 40.0),
-        (11, SMALL_K, 40.0))},
+        (11, SMALL_K, 40.0), (14, SKINNY_GPU, 30.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
-        (13, _square(1024), 90.0), (12, _square(2048), 125.0), (11, _square(256), 60.0),
-        (11, SMALL_K, 45.0))},
+        (13, _square(1024), 90.0), (12, _square(2048), 100.0), (11, _square(256), 60.0),
+        (11, SMALL_K, 45.0), (14, SKINNY_CPU, 25.0))},
 }
 
 #: seconds of process start, compiles of the first batch and confirmation per step, by type

@@ -236,7 +236,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
     if heuristics:
         own = [c for c in constraints if c.stage == "heuristic"]
-        ours = list(tuner_heuristics(rung, limits, problem, items)) + list(extra_heuristics)
+        tiles = tuner_heuristics(rung, limits, problem, items) if rung.tile_heuristics else ()
+        ours = list(tiles) + list(extra_heuristics)
         for c in own + ours:
             items = _apply(rows, c, limits, items, may_empty=False)
     unknown = {c.stage for c in constraints} - set(STAGES)

@@ -13,6 +13,7 @@ from clgemm.configs import choice, lookup
 from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.skinny import SKINNY
 
 GPU = DeviceInfo(index=0, backend="opencl", platform="test", name="Made-up GPU", type="GPU",
                  vendor="test", compute_units=132, clock_mhz=1000, global_mem_bytes=2**34,
@@ -125,3 +126,45 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
     assert choice.tiled_split(GPU, panels, (512, 512, 16384)) == 1
     direct = choice.Config(DIRECT.number, DIRECT.defaults(), "default")
     assert choice.tiled_split(GPU, direct, (512, 512, 16384)) == 1
+
+
+def _found_at(rung, shape: tuple[int, int, int], gflops: float, **params) -> lookup.Found:
+    return lookup.Found(rung.number, {**rung.defaults(), **params}, "tuned", "tuned", shape,
+                        gflops, Path("made-up.json"))
+
+
+def test_a_skinny_product_runs_on_the_skinny_kernel_where_it_is_stored_and_fastest(stored):
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [_found(TILED, 4096, 45000.0)]
+    # nothing stored for the skinny kernel: it has no defaults, the others run
+    assert choice.choose_kernel(GPU, (4096, 16, 4096)).rung != SKINNY.number
+    stored[SKINNY.number] = [_found_at(SKINNY, (4096, 16, 4096), 20000.0, LR=16)]
+    for shape in [(4096, 16, 4096), (4096, 8, 4096), (1024, 1, 1024)]:
+        chosen = choice.choose_kernel(GPU, shape)
+        assert (chosen.rung, chosen.params["LR"]) == (SKINNY.number, 16), shape
+    # no wider than the widest short side it was measured at
+    assert choice.choose_kernel(GPU, (4096, 17, 4096)).rung != SKINNY.number
+    stored[SKINNY.number].append(_found_at(SKINNY, (4096, 64, 4096), 20000.0, LR=16))
+    assert choice.choose_kernel(GPU, (4096, 64, 4096)).rung == SKINNY.number
+    # M short reads the long operand the other way: its own measurement is what counts there
+    stored[SKINNY.number].append(_found_at(SKINNY, (16, 4096, 4096), 15000.0, LR=8))
+    chosen = choice.choose_kernel(GPU, (32, 4096, 4096))
+    assert (chosen.rung, chosen.params["LR"]) == (SKINNY.number, 8)
+    # not skinny: a short side above SHORT_MAX, or a long operand too small to be the work
+    assert choice.choose_kernel(GPU, (4096, 65, 4096)).rung != SKINNY.number
+    assert choice.choose_kernel(GPU, (256, 16, 256)).rung != SKINNY.number
+    # a rival expected faster at the shape keeps it
+    stored[DIRECT.number] = [_found_at(DIRECT, (4096, 16, 4096), 90000.0)]
+    assert choice.choose_kernel(GPU, (4096, 16, 4096)).rung == DIRECT.number
+    # and a configuration that failed is not chosen again
+    stored[DIRECT.number] = []
+    rejected = lambda number, params: number == SKINNY.number  # noqa: E731
+    assert choice.choose_kernel(GPU, (4096, 16, 4096), rejected).rung != SKINNY.number
+
+
+def test_the_skinny_kernels_grid_follows_the_short_side():
+    params = SKINNY.resolve({"LR": 16, "LK": 4, "VR": 2, "SB": 8})
+    # N short: 4096 / 32 groups along the long side, 16 / 8 along the short one
+    assert SKINNY.geometry(params, 4096, 16) == ((128 * 16, 2 * 4), (16, 4))
+    assert SKINNY.geometry(params, 16, 4096) == ((128 * 16, 2 * 4), (16, 4))
+    assert SKINNY.geometry(params, 33, 5) == ((2 * 16, 1 * 4), (16, 4))

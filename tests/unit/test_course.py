@@ -97,7 +97,7 @@ def test_explain_prints_summary_macros_and_diff():
     assert "+++ " not in first.stdout
 
 
-@pytest.mark.parametrize("arg,needle", [("0", "there is no rung 0"), ("14", "there is no rung 14"),
+@pytest.mark.parametrize("arg,needle", [("0", "there is no rung 0"), ("15", "there is no rung 15"),
                                         ("two", "'two' is not a valid integer")])
 def test_explain_bad_rung_is_one_error_line(arg, needle):
     r = _clgemm("explain", arg)

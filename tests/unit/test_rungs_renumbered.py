@@ -29,18 +29,19 @@ def _v1_entry(rung: int, params: dict) -> dict:
 
 def test_numbers_and_names():
     assert sorted(REGISTRY) == list(range(1, 11))
-    assert LIBRARY_NAMES == {"direct": 11, "tiled": 12, "tiled-any": 13}
+    assert LIBRARY_NAMES == {"direct": 11, "tiled": 12, "tiled-any": 13, "skinny": 14}
     assert [get_rung(n).slug for n in (11, 12, 13)] == ["direct", "tiled", "tiled-any"]
     assert [get_rung(n).kernel for n in (12, 13)] == ["gemm_tiled", "gemm_tiled_any"]
     assert parse_rungs("all") == list(range(1, 11))
     assert parse_rungs("8-9,tiled,tiled-any,direct") == [8, 9, 11, 12, 13]
     assert parse_rungs("all,TILED") == list(range(1, 11)) + [12]
     assert GEMM_RUNGS == tuple(range(1, 11)) + (12, 13)
-    for bad in ("14", "tiled-some", "9-8"):
+    assert parse_rungs("skinny,direct") == [11, 14]
+    for bad in ("15", "tiled-some", "9-8"):
         with pytest.raises(UsageError) as info:
             parse_rungs(bad)
-        if bad == "14":
-            for name in ("'direct'", "'tiled'", "'tiled-any'", "1-10"):
+        if bad == "15":
+            for name in ("'direct'", "'tiled'", "'tiled-any'", "'skinny'", "1-10"):
                 assert name in str(info.value)
 
 

@@ -1,0 +1,144 @@
+// Skinny GEMM: a product whose C has few rows or few columns, in one launch that streams the
+// long operand once.
+//
+// With one side of C small (at most a few dozen), each element of the long operand is used only
+// that many times, so the product is bound by reading the long operand, not by arithmetic. A
+// tiled kernel spends most of its tile on rows or columns that do not exist; this one gives a
+// work-group a block of the long side and the whole short side (or a block of it, SB), and
+// spreads K over work-items of the group as well, so that there are enough loads in flight to
+// keep memory busy even though the long side alone makes few work-groups.
+//
+// The kernel computes  O := alpha * X * Y + beta * O  with
+//   X  R x K, the long operand:  X(r, p) = X[x_offset + r * xr + p * xk]
+//   Y  K x S, the short operand: Y(p, s) = Y[y_offset + p * yk + s * ys]
+//   O  R x S, the result:        O(r, s) = O[o_offset + r * or_ + s * os]
+// The strides are arguments, so one build serves C = op(A) op(B) with N small (X = op(A),
+// Y = op(B), O = C) and, read as C^T = op(B)^T op(A)^T, with M small (X = op(B)^T, Y = op(A)^T,
+// O = C^T), whatever the transposes: the library passes the strides each case needs. One of
+// xr, xk is 1 in every case, and neighbouring work-items read neighbouring floats of X either way:
+// neighbouring rows where X runs along r, neighbouring steps of K (the lanes of one row) where it
+// runs along K.
+//
+// Geometry: a work-group has LR x LK work-items, LR along r and LK "lanes" along K (numbered
+// rows first where X runs along r, lanes first where it runs along K). Work-item (t, l) owns
+// rows r0 + t + v * LR (v < VR) and SB columns of O from s0; lane l takes p = k0 + l + LK * u
+// (u < KC) of each chunk of LK * KC steps along K. Per chunk the group
+// copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y), each work-item loads
+// its KC x VR values of X into registers first (all loads in flight before any is used), then
+// multiplies them with float4s of the local block. At the end the lanes' partial sums are added
+// through local memory, four columns at a time, and the group writes its block of O.
+//
+// beta is tested at run time: with beta == 0, O is only written, never read.
+
+// ---- parameters (set with -D; the defaults make the file build on its own) ---------------------
+#ifndef LR
+  #define LR 32        // work-items per group along the long side
+#endif
+#ifndef LK
+  #define LK 8         // work-items per group along K (lanes)
+#endif
+#ifndef VR
+  #define VR 1         // rows of the long side per work-item
+#endif
+#ifndef SB
+  #define SB 16        // columns of the short side per group (a multiple of 4)
+#endif
+#ifndef KC
+  #define KC 4         // steps along K per lane and chunk
+#endif
+
+#if LR < 1 || LK < 1 || VR < 1 || SB < 4 || KC < 1
+  #error "LR, LK, VR and KC must be positive and SB at least 4"
+#endif
+#if SB % 4 != 0
+  #error "SB must be a multiple of 4"
+#endif
+
+// ---- derived -----------------------------------------------------------------------------------
+#define THREADS (LR * LK)                 // work-items per group
+#define TR (LR * VR)                      // rows of the long side per group
+#define CHUNK (LK * KC)                   // steps along K per chunk
+#define SB4 (SB / 4)                      // float4s per row of the local block
+#define YROW (SB + 4)                     // floats per row of the local block: one float4 more,
+                                          // so lanes reading different rows meet other banks
+
+__kernel __attribute__((reqd_work_group_size(LR, LK, 1)))
+void gemm_skinny(const int R, const int S, const int K, const float alpha, const float beta,
+                 const __global float* RESTRICT X, const int x_offset, const int xr, const int xk,
+                 const __global float* RESTRICT Y, const int y_offset, const int yk, const int ys,
+                 __global float* O, const int o_offset, const int or_, const int os) {
+    // Work-items are numbered along dimension 0 first, and neighbours in that numbering read
+    // together: along r they should differ in row where X runs along r, in lane where it runs
+    // along K (then the lanes of a row read a run of neighbouring floats).
+    const int tid = get_local_id(1) * LR + get_local_id(0);
+    const int along_k = xk == 1 && xr != 1;
+    const int t = along_k ? tid / LK : tid % LR;  // 0 .. LR-1
+    const int l = along_k ? tid % LK : tid / LR;  // 0 .. LK-1
+    const int r0 = TR * get_group_id(0);
+    const int s0 = SB * get_group_id(1);
+
+    __local float Yl[CHUNK][YROW] __attribute__((aligned(16)));
+    __local float4 red[LK][TR];
+
+    // The rows this work-item reads, clamped to the last one so that no load needs a guard;
+    // the rows past R are computed and never stored.
+    long xrow[VR];
+    for (int v = 0; v < VR; v++) {
+        const int r = min(r0 + t + v * LR, R - 1);
+        xrow[v] = (long)x_offset + (long)r * xr;
+    }
+
+    float4 acc[VR][SB4];
+    for (int v = 0; v < VR; v++)
+        for (int s = 0; s < SB4; s++) acc[v][s] = (float4)(0.0f);
+
+    for (int k0 = 0; k0 < K; k0 += CHUNK) {
+        // Y's block for this chunk: consecutive work-items take consecutive floats of Y's
+        // contiguous direction (along s where ys == 1, else along p).
+        for (int e = tid; e < CHUNK * SB; e += THREADS) {
+            int pp, s;
+            if (ys == 1) { pp = e / SB; s = e % SB; } else { s = e / CHUNK; pp = e % CHUNK; }
+            const int p = k0 + pp, sc = s0 + s;
+            Yl[pp][s] = (p < K && sc < S) ? Y[(long)y_offset + (long)p * yk + (long)sc * ys]
+                                          : 0.0f;
+        }
+        float xv[KC][VR];
+        for (int u = 0; u < KC; u++) {
+            const int p = k0 + l + LK * u;
+            const long pk = (long)p * xk;
+            for (int v = 0; v < VR; v++) xv[u][v] = p < K ? X[xrow[v] + pk] : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int u = 0; u < KC; u++) {
+            const int pp = l + LK * u;
+            for (int s = 0; s < SB4; s++) {
+                const float4 y = LOCAL_VEC(float4, &Yl[pp][4 * s]);
+                for (int v = 0; v < VR; v++) acc[v][s] += xv[u][v] * y;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    // The lanes' sums, added four columns at a time; work-item e of the group then stores row
+    // r0 + e's four columns (neighbouring work-items, neighbouring rows).
+    for (int s = 0; s < SB4; s++) {
+        for (int v = 0; v < VR; v++) red[l][t + v * LR] = acc[v][s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = tid; e < TR; e += THREADS) {
+            float4 sum = red[0][e];
+            for (int q = 1; q < LK; q++) sum += red[q][e];
+            const int r = r0 + e;
+            const float part[4] = {sum.x, sum.y, sum.z, sum.w};
+            if (r < R) {
+                for (int c = 0; c < 4; c++) {
+                    const int sc = s0 + 4 * s + c;
+                    if (sc < S) {
+                        const long oi = (long)o_offset + (long)r * or_ + (long)sc * os;
+                        O[oi] = beta == 0.0f ? alpha * part[c] : alpha * part[c] + beta * O[oi];
+                    }
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

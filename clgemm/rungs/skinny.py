@@ -1,0 +1,103 @@
+"""Library kernel 14, "skinny" (clgemm/kernels/skinny.cl): a product whose C has at most a few
+dozen rows or columns, in one launch that reads the long operand once.
+
+The kernel computes O := alpha X Y + beta O for a long X (R x K) and a short Y (K x S), every
+operand given by an offset and two strides, so that C = op(A) op(B) with N the short side and,
+read as its transpose, with M the short side are the same build. Which side is short decides
+the grid (`skinny_geometry`): the short one of M and N, N where they are equal. Its work-groups
+spread K over lanes as well as the long side over work-items, so the tuner's tile heuristics,
+which count work-groups as tiles of C, do not judge it.
+"""
+
+from __future__ import annotations
+
+from clgemm.rungs.base import Constraint, Param, Params, Rung
+
+SKINNY_PARAMS = (
+    Param("LR", (8, 16, 32, 64, 128), 32, "work-items per group along the long side"),
+    Param("LK", (1, 2, 4, 8, 16, 32), 8, "work-items per group along K (lanes)"),
+    Param("VR", (1, 2, 4), 1, "rows of the long side per work-item"),
+    Param("SB", (4, 8, 16, 32, 64), 16, "columns of the short side per work-group"),
+    Param("KC", (1, 2, 4, 8, 16), 4, "steps along K per lane and chunk (loads in flight)"),
+)
+
+#: the short side of C up to which gemm() considers the kernel
+SHORT_MAX = 64
+
+
+def local_size(p: Params) -> tuple[int, int]:
+    return (p["LR"], p["LK"])
+
+
+def output_tile(p: Params) -> tuple[int, int]:
+    """The block of O a work-group writes: rows of the long side by columns of the short."""
+    return (p["LR"] * p["VR"], p["SB"])
+
+
+def local_bytes(p: Params) -> int:
+    """Y's block ([LK*KC][SB+4] floats) and the lanes' sums (LK x LR*VR float4s)."""
+    return 4 * (p["LK"] * p["KC"] * (p["SB"] + 4) + 4 * p["LK"] * p["LR"] * p["VR"])
+
+
+def short_is_n(m: int, n: int) -> bool:
+    """Whether N is the short side (else M is, and the kernel computes C^T)."""
+    return n <= m
+
+
+def skinny_geometry(p: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(global, local) sizes for an M x N result: groups along the long side by groups along
+    the short one."""
+    long_side, short_side = (m, n) if short_is_n(m, n) else (n, m)
+    tr, sb = output_tile(p)
+    return ((-(-long_side // tr) * p["LR"], -(-short_side // sb) * p["LK"]),
+            (p["LR"], p["LK"]))
+
+
+def skinny_args(m: int, n: int, k: int, a: object, b: object, c: object) -> list:
+    """The arguments for C := A B on tight column-major buffers (A m x k, B k x n)."""
+    if short_is_n(m, n):  # X = A, Y = B, O = C
+        return [m, n, k, 1.0, 0.0, a, 0, 1, m, b, 0, 1, k, c, 0, 1, m]
+    # C^T = B^T A^T: X(r, p) = B(p, r), Y(p, s) = A(s, p), O(r, s) = C(s, r)
+    return [n, m, k, 1.0, 0.0, b, 0, k, 1, a, 0, m, 1, c, 0, m, 1]
+
+
+#: A GPU work-item keeps VR x SB sums and KC x VR loaded values in registers.
+GPU_REGISTERS = Constraint("VR*SB + KC*VR <= 128 on GPUs (sums and loads in registers)",
+                           "heuristic",
+                           lambda p, d: d.device_type != "GPU"
+                           or p["VR"] * p["SB"] + p["KC"] * p["VR"] <= 128)
+
+SKINNY = Rung(
+    number=14, slug="skinny", title="skinny GEMM",
+    adds="few rows or columns of C: the long operand streamed once, K spread over lanes",
+    file="skinny.cl", kernel="gemm_skinny",
+    params=SKINNY_PARAMS,
+    derive=lambda p: {"THREADS": p["LR"] * p["LK"], "TR": p["LR"] * p["VR"],
+                      "CHUNK": p["LK"] * p["KC"]},
+    constraints=(GPU_REGISTERS,),
+    local_size=local_size,
+    output_tile=output_tile,
+    k_step=lambda p: 1,
+    local_mem_bytes=local_bytes,
+    any_size=True,
+    launch_args=skinny_args,
+    launch_geometry=skinny_geometry,
+    tile_heuristics=False,
+    teaches="a memory-bound product: one pass over the long operand, lanes along K summed "
+            "through local memory",
+)
+
+
+def skinny_launch(m: int, n: int, k: int, alpha: object, beta: object,
+                  a: object, a_offset: int, lda: int, a_trans: bool,
+                  b: object, b_offset: int, ldb: int, b_trans: bool,
+                  c: object, c_offset: int, ldc: int) -> list:
+    """The kernel's arguments for C := alpha op(A) op(B) + beta C on column-major operands
+    where they lie (offsets, leading dimensions, transposes)."""
+    # op(A)(i, p) = A[a_offset + i*ai + p*ap]; op(B)(p, j) = B[b_offset + p*bp + j*bj]
+    ai, ap = (lda, 1) if a_trans else (1, lda)
+    bp, bj = (ldb, 1) if b_trans else (1, ldb)
+    if short_is_n(m, n):
+        return [m, n, k, alpha, beta, a, a_offset, ai, ap, b, b_offset, bp, bj,
+                c, c_offset, 1, ldc]
+    return [n, m, k, alpha, beta, b, b_offset, bj, bp, a, a_offset, ap, ai, c, c_offset, ldc, 1]

@@ -1,0 +1,92 @@
+"""The skinny kernel (clgemm/kernels/skinny.cl) through the library on every device present:
+N short and M short (the kernel then computes C^T), every transpose, both storage orders,
+offsets and leading dimensions, alpha and beta, C poisoned where beta is 0, nothing outside C
+written; several configurations, so that a mix-up of rows and lanes, of blocks of the short side
+or of the last chunk of K shows; and C sharing memory with an operand through gemm()."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from layouts import embed, extract, rand, reference
+
+import clgemm
+from clgemm.backends import KINDS
+from clgemm.configs.configuration import Config
+from clgemm.library import gemm as api
+from clgemm.rungs.skinny import SKINNY
+
+#: the defaults; more rows per work-item with one lane; blocks of the short side narrower than
+#: it, with many lanes and a chunk that K does not divide
+PARAM_SETS = {
+    "defaults": {},
+    "rows": {"LR": 16, "LK": 1, "VR": 4, "SB": 8, "KC": 2},
+    "lanes": {"LR": 8, "LK": 16, "VR": 2, "SB": 4, "KC": 4},
+}
+#: N short, M short, both short, and sizes no block divides
+SHAPES = [(300, 7, 150), (9, 261, 77), (5, 3, 400), (130, 33, 1)]
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> bool:
+    scale = max(1.0, float(np.abs(want).max()))
+    return bool(np.abs(got - want).max() <= 1e-4 * scale)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("name", PARAM_SETS)
+def test_skinny_kernel_through_gemm_buffers(every_backend, name, order):
+    be = every_backend
+    kind = KINDS[be.name]
+    params = SKINNY.resolve(PARAM_SETS[name])
+    SKINNY.validate(params, be.device.limits())
+    rng = np.random.default_rng(len(name))
+    for (m, n, k), (ta, tb) in itertools.product(SHAPES,
+                                                 itertools.product((False, True), repeat=2)):
+        a = rand(rng, (k, m) if ta else (m, k))
+        b = rand(rng, (n, k) if tb else (k, n))
+        for alpha, beta in ((1.5, 0.0), (-0.5, 2.0)):
+            c = rand(rng, (m, n)) if beta else np.full((m, n), np.nan, np.float32)
+            lds = {x: (s[0] if order == "F" else s[1]) + 3 for x, s in
+                   (("a", a.shape), ("b", b.shape), ("c", c.shape))}
+            flats = {"a": embed(a, order, lds["a"], 5, np.nan),
+                     "b": embed(b, order, lds["b"], 2, np.nan),
+                     "c": embed(c, order, lds["c"], 11)}
+            arrays = {x: kind.upload(be, f) for x, f in flats.items()}
+            bufs = {x: kind.buffer_of(arr)[0] for x, arr in arrays.items()}
+            clgemm.gemm_buffers(m, n, k, bufs["a"], bufs["b"], bufs["c"], alpha=alpha,
+                                beta=beta, trans_a=ta, trans_b=tb, lda=lds["a"], ldb=lds["b"],
+                                ldc=lds["c"], a_offset=5, b_offset=2, c_offset=11, order=order,
+                                backend=be, rung=SKINNY.number, params=params)
+            be.synchronize()
+            got = kind.download(arrays["c"])
+            what = (name, order, (m, n, k), ta, tb, beta)
+            want = reference(a, b, c, alpha, beta, ta, tb)
+            assert _close(extract(got, (m, n), order, lds["c"], 11), want), what
+            inside = np.zeros(got.shape, bool)
+            inside[11:].reshape(-1, lds["c"])[:, :(m if order == "F" else n)] = True
+            assert np.array_equal(got[~inside], flats["c"][~inside]), what
+
+
+@pytest.mark.parametrize("shape", [(200, 8, 96), (8, 200, 96)])
+def test_skinny_kernel_with_c_sharing_an_operand(every_backend, monkeypatch, shape):
+    """gemm() with C the very array of A (C = A B with B square): the operand is copied
+    before the one launch that reads it in place writes C."""
+    be = every_backend
+    kind = KINDS[be.name]
+    m, n, _ = shape
+    config = Config(SKINNY.number, SKINNY.resolve({"LR": 16, "LK": 4}), "user")
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+    api.clear_caches()
+    try:
+        rng = np.random.default_rng(3)
+        a0 = rand(rng, (m, n))
+        square = rand(rng, (n, n))
+        want = reference(a0, square, None, 1.0, 0.0, False, False)
+        a = kind.upload(be, a0)
+        out = clgemm.gemm(a, kind.upload(be, square), a)
+        be.synchronize()
+        assert _close(kind.download(out), want)
+    finally:
+        api.clear_caches()

@@ -22,7 +22,7 @@ SHOWN_FAILURES = 20
 
 @click.command()
 @device_options
-@click.option("--rungs", "-r", default="all,direct,tiled,tiled-any", show_default=True,
+@click.option("--rungs", "-r", default="all,direct,tiled,tiled-any,skinny", show_default=True,
               help="e.g. 1-5, 1,3,6-10, or direct, tiled, tiled-any, skinny (the library kernels)")
 @click.option("--quick", is_flag=True, help="a covering subset of the sweep (seconds)")
 @output_file("--failures", "failures_file",

@@ -54,10 +54,16 @@
   #error "SB must be a multiple of 4"
 #endif
 
-// ---- derived -----------------------------------------------------------------------------------
-#define THREADS (LR * LK)                 // work-items per group
-#define TR (LR * VR)                      // rows of the long side per group
-#define CHUNK (LK * KC)                   // steps along K per chunk
+// ---- derived (as clgemm/rungs/skinny.py derives them) -----------------------------------------
+#ifndef THREADS
+  #define THREADS (LR * LK)               // work-items per group
+#endif
+#ifndef TR
+  #define TR (LR * VR)                    // rows of the long side per group
+#endif
+#ifndef CHUNK
+  #define CHUNK (LK * KC)                 // steps along K per chunk
+#endif
 #define SB4 (SB / 4)                      // float4s per row of the local block
 #define YROW (SB + 4)                     // floats per row of the local block: one float4 more,
                                           // so lanes reading different rows meet other banks

@@ -10,6 +10,7 @@
 # stacks-opencl (stacks of products beside cp.matmul and CLBlastSgemmStridedBatched);
 # classes-cuda and classes-opencl (the classes of shapes, C given); split-sweep (the direct
 # kernel's configurations and splits of K at the skinny and long-K classes, scripts/split_sweep.py);
+# skinny-sweep (the same for the skinny kernel on both backends, scripts/skinny_sweep.py);
 # tiled-split (gemm() with the tiled kernel forced at every split of K, scripts/tiled_split_sweep.py);
 # xeon-tests, xeon-call and xeon-parts (the library path's tests, `bench --call` on NumPy arrays at
 # 1024-4096, and where such a call's time goes, on the machine's CPU through PoCL); xeon-tune (the
@@ -111,6 +112,9 @@ print(s('$gpu', backend='$be').key)")
                       --backend opencl --sizes classes --c-given --clblast-params "$params" \
                       --json "$OUT/classes-call-opencl.json" ;;
     split-sweep) step split-sweep-cuda python3 scripts/split_sweep.py "$gpu" cuda 30 ;;
+    skinny-sweep) for be in cuda opencl; do
+                    step skinny-sweep-$be python3 scripts/skinny_sweep.py "$gpu" $be ${SKINNY_SAMPLE:-30}
+                  done ;;
     tiled-split) step tiled-split-cuda python3 scripts/tiled_split_sweep.py "$gpu" cuda
                  step tiled-split-opencl python3 scripts/tiled_split_sweep.py "$gpu" opencl ;;
     xeon-tests) step xeon-tests env CLGEMM_TEST_DEVICE=xeon python3 -m pytest -q -x $parallel \

@@ -14,6 +14,7 @@ from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm.backends import KINDS
+from clgemm.configs import choice
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.rungs.skinny import SKINNY
@@ -37,12 +38,27 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
 @pytest.mark.parametrize("order", ["F", "C"])
 @pytest.mark.parametrize("name", PARAM_SETS)
 def test_skinny_kernel_through_gemm_buffers(every_backend, name, order):
-    be = every_backend
+    _sweep(every_backend, SKINNY.resolve(PARAM_SETS[name]), order, SHAPES, name)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_skinny_kernel_with_k_split(every_backend, monkeypatch, order):
+    """K in 4 slices: the batched form's slices of X and Y along K, whichever side is short and
+    whatever the transposes, summed by one more launch into alpha*P + beta*C."""
+    monkeypatch.setattr(choice, "skinny_split", lambda device, config, shape: 4)
+    api.clear_caches()
+    try:
+        _sweep(every_backend, SKINNY.resolve(PARAM_SETS["lanes"]), order,
+               [(300, 7, 400), (9, 261, 84)], "split")
+    finally:
+        api.clear_caches()
+
+
+def _sweep(be, params, order, shapes, name):
     kind = KINDS[be.name]
-    params = SKINNY.resolve(PARAM_SETS[name])
     SKINNY.validate(params, be.device.limits())
     rng = np.random.default_rng(len(name))
-    for (m, n, k), (ta, tb) in itertools.product(SHAPES,
+    for (m, n, k), (ta, tb) in itertools.product(shapes,
                                                  itertools.product((False, True), repeat=2)):
         a = rand(rng, (k, m) if ta else (m, k))
         b = rand(rng, (n, k) if tb else (k, n))

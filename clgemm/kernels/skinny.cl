@@ -29,6 +29,11 @@
 // through local memory, four columns at a time, and the group writes its block of O.
 //
 // beta is tested at run time: with beta == 0, O is only written, never read.
+//
+// BATCHED = 1 makes one launch do a stack of such products, one per work-group along the third
+// dimension: product z reads X, Y and O x_stride, y_stride and o_stride floats times z further
+// on. gemm() uses it to split a long K into slices (the slices of X and Y are views one depth
+// apart along K), whose partial products another launch sums.
 
 // ---- parameters (set with -D; the defaults make the file build on its own) ---------------------
 #ifndef LR
@@ -47,6 +52,13 @@
   #define KC 4         // steps along K per lane and chunk
 #endif
 
+#ifndef BATCHED
+  #define BATCHED 0    // 1: a stack of products, one per work-group along the third dimension
+#endif
+
+#if BATCHED != 0 && BATCHED != 1
+  #error "BATCHED must be 0 or 1"
+#endif
 #if LR < 1 || LK < 1 || VR < 1 || SB < 4 || KC < 1
   #error "LR, LK, VR and KC must be positive and SB at least 4"
 #endif
@@ -72,7 +84,17 @@ __kernel __attribute__((reqd_work_group_size(LR, LK, 1)))
 void gemm_skinny(const int R, const int S, const int K, const float alpha, const float beta,
                  const __global float* RESTRICT X, const int x_offset, const int xr, const int xk,
                  const __global float* RESTRICT Y, const int y_offset, const int yk, const int ys,
-                 __global float* O, const int o_offset, const int or_, const int os) {
+                 __global float* O, const int o_offset, const int or_, const int os
+#if BATCHED
+                 , const int x_stride, const int y_stride, const int o_stride
+#endif
+                 ) {
+#if BATCHED
+    const long z = get_group_id(2);               // which product of the stack
+    X += z * x_stride;
+    Y += z * y_stride;
+    O += z * o_stride;
+#endif
     // Work-items are numbered along dimension 0 first, and neighbours in that numbering read
     // together: along r they should differ in row where X runs along r, in lane where it runs
     // along K (then the lanes of a row read a run of neighbouring floats).

@@ -39,7 +39,6 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
 from clgemm.library.stacks import CheckedCall, gemm_stacks
-from clgemm.rungs.direct import DIRECT
 
 #: stored configurations tried in one call before the kernels' defaults
 _FALLBACK_TRIES = 4
@@ -108,11 +107,7 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         kernel = sig.kernel
         if kernel is None and plan.use_p and not plan.nothing_to_do:
             kernel = CACHE.choose(be.device, shape)
-        split = 1
-        if kernel is not None:
-            split = (choice.split_of(be.device, kernel.params, shape)
-                     if kernel.rung == DIRECT.number else choice.tiled_split(be.device, kernel,
-                                                                             shape))
+        split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
                         kernel, split)
         check_memory(be.device, extra + plan.temps)

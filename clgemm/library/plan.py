@@ -84,14 +84,10 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
         return plan
     assert kernel is not None, "a call with a product to compute has a kernel"
     plan.choice = kernel
-    if plan.choice.rung == SKINNY.number:
-        # One launch streams the long operand where it lies and writes alpha*P + beta*C.
-        plan.direct, plan.direct_c = True, True
-        plan.mp, plan.np_, plan.kp = m, n, k
-        return plan
-    if plan.choice.rung == DIRECT.number:
-        # One launch reads the operands where they lie and writes alpha*P + beta*C itself; with
-        # K split, it writes the slices' partial products and one more launch sums them into C.
+    if plan.choice.rung in (DIRECT.number, SKINNY.number):
+        # One launch of the direct or the skinny kernel reads the operands where they lie and
+        # writes alpha*P + beta*C itself; with K split, it writes the slices' partial products
+        # and one more launch sums them into C.
         plan.direct, plan.direct_c = True, True
         plan.mp, plan.np_, plan.kp = m, n, k
         if split > 1:

@@ -53,6 +53,20 @@ def skinny_geometry(p: Params, m: int, n: int) -> tuple[tuple[int, int], tuple[i
             (p["LR"], p["LK"]))
 
 
+def skinny_macros(params: Params, batched: bool = False) -> dict[str, int]:
+    """The -D set for one configuration, and for a stack of products where `batched` (the
+    kernel then takes three strides more)."""
+    return {**SKINNY.resolve(dict(params)), **({"BATCHED": 1} if batched else {})}
+
+
+def batched_geometry(params: Params, m: int, n: int, batch: int
+                     ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(global, local) sizes of a launch of `batch` products M x N: one product's grid in the
+    first two dimensions, one work-group per product along the third."""
+    (gx, gy), (lx, ly) = skinny_geometry(SKINNY.resolve(dict(params)), m, n)
+    return (gx, gy, batch), (lx, ly, 1)
+
+
 def skinny_args(m: int, n: int, k: int, a: object, b: object, c: object) -> list:
     """The arguments for C := A B on tight column-major buffers (A m x k, B k x n)."""
     if short_is_n(m, n):  # X = A, Y = B, O = C

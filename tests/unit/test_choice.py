@@ -168,3 +168,12 @@ def test_the_skinny_kernels_grid_follows_the_short_side():
     assert SKINNY.geometry(params, 4096, 16) == ((128 * 16, 2 * 4), (16, 4))
     assert SKINNY.geometry(params, 16, 4096) == ((128 * 16, 2 * 4), (16, 4))
     assert SKINNY.geometry(params, 33, 5) == ((2 * 16, 1 * 4), (16, 4))
+
+
+def test_the_skinny_kernel_splits_k_where_its_groups_are_too_few():
+    config = choice.Config(SKINNY.number, SKINNY.resolve({"LR": 16, "LK": 16, "VR": 4}), "tuned")
+    # 4096 / 64 rows = 64 work-groups: 8 slices of 512 stay within 4 groups per unit
+    assert choice.skinny_split(GPU, config, (4096, 16, 4096)) == 8
+    assert choice.skinny_split(GPU, config, (16, 4096, 4096)) == 8
+    assert choice.skinny_split(GPU, config, (4096, 16, 1024)) == 1  # too short a K
+    assert choice.split_for(GPU, config, (4096, 16, 4096)) == 8

@@ -14,17 +14,17 @@ from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm.backends import KINDS
-from clgemm.configs import choice
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.rungs.skinny import SKINNY
 
 #: the defaults; more rows per work-item with one lane; blocks of the short side narrower than
-#: it, with many lanes and a chunk that K does not divide
+#: it, with many lanes and a chunk that K does not divide; the short operand read from global
 PARAM_SETS = {
     "defaults": {},
     "rows": {"LR": 16, "LK": 1, "VR": 4, "SB": 8, "KC": 2},
     "lanes": {"LR": 8, "LK": 16, "VR": 2, "SB": 4, "KC": 4},
+    "global": {"LR": 16, "LK": 8, "VR": 2, "SB": 8, "KC": 4, "YLOCAL": 0},
 }
 #: N short, M short, both short, and sizes no block divides
 SHAPES = [(300, 7, 150), (9, 261, 77), (5, 3, 400), (130, 33, 1)]
@@ -39,19 +39,6 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
 @pytest.mark.parametrize("name", PARAM_SETS)
 def test_skinny_kernel_through_gemm_buffers(every_backend, name, order):
     _sweep(every_backend, SKINNY.resolve(PARAM_SETS[name]), order, SHAPES, name)
-
-
-@pytest.mark.parametrize("order", ["F", "C"])
-def test_skinny_kernel_with_k_split(every_backend, monkeypatch, order):
-    """K in 4 slices: the batched form's slices of X and Y along K, whichever side is short and
-    whatever the transposes, summed by one more launch into alpha*P + beta*C."""
-    monkeypatch.setattr(choice, "skinny_split", lambda device, config, shape: 4)
-    api.clear_caches()
-    try:
-        _sweep(every_backend, SKINNY.resolve(PARAM_SETS["lanes"]), order,
-               [(300, 7, 400), (9, 261, 84)], "split")
-    finally:
-        api.clear_caches()
 
 
 def _sweep(be, params, order, shapes, name):

@@ -191,23 +191,14 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     return _slices(device, (m // tm) * (n // tn), k, tk)
 
 
-def skinny_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
-    """Into how many slices the skinny kernel splits K at this shape (1: none), as `split_of`
-    does for the direct kernel: its work-groups each take a block of the long side, and a long
-    side of a few thousand makes too few of them to fill the device."""
-    m, n, k = shape
-    if config.rung != SKINNY.number or k < SPLIT_FROM_K:
-        return 1
-    (gx, gy), (lx, ly) = SKINNY.geometry(SKINNY.resolve(dict(config.params)), m, n)
-    return _slices(device, (gx // lx) * (gy // ly), k, 1)
-
-
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
-    """Into how many slices the kernel of `config` splits K at this shape (1: none)."""
+    """Into how many slices the kernel of `config` splits K at this shape (1: none). The skinny
+    kernel never splits: its lanes spread K already, and splitting over work-groups as well was
+    measured slower (results/h100/call/skinny-sweep-*.txt)."""
     if config.rung == DIRECT.number:
         return split_of(device, config.params, shape)
     if config.rung == SKINNY.number:
-        return skinny_split(device, config, shape)
+        return 1
     return tiled_split(device, config, shape)
 
 

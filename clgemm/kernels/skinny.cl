@@ -23,7 +23,8 @@
 // rows first where X runs along r, lanes first where it runs along K). Work-item (t, l) owns
 // rows r0 + t + v * LR (v < VR) and SB columns of O from s0; lane l takes p = k0 + l + LK * u
 // (u < KC) of each chunk of LK * KC steps along K. Per chunk the group
-// copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y), each work-item loads
+// copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y; with YLOCAL = 0 each
+// work-item reads Y where it lies instead, and the loop has no barrier), each work-item loads
 // its KC x VR values of X into registers first (all loads in flight before any is used), then
 // multiplies them with float4s of the local block. At the end the lanes' partial sums are added
 // through local memory, four columns at a time, and the group writes its block of O.
@@ -32,8 +33,8 @@
 //
 // BATCHED = 1 makes one launch do a stack of such products, one per work-group along the third
 // dimension: product z reads X, Y and O x_stride, y_stride and o_stride floats times z further
-// on. gemm() uses it to split a long K into slices (the slices of X and Y are views one depth
-// apart along K), whose partial products another launch sums.
+// on. It times splits of a long K into slices (the slices of X and Y are views one depth apart
+// along K; scripts/skinny_sweep.py), which gemm() does not use: the lanes alone measured faster.
 
 // ---- parameters (set with -D; the defaults make the file build on its own) ---------------------
 #ifndef LR
@@ -52,12 +53,18 @@
   #define KC 4         // steps along K per lane and chunk
 #endif
 
+#ifndef YLOCAL
+  #define YLOCAL 1     // 1: Y's block for each chunk staged in local memory; 0: read from global
+#endif
 #ifndef BATCHED
   #define BATCHED 0    // 1: a stack of products, one per work-group along the third dimension
 #endif
 
 #if BATCHED != 0 && BATCHED != 1
   #error "BATCHED must be 0 or 1"
+#endif
+#if YLOCAL != 0 && YLOCAL != 1
+  #error "YLOCAL must be 0 or 1"
 #endif
 #if LR < 1 || LK < 1 || VR < 1 || SB < 4 || KC < 1
   #error "LR, LK, VR and KC must be positive and SB at least 4"
@@ -79,6 +86,10 @@
 #define SB4 (SB / 4)                      // float4s per row of the local block
 #define YROW (SB + 4)                     // floats per row of the local block: one float4 more,
                                           // so lanes reading different rows meet other banks
+
+// Y(p, s) read from global memory (YLOCAL = 0), zero past K and past S; yp is Y's offset of row p
+#define Y_AT(p, yp, sc) \
+    (((p) < K && (sc) < S) ? LOAD_GLOBAL(Y, (yp) + (long)(sc) * ys) : 0.0f)
 
 __kernel __attribute__((reqd_work_group_size(LR, LK, 1)))
 void gemm_skinny(const int R, const int S, const int K, const float alpha, const float beta,
@@ -105,7 +116,9 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
     const int r0 = TR * get_group_id(0);
     const int s0 = SB * get_group_id(1);
 
+#if YLOCAL
     __local float Yl[CHUNK][YROW] __attribute__((aligned(16)));
+#endif
     __local float4 red[LK][TR];
 
     // The rows this work-item reads, clamped to the last one so that no load needs a guard;
@@ -121,6 +134,7 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
         for (int s = 0; s < SB4; s++) acc[v][s] = (float4)(0.0f);
 
     for (int k0 = 0; k0 < K; k0 += CHUNK) {
+#if YLOCAL
         // Y's block for this chunk: consecutive work-items take consecutive floats of Y's
         // contiguous direction (along s where ys == 1, else along p).
         for (int e = tid; e < CHUNK * SB; e += THREADS) {
@@ -130,12 +144,14 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
             Yl[pp][s] = (p < K && sc < S) ? Y[(long)y_offset + (long)p * yk + (long)sc * ys]
                                           : 0.0f;
         }
+#endif
         float xv[KC][VR];
         for (int u = 0; u < KC; u++) {
             const int p = k0 + l + LK * u;
             const long pk = (long)p * xk;
             for (int v = 0; v < VR; v++) xv[u][v] = p < K ? X[xrow[v] + pk] : 0.0f;
         }
+#if YLOCAL
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int u = 0; u < KC; u++) {
             const int pp = l + LK * u;
@@ -145,6 +161,20 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+#else
+        // Y straight from global memory: the work-items of a lane read the same floats, which
+        // the cache serves to all of them; no barrier holds a work-item back.
+        for (int u = 0; u < KC; u++) {
+            const int p = k0 + l + LK * u;
+            const long yp = (long)y_offset + (long)p * yk;
+            for (int s = 0; s < SB4; s++) {
+                const int sc = s0 + 4 * s;
+                const float4 y = (float4)(Y_AT(p, yp, sc), Y_AT(p, yp, sc + 1),
+                                          Y_AT(p, yp, sc + 2), Y_AT(p, yp, sc + 3));
+                for (int v = 0; v < VR; v++) acc[v][s] += xv[u][v] * y;
+            }
+        }
+#endif
     }
 
     // The lanes' sums, added four columns at a time; work-item e of the group then stores row

@@ -22,8 +22,7 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
-from clgemm.rungs.skinny import SKINNY, short_is_n, skinny_launch, skinny_macros
-from clgemm.rungs.skinny import batched_geometry as skinny_batched_geometry
+from clgemm.rungs.skinny import SKINNY, skinny_launch
 from clgemm.rungs.tiled import tiled_macros
 
 HELPERS_FILE = "blas_helpers.cl"
@@ -175,29 +174,11 @@ def _skinny(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     """One launch of the skinny kernel, which reads the operands where they lie and writes
     alpha*P + beta*C itself."""
     plan = prog.plan
-    m, n, split = plan.m, plan.n, plan.split
-    knl = backend.program(SKINNY.file, skinny_macros(plan.chosen.params, batched=split > 1),
-                          SKINNY.kernel)
+    knl = backend.program(SKINNY.file, SKINNY.macros(plan.chosen.params), SKINNY.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
-    if split == 1:
-        prog.add("skinny kernel", knl, *SKINNY.geometry(plan.chosen.params, m, n),
-                 skinny_launch(m, n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
-                               a.trans, sb, b.offset, b.ld, b.trans, C, c.offset, c.ld))
-        return
-    # K in slices: slice p of A's columns times slice p of B's rows into partial product p (M x
-    # N, tight), which `reduce_splits` sums into alpha*P + beta*C.
-    depth = plan.k // split
-    partial = prog.new_scratch(split * m * n)
-    args = skinny_launch(m, n, depth, np.float32(1), np.float32(0), sa, a.offset, a.ld,
-                         a.trans, sb, b.offset, b.ld, b.trans, partial, 0, m)
-    along_a = depth if a.trans else depth * a.ld
-    along_b = depth * b.ld if b.trans else depth
-    # the kernel's X and Y are op(A) and op(B) where N is the short side, else op(B)^T, op(A)^T
-    x_stride, y_stride = (along_a, along_b) if short_is_n(m, n) else (along_b, along_a)
-    prog.add("skinny kernel, K split", knl, *skinny_batched_geometry(plan.chosen.params, m, n,
-                                                                     split),
-             [*args, x_stride, y_stride, m * n])
-    _sum_slices(backend, prog, partial, c)
+    prog.add("skinny kernel", knl, *SKINNY.geometry(plan.chosen.params, plan.m, plan.n),
+             skinny_launch(plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
+                           a.trans, sb, b.offset, b.ld, b.trans, C, c.offset, c.ld))
 
 
 def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,

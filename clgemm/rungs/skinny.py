@@ -19,6 +19,8 @@ SKINNY_PARAMS = (
     Param("VR", (1, 2, 4), 1, "rows of the long side per work-item"),
     Param("SB", (4, 8, 16, 32, 64), 16, "columns of the short side per work-group"),
     Param("KC", (1, 2, 4, 8, 16), 4, "steps along K per lane and chunk (loads in flight)"),
+    Param("YLOCAL", (0, 1), 1, "1: the short operand's block staged in local memory per chunk; "
+          "0: read where it lies, no barrier in the loop", minimum=0),
 )
 
 #: the short side of C up to which gemm() considers the kernel
@@ -35,8 +37,10 @@ def output_tile(p: Params) -> tuple[int, int]:
 
 
 def local_bytes(p: Params) -> int:
-    """Y's block ([LK*KC][SB+4] floats) and the lanes' sums (LK x LR*VR float4s)."""
-    return 4 * (p["LK"] * p["KC"] * (p["SB"] + 4) + 4 * p["LK"] * p["LR"] * p["VR"])
+    """Y's block ([LK*KC][SB+4] floats, where staged) and the lanes' sums (LK x LR*VR
+    float4s)."""
+    staged = p["YLOCAL"] * p["LK"] * p["KC"] * (p["SB"] + 4)
+    return 4 * (staged + 4 * p["LK"] * p["LR"] * p["VR"])
 
 
 def short_is_n(m: int, n: int) -> bool:

@@ -170,10 +170,9 @@ def test_the_skinny_kernels_grid_follows_the_short_side():
     assert SKINNY.geometry(params, 33, 5) == ((2 * 16, 1 * 4), (16, 4))
 
 
-def test_the_skinny_kernel_splits_k_where_its_groups_are_too_few():
+def test_the_skinny_kernel_does_not_split_k():
     config = choice.Config(SKINNY.number, SKINNY.resolve({"LR": 16, "LK": 16, "VR": 4}), "tuned")
-    # 4096 / 64 rows = 64 work-groups: 8 slices of 512 stay within 4 groups per unit
-    assert choice.skinny_split(GPU, config, (4096, 16, 4096)) == 8
-    assert choice.skinny_split(GPU, config, (16, 4096, 4096)) == 8
-    assert choice.skinny_split(GPU, config, (4096, 16, 1024)) == 1  # too short a K
-    assert choice.split_for(GPU, config, (4096, 16, 4096)) == 8
+    assert choice.split_for(GPU, config, (4096, 16, 4096)) == 1
+    direct = choice.Config(DIRECT.number, DIRECT.defaults(), "tuned")
+    assert choice.split_for(GPU, direct, (4096, 16, 4096)) == choice.split_of(
+        GPU, direct.params, (4096, 16, 4096))

@@ -1,7 +1,7 @@
 """How fast the skinny kernel could run the skinny products of `bench --call`'s classes if its
 configuration and its split of K were chosen together: the configuration gemm() would run and a
 sample of those the tuner's funnel keeps, each timed at every split of K (the batched kernel over
-the slices plus the sum of the slices; device events, median of 5), beside gemm()'s own split
+the slices plus the sum of the slices; device events, median of 5), beside gemm()'s own (none)
 and, on CUDA, cuBLAS's SGEMM on the same buffers. Shapes are the user's (C-ordered M x N x K);
 the kernels see N x M x K, as gemm() runs them. Usage:
     python scripts/skinny_sweep.py DEVICE BACKEND [SAMPLE] [--tiny]
@@ -82,10 +82,10 @@ for um, un, k in SHAPES:
     results.sort(key=lambda r: r[0])
     best_ms, best_split, best = results[0]
     line = f"{backend_name} {um}x{un}x{k} (gemm() runs {kernel_label(runs.rung)}):"
-    if stored is not None:
-        own_split = choice.skinny_split(be.device, stored, (m, n, k))
+    if stored is not None:  # gemm() runs it unsplit (choice.split_for)
+        own_split = choice.split_for(be.device, stored, (m, n, k))
         by_split = {s: ms for ms, s, p in results if p == dict(stored.params)}
-        line += (f" stored {dict(stored.params)} at its split {own_split} "
+        line += (f" stored {dict(stored.params)} at gemm()'s split {own_split} "
                  f"{flop / by_split[own_split] / 1e6:,.0f} GFLOP/s, at each split "
                  + ", ".join(f"{s}: {flop / ms / 1e6:,.0f}" for s, ms in sorted(by_split.items()))
                  + ";")

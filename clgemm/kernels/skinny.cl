@@ -26,7 +26,8 @@
 // copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y; with YLOCAL = 0 each
 // work-item reads Y where it lies instead, and the loop has no barrier), each work-item loads
 // its KC x VR values of X into registers first (all loads in flight before any is used), then
-// multiplies them with float4s of the local block. At the end the lanes' partial sums are added
+// multiplies them with float4s of the local block (PREFETCH = 1: the next chunk's values are
+// loaded while this one is multiplied, so the loads' latency is hidden within the group too). At the end the lanes' partial sums are added
 // through local memory, four columns at a time, and the group writes its block of O.
 //
 // beta is tested at run time: with beta == 0, O is only written, never read.
@@ -56,12 +57,18 @@
 #ifndef YLOCAL
   #define YLOCAL 1     // 1: Y's block for each chunk staged in local memory; 0: read from global
 #endif
+#ifndef PREFETCH
+  #define PREFETCH 0   // 1: each chunk's X loaded during the chunk before (twice the registers)
+#endif
 #ifndef BATCHED
   #define BATCHED 0    // 1: a stack of products, one per work-group along the third dimension
 #endif
 
 #if BATCHED != 0 && BATCHED != 1
   #error "BATCHED must be 0 or 1"
+#endif
+#if PREFETCH != 0 && PREFETCH != 1
+  #error "PREFETCH must be 0 or 1"
 #endif
 #if YLOCAL != 0 && YLOCAL != 1
   #error "YLOCAL must be 0 or 1"
@@ -86,6 +93,14 @@
 #define SB4 (SB / 4)                      // float4s per row of the local block
 #define YROW (SB + 4)                     // floats per row of the local block: one float4 more,
                                           // so lanes reading different rows meet other banks
+
+// The KC x VR values of X this work-item multiplies in the chunk from k0 (zero past K)
+#define LOAD_X(dst, k0)                                                                          \
+    for (int u = 0; u < KC; u++) {                                                               \
+        const int p = (k0) + l + LK * u;                                                         \
+        const long pk = (long)p * xk;                                                            \
+        for (int v = 0; v < VR; v++) (dst)[u][v] = p < K ? X[xrow[v] + pk] : 0.0f;              \
+    }
 
 // Y(p, s) read from global memory (YLOCAL = 0), zero past K and past S; yp is Y's offset of row p
 #define Y_AT(p, yp, sc) \
@@ -133,6 +148,10 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
     for (int v = 0; v < VR; v++)
         for (int s = 0; s < SB4; s++) acc[v][s] = (float4)(0.0f);
 
+#if PREFETCH
+    float xn[KC][VR];
+    LOAD_X(xn, 0);
+#endif
     for (int k0 = 0; k0 < K; k0 += CHUNK) {
 #if YLOCAL
         // Y's block for this chunk: consecutive work-items take consecutive floats of Y's
@@ -145,12 +164,17 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
                                           : 0.0f;
         }
 #endif
+#if PREFETCH
+        // this chunk's X came with the last one; the next chunk's loads go out now, and are in
+        // flight while this one is multiplied
         float xv[KC][VR];
-        for (int u = 0; u < KC; u++) {
-            const int p = k0 + l + LK * u;
-            const long pk = (long)p * xk;
-            for (int v = 0; v < VR; v++) xv[u][v] = p < K ? X[xrow[v] + pk] : 0.0f;
-        }
+        for (int u = 0; u < KC; u++)
+            for (int v = 0; v < VR; v++) xv[u][v] = xn[u][v];
+        LOAD_X(xn, k0 + CHUNK);
+#else
+        float xv[KC][VR];
+        LOAD_X(xv, k0);
+#endif
 #if YLOCAL
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int u = 0; u < KC; u++) {

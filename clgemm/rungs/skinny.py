@@ -21,6 +21,8 @@ SKINNY_PARAMS = (
     Param("KC", (1, 2, 4, 8, 16), 4, "steps along K per lane and chunk (loads in flight)"),
     Param("YLOCAL", (0, 1), 1, "1: the short operand's block staged in local memory per chunk; "
           "0: read where it lies, no barrier in the loop", minimum=0),
+    Param("PREFETCH", (0, 1), 0, "1: the next chunk's values of the long operand loaded while "
+          "this one is multiplied", minimum=0),
 )
 
 #: the short side of C up to which gemm() considers the kernel
@@ -79,11 +81,12 @@ def skinny_args(m: int, n: int, k: int, a: object, b: object, c: object) -> list
     return [n, m, k, 1.0, 0.0, b, 0, k, 1, a, 0, m, 1, c, 0, m, 1]
 
 
-#: A GPU work-item keeps VR x SB sums and KC x VR loaded values in registers.
-GPU_REGISTERS = Constraint("VR*SB + KC*VR <= 128 on GPUs (sums and loads in registers)",
-                           "heuristic",
+#: A GPU work-item keeps VR x SB sums and KC x VR loaded values in registers (twice as many
+#: with PREFETCH).
+GPU_REGISTERS = Constraint("VR*SB + (1+PREFETCH)*KC*VR <= 128 on GPUs (sums and loads in "
+                           "registers)", "heuristic",
                            lambda p, d: d.device_type != "GPU"
-                           or p["VR"] * p["SB"] + p["KC"] * p["VR"] <= 128)
+                           or p["VR"] * p["SB"] + (1 + p["PREFETCH"]) * p["KC"] * p["VR"] <= 128)
 
 SKINNY = Rung(
     number=14, slug="skinny", title="skinny GEMM",

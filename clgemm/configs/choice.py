@@ -23,7 +23,7 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.skinny import SHORT_MAX, SKINNY
+from clgemm.rungs.skinny import SHORT_MAX, SKINNY, short_is_n
 from clgemm.rungs.tiled import TILED
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
@@ -242,14 +242,31 @@ def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
     widest = max((min(f.shape[0], f.shape[1]) for f in stored), default=0)
     if not skinny_class(shape, widest):
         return None
-    found = lookup.best(device, SKINNY, shape)
-    if found is None or rejected(SKINNY.number, found.params):
+    found = _nearest_short_side(shape, [f for f in lookup.ranked(device, SKINNY, shape)
+                                        if not rejected(SKINNY.number, f.params)])
+    if found is None:
         return None
     mine = lookup.expected_gflops(device, SKINNY, found, shape)
     if any(f is not None and lookup.expected_gflops(device, rung, f, shape) > mine
            for rung, f in rivals):
         return None
     return from_found(found)
+
+
+def _nearest_short_side(shape: tuple[int, int, int],
+                        ranked: list[lookup.Found]) -> lookup.Found | None:
+    """The entry measured with the short side on the same side as this shape's and nearest in
+    width; the lookup's order among equals. A reading-bound kernel's speed grows with the short
+    side, so the lookup's expected speeds would hand a 16-column product the configuration
+    measured at 32 (blocks of the short side twice too wide), however fast it is at 16."""
+    m, n, _ = shape
+
+    def key(f: lookup.Found) -> tuple[bool, float]:
+        fm, fn = f.shape[0], f.shape[1]
+        return (short_is_n(fm, fn) != short_is_n(m, n),
+                abs(math.log2(max(1, min(fm, fn)) / max(1, min(m, n)))))
+
+    return min(ranked, key=key, default=None)
 
 
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],

@@ -146,6 +146,11 @@ def test_a_skinny_product_runs_on_the_skinny_kernel_where_it_is_stored_and_faste
     assert choice.choose_kernel(GPU, (4096, 17, 4096)).rung != SKINNY.number
     stored[SKINNY.number].append(_found_at(SKINNY, (4096, 64, 4096), 20000.0, LR=16))
     assert choice.choose_kernel(GPU, (4096, 64, 4096)).rung == SKINNY.number
+    # the entry nearest in short side, not the fastest: 32 columns read twice as fast per flop
+    stored[SKINNY.number].append(_found_at(SKINNY, (4096, 32, 4096), 40000.0, LR=64))
+    assert choice.choose_kernel(GPU, (4096, 16, 4096)).params["LR"] == 16
+    assert choice.choose_kernel(GPU, (4096, 24, 4096)).params["LR"] == 64
+    stored[SKINNY.number].pop()
     # M short reads the long operand the other way: its own measurement is what counts there
     stored[SKINNY.number].append(_found_at(SKINNY, (16, 4096, 4096), 15000.0, LR=8))
     chosen = choice.choose_kernel(GPU, (32, 4096, 4096))

@@ -279,7 +279,6 @@ def test_model_command_on_a_recorded_device_as_json(capsys, monkeypatch, tmp_pat
 
 @pytest.mark.parametrize("args, needle", [
     (["model", "--rung", "15"], "no rung 15"),
-    (["model", "--rung", "skinny"], "no count of skinny"),
     (["model", "--rung", "7", "-p", "TSM=100"], "TSM"),
     (["model", "--rung", "6", "--size", "100", "--defaults"], "cannot do"),
     (["model", "--peak-gflops", "-5"], "--peak-gflops"),
@@ -346,3 +345,14 @@ def test_bench_rows_get_the_best_rungs_bound(device):
     assert csv_row["best_pct_of_bound"] == pytest.approx(row["bound"]["pct"])
     assert "% bound" in run.table() and f"limited by {b.limit}" in run.table()
     assert run.to_json()["bound_hardware"]["name"] == device.name
+
+
+def test_the_skinny_kernel_is_bounded_by_reading_the_long_operand_either_way():
+    """Kernel 14 reads its long operand once, whichever side of C is short: the same bound for
+    M x 16 and 16 x N (it computes C^T for the second), and global memory the limit where the
+    short side is narrow."""
+    params = get_rung(14).resolve({"LR": 16, "LK": 16, "VR": 4, "SB": 16})
+    tall = bound(14, params, (4096, 16, 4096), toy(mem_gbps=50))
+    wide = bound(14, params, (16, 4096, 4096), toy(mem_gbps=50))
+    assert tall.gflops == wide.gflops and tall.limit == model_bound.GLOBAL
+    assert step_for(get_rung(14), params).fmas == 4 * 16

@@ -52,7 +52,7 @@ def model(device: str | None, backend: str | None, device_record: str | None,
     unmodelled = [n for n in numbers if n not in STEPS]
     if unmodelled:
         raise UsageError(f"the model has no count of {kernel_label(unmodelled[0])}'s inner "
-                         f"loop: it bounds the ladder and the direct and tiled kernels")
+                         f"loop")
     overrides_by_rung = parse_param_options(param_opts, numbers)
     configs = configure_all(dev, numbers, problem.as_list(), overrides_by_rung,
                             stored=not use_defaults)

@@ -42,6 +42,7 @@ from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, para
 from clgemm.devices.hardware import Hardware
 from clgemm.model.inner_loops import LoopStep, step_for
 from clgemm.rungs import Rung, get_rung
+from clgemm.rungs.skinny import SKINNY, short_is_n
 
 PEAK = "peak"
 LANES = "lanes"
@@ -322,6 +323,8 @@ def _combine(terms: list[Term]) -> tuple[float, str]:
 def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware) -> Bound:
     """The bound for `rung` with `params` (divisibility already checked) on M x N x K."""
     params = dict(params)
+    if rung.number == SKINNY.number and not short_is_n(problem.m, problem.n):
+        problem = Problem(problem.n, problem.m, problem.k)  # it computes C^T, N rows long
     step = step_for(rung, params)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)

@@ -151,6 +151,19 @@ def _blocked(prefetch: bool) -> Callable[[Mapping[str, int], Mapping[str, int]],
     return step
 
 
+def _skinny(p: Mapping[str, int], m: Mapping[str, int]) -> LoopStep:
+    """Kernel 14: per step along K, VR values of the long operand from global memory and the
+    short operand's SB columns, as float4s of the local block (YLOCAL) or floats where Y lies;
+    the work-items of a lane read the same ones."""
+    vr, sb = p["VR"], p["SB"]
+    staged = p.get("YLOCAL", 1) == 1
+    y = Read("Y", "local", sb / 4, 4, "n") if staged else Read("Y", "global", sb, 1, "n")
+    loaded = p["KC"] * vr * (1 + p.get("PREFETCH", 0))
+    return LoopStep("xv[u][v] = X(r_v, p); acc[v][s] += xv[u][v] * Y(p, 4s..4s+3)",
+                    fmas=vr * sb, reads=(Read("X", "global", vr, 1, "m"), y),
+                    chains=vr * sb // 4, registers=vr * sb + loaded + REGISTER_OVERHEAD)
+
+
 #: rung number -> the step of its kernel's innermost loop
 STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], LoopStep]] = {
     1: _naive, 2: _tiling, 3: _more_work, 4: _wide_types, 5: _transposed,
@@ -159,6 +172,7 @@ STEPS: dict[int, Callable[[Mapping[str, int], Mapping[str, int]], LoopStep]] = {
     # The direct kernel's step is rung 6's: WPTM + WPTN scalar local reads, WPTM x WPTN FMAs.
     11: _blocked(False),
     12: _blocked(True), 13: _blocked(True),
+    14: _skinny,
 }
 
 

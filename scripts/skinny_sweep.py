@@ -19,9 +19,9 @@ from clgemm.configs.configuration import Config
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
-from clgemm.library.program import helper_kernel, tiles_geometry
+from clgemm.configs.launch import helper_kernel, tiles_geometry
 from clgemm.rungs import kernel_label
-from clgemm.rungs.skinny import SKINNY, batched_geometry, skinny_args, skinny_macros
+from clgemm.rungs.skinny import SKINNY, batched_geometry, skinny_args, skinny_macros, slice_args
 from clgemm.tuner.space import build_space
 
 CLASSES = [(4096, 16, 4096), (4096, 32, 4096), (4096, 64, 4096), (16, 4096, 4096),
@@ -41,14 +41,13 @@ def timed(params, split, m, n, k, bufs, partial) -> float | None:
     try:
         knl = be.program(SKINNY.file, skinny_macros(params, batched=True), SKINNY.kernel)
         gsize, lsize = batched_geometry(params, m, n, split)
-        args = skinny_args(m, n, depth, *bufs[:2], partial if split > 1 else bufs[2])
-        # slice strides along K: X and Y are A and B where N is the short side, else B^T, A^T
-        strides = [depth * m, depth] if n <= m else [depth, depth * m]
+        args = (slice_args(m, n, k, depth, *bufs[:2], partial) if split > 1
+                else [*skinny_args(m, n, k, *bufs), 0, 0, 0])
         rsize, rlocal = tiles_geometry(be, m, n)
         rargs = [m, n, split, np.float32(1), partial, np.float32(0), bufs[2], 0, m, 0]
         times = []
         for _ in range(5):
-            ms = be.launch(knl, gsize, lsize, [*args, *strides, m * n])
+            ms = be.launch(knl, gsize, lsize, args)
             if split > 1:
                 ms += be.launch(reduce_knl, rsize, rlocal, rargs)
             times.append(ms)

@@ -18,7 +18,7 @@ from clgemm.configs import choice
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
-from clgemm.library.program import helper_kernel, tiles_geometry
+from clgemm.configs.launch import helper_kernel, tiles_geometry
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
 from clgemm.tuner.space import build_space

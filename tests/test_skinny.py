@@ -43,6 +43,15 @@ def test_skinny_kernel_through_gemm_buffers(every_backend, name, order):
     _sweep(every_backend, SKINNY.resolve(PARAM_SETS[name]), order, SHAPES, name)
 
 
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_skinny_kernel_with_k_split(every_backend, order):
+    """SPLIT = 4: the batched form over 4 slices of K, whichever side is short and whatever the
+    transposes, summed by one more launch into alpha*P + beta*C; at a K that 4 does not divide,
+    no split."""
+    params = SKINNY.resolve({**PARAM_SETS["lanes"], "SPLIT": 4})
+    _sweep(every_backend, params, order, [(300, 7, 400), (9, 261, 84), (70, 5, 30)], "split")
+
+
 def _sweep(be, params, order, shapes, name):
     kind = KINDS[be.name]
     SKINNY.validate(params, be.device.limits())

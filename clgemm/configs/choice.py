@@ -23,7 +23,7 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.skinny import SHORT_MAX, SKINNY, short_is_n
+from clgemm.rungs.skinny import SHORT_MAX, SKINNY, k_slices, short_is_n
 from clgemm.rungs.tiled import TILED
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
@@ -193,12 +193,11 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices the kernel of `config` splits K at this shape (1: none). The skinny
-    kernel never splits: its lanes spread K already, and splitting over work-groups as well was
-    measured slower (results/h100/call/skinny-sweep-*.txt)."""
+    kernel's split is a tuned parameter (SPLIT), measured with its sum as gemm() runs it."""
     if config.rung == DIRECT.number:
         return split_of(device, config.params, shape)
     if config.rung == SKINNY.number:
-        return 1
+        return k_slices(SKINNY.resolve(dict(config.params)), shape[2])
     return tiled_split(device, config, shape)
 
 

@@ -46,23 +46,51 @@ class Prepared:
     params: dict[str, int]
     main: Launch
     helpers: list[Launch] = field(default_factory=list)
+    #: launches that finish the rung's product after its own: the sum of K's slices, for a
+    #: configuration that splits K (`Rung.k_slices`)
+    after: list[Launch] = field(default_factory=list)
 
     def enqueue(self, backend: Backend, queue: Any = None) -> None:
         """Queue every launch without waiting (the library path)."""
         for step in self.helpers:
             step.enqueue(backend, queue)
         self.main.enqueue(backend, queue)
+        for step in self.after:
+            step.enqueue(backend, queue)
 
     def time_helpers(self, backend: Backend) -> float:
         return sum(step.timed(backend) for step in self.helpers)
 
     def time_main(self, backend: Backend) -> float:
-        return self.main.timed(backend)
+        """The rung's product: its launch and the launches that finish it."""
+        return self.main.timed(backend) + sum(step.timed(backend) for step in self.after)
 
 
 def round_up(x: int, mult: int) -> int:
     """The smallest multiple of `mult` not below `x`: a launch covers whole work-groups."""
     return -(-x // mult) * mult
+
+
+#: the BLAS helpers: packs, copies, the epilogue, the sum of K's slices
+HELPERS_FILE = "blas_helpers.cl"
+
+
+def pack_tile(backend: Backend) -> int:
+    return 16 if backend.device.max_work_group_size >= 256 else 8
+
+
+def helper_kernel(backend: Backend, kernel: str) -> Any:
+    """One kernel of blas_helpers.cl (packs, the epilogue, the sum of slices), built for the
+    backend."""
+    return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
+
+
+def tiles_geometry(backend: Backend, rows: int, cols: int
+                   ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Global and local size of a helper kernel with one work-item per element of a
+    rows x cols matrix, in square work-groups."""
+    t = pack_tile(backend)
+    return (round_up(rows, t), round_up(cols, t)), (t, t)
 
 
 def helper_geometry(helper: Helper, rows: int, cols: int) -> tuple[tuple[int, int],
@@ -95,7 +123,9 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     (M x N x K as the rung sees them). `helpers` are the steps to run before the rung: all of
     `rung.helpers_for(params)` for operands as they come, fewer where the caller has done
     some (gemm() transposes B while packing it). Raises BuildError before anything runs."""
-    main_kernel = backend.program(rung.file, rung.macros(params), rung.kernel)
+    slices = rung.k_slices(params, k) if rung.k_slices else 1
+    main_kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}
+                                  if slices > 1 else rung.macros(params), rung.kernel)
     steps = []
     for helper in helpers:
         rows, cols = helper_rows(helper, m, n, k)
@@ -110,5 +140,16 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
         kernel = backend.program(helper.file, helper.macros, helper.kernel)
         steps.append(Launch(helper.name, kernel, gsize, lsize, [rows, cols, src, out]))
     gsize, lsize = rung.geometry(params, m, n)
-    main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize, rung.args(m, n, k, a, b, c))
-    return Prepared(rung, dict(params), main, steps)
+    if slices == 1 or rung.slice_args is None:
+        main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize,
+                      rung.args(m, n, k, a, b, c))
+        return Prepared(rung, dict(params), main, steps)
+    # K in slices: the batched form multiplies slice z of A's columns by slice z of B's rows
+    # into partial product z, and `reduce_splits` sums them into C.
+    partial = scratch("partial products", slices * m * n)
+    main = Launch(f"rung {rung.number}, K split", main_kernel, (*gsize, slices), (*lsize, 1),
+                  rung.slice_args(m, n, k, k // slices, a, b, partial))
+    total = Launch("sum of the slices", helper_kernel(backend, "reduce_splits"),
+                   *tiles_geometry(backend, m, n),
+                   [m, n, slices, 1.0, partial, 0.0, c, 0, m, 0])
+    return Prepared(rung, dict(params), main, steps, [total])

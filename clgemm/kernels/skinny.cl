@@ -34,8 +34,9 @@
 //
 // BATCHED = 1 makes one launch do a stack of such products, one per work-group along the third
 // dimension: product z reads X, Y and O x_stride, y_stride and o_stride floats times z further
-// on. It times splits of a long K into slices (the slices of X and Y are views one depth apart
-// along K; scripts/skinny_sweep.py), which gemm() does not use: the lanes alone measured faster.
+// on. A configuration with SPLIT > 1 runs so over slices of K (the slices of X and Y are views
+// one depth apart along K), and one more launch sums the partial products: SPLIT only says how
+// many slices the caller makes, the kernel itself does not read it.
 
 // ---- parameters (set with -D; the defaults make the file build on its own) ---------------------
 #ifndef LR
@@ -59,6 +60,9 @@
 #endif
 #ifndef PREFETCH
   #define PREFETCH 0   // 1: each chunk's X loaded during the chunk before (twice the registers)
+#endif
+#ifndef SPLIT
+  #define SPLIT 1      // slices of K over work-groups: the caller's (BATCHED over the slices)
 #endif
 #ifndef BATCHED
   #define BATCHED 0    // 1: a stack of products, one per work-group along the third dimension

@@ -42,7 +42,7 @@ class Plan:
     #: the direct or the skinny kernel does the whole product in one launch (no packing, no
     #: epilogue)
     direct: bool = False
-    #: slices K is split into by the direct or the tiled kernel (1: none)
+    #: slices K is split into by the direct, the skinny or the tiled kernel (1: none)
     split: int = 1
     #: buffers the plan allocates besides the caller's: (name, float count)
     temps: list[tuple[str, int]] = field(default_factory=list)
@@ -78,7 +78,8 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
              c: Mat, kernel: Config | None, split: int = 1) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
-    the direct or the tiled kernel splits K into `split` slices where that is more than 1."""
+    the direct, the skinny or the tiled kernel splits K into `split` slices where that is more
+    than 1."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan

@@ -16,17 +16,17 @@ from typing import Any
 import numpy as np
 
 from clgemm.backends import Backend, Mat, PreparedLaunch
-from clgemm.configs.launch import Launch, prepare, round_up
+from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, pack_tile, prepare,
+                                   tiles_geometry)
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direct_macros
-from clgemm.rungs.skinny import SKINNY, skinny_launch
+from clgemm.rungs.skinny import SKINNY
+from clgemm.rungs.skinny import batched_geometry as skinny_batched_geometry
+from clgemm.rungs.skinny import skinny_launch, skinny_macros, slice_strides
 from clgemm.rungs.tiled import tiled_macros
-
-HELPERS_FILE = "blas_helpers.cl"
-
 
 @dataclass(frozen=True)
 class Slot:
@@ -94,22 +94,6 @@ class CallProgram:
             order.run(launch, [bound[slot.name] for _, slot in slots])
 
 
-def pack_tile(backend: Backend) -> int:
-    return 16 if backend.device.max_work_group_size >= 256 else 8
-
-
-def helper_kernel(backend: Backend, kernel: str) -> Any:
-    """One kernel of blas_helpers.cl (packs, the epilogue), built for the backend."""
-    return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
-
-
-def tiles_geometry(backend: Backend, rows: int, cols: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Global and local size of a helper kernel with one work-item per element of a
-    rows x cols matrix, in square work-groups."""
-    t = pack_tile(backend)
-    return (round_up(rows, t), round_up(cols, t)), (t, t)
-
-
 def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, rows: int,
           cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
     """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
@@ -174,11 +158,27 @@ def _skinny(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     """One launch of the skinny kernel, which reads the operands where they lie and writes
     alpha*P + beta*C itself."""
     plan = prog.plan
-    knl = backend.program(SKINNY.file, SKINNY.macros(plan.chosen.params), SKINNY.kernel)
+    m, n, split = plan.m, plan.n, plan.split
+    knl = backend.program(SKINNY.file, skinny_macros(plan.chosen.params, batched=split > 1),
+                          SKINNY.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
-    prog.add("skinny kernel", knl, *SKINNY.geometry(plan.chosen.params, plan.m, plan.n),
-             skinny_launch(plan.m, plan.n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
-                           a.trans, sb, b.offset, b.ld, b.trans, C, c.offset, c.ld))
+    if split == 1:
+        prog.add("skinny kernel", knl, *SKINNY.geometry(plan.chosen.params, m, n),
+                 skinny_launch(m, n, plan.k, plan.alpha, plan.beta, sa, a.offset, a.ld,
+                               a.trans, sb, b.offset, b.ld, b.trans, C, c.offset, c.ld))
+        return
+    # K in slices (the configuration's SPLIT): slice z of op(A)'s columns times slice z of
+    # op(B)'s rows into partial product z, which `reduce_splits` sums into alpha*P + beta*C.
+    depth = plan.k // split
+    partial = prog.new_scratch(split * m * n)
+    along_a = depth if a.trans else depth * a.ld
+    along_b = depth * b.ld if b.trans else depth
+    prog.add("skinny kernel, K split", knl,
+             *skinny_batched_geometry(plan.chosen.params, m, n, split),
+             [*skinny_launch(m, n, depth, np.float32(1), np.float32(0), sa, a.offset, a.ld,
+                             a.trans, sb, b.offset, b.ld, b.trans, partial, 0, m),
+              *slice_strides(m, n, along_a, along_b)])
+    _sum_slices(backend, prog, partial, c)
 
 
 def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,

@@ -141,6 +141,12 @@ class Rung:
     #: tile of C (the skinny kernel: which side is short decides the grid)
     launch_geometry: Callable[[Params, int, int],
                               tuple[tuple[int, int], tuple[int, int]]] | None = None
+    #: into how many slices of K a configuration runs at this K (1: none): its batched form
+    #: (BATCHED=1) over the slices, then the sum of the slices (the skinny kernel's SPLIT)
+    k_slices: Callable[[Params, int], int] | None = None
+    #: the batched form's arguments for C := A B on tight column-major buffers with K in slices
+    #: of `depth` (M, N, K, depth, A, B, the partial products)
+    slice_args: Callable[[int, int, int, int, object, object, object], list] | None = None
     #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
     #: judge this kernel: not for one that spreads K over the work-items of a group
     tile_heuristics: bool = True

@@ -23,6 +23,8 @@ SKINNY_PARAMS = (
           "0: read where it lies, no barrier in the loop", minimum=0),
     Param("PREFETCH", (0, 1), 0, "1: the next chunk's values of the long operand loaded while "
           "this one is multiplied", minimum=0),
+    Param("SPLIT", (1, 2, 4, 8), 1, "slices of K over work-groups (where they divide K), summed "
+          "by one more launch"),
 )
 
 #: the short side of C up to which gemm() considers the kernel
@@ -73,12 +75,32 @@ def batched_geometry(params: Params, m: int, n: int, batch: int
     return (gx, gy, batch), (lx, ly, 1)
 
 
-def skinny_args(m: int, n: int, k: int, a: object, b: object, c: object) -> list:
-    """The arguments for C := A B on tight column-major buffers (A m x k, B k x n)."""
-    if short_is_n(m, n):  # X = A, Y = B, O = C
-        return [m, n, k, 1.0, 0.0, a, 0, 1, m, b, 0, 1, k, c, 0, 1, m]
-    # C^T = B^T A^T: X(r, p) = B(p, r), Y(p, s) = A(s, p), O(r, s) = C(s, r)
-    return [n, m, k, 1.0, 0.0, b, 0, k, 1, a, 0, m, 1, c, 0, m, 1]
+def k_slices(params: Params, k: int) -> int:
+    """Into how many slices of K a configuration runs at this K: SPLIT where it divides K, else
+    none (the tuner measures it at a K that every value divides)."""
+    split = params.get("SPLIT", 1)
+    return split if split > 1 and k % split == 0 else 1
+
+
+def slice_strides(m: int, n: int, along_a: int, along_b: int) -> list[int]:
+    """The batched form's strides from one slice of K to the next: X's and Y's (op(A), op(B)
+    where N is the short side, else op(B)^T and op(A)^T) and the partial products' (M x N)."""
+    return [along_a, along_b, m * n] if short_is_n(m, n) else [along_b, along_a, m * n]
+
+
+def slice_args(m: int, n: int, k: int, depth: int, a: object, b: object, out: object) -> list:
+    """The batched form's arguments for C := A B on tight column-major buffers (A m x k, B
+    k x n) with K in slices of `depth`: the partial products one after another in `out`."""
+    return [*skinny_args(m, n, depth, a, b, out, lda=m, ldb=k),
+            *slice_strides(m, n, depth * m, depth)]
+
+
+def skinny_args(m: int, n: int, k: int, a: object, b: object, c: object,
+                lda: int | None = None, ldb: int | None = None) -> list:
+    """The arguments for C := A B on column-major buffers (A m x k, B k x n, tight unless
+    `lda`, `ldb` say otherwise)."""
+    return skinny_launch(m, n, k, 1.0, 0.0, a, 0, lda or m, False, b, 0, ldb or k, False,
+                         c, 0, m)
 
 
 #: A GPU work-item keeps VR x SB sums and KC x VR loaded values in registers (twice as many
@@ -98,11 +120,15 @@ SKINNY = Rung(
     constraints=(GPU_REGISTERS,),
     local_size=local_size,
     output_tile=output_tile,
-    k_step=lambda p: 1,
+    # the fewest steps along K that use every slice: a pre-build at that K builds the batched
+    # form that a split runs
+    k_step=lambda p: p.get("SPLIT", 1),
     local_mem_bytes=local_bytes,
     any_size=True,
     launch_args=skinny_args,
     launch_geometry=skinny_geometry,
+    k_slices=k_slices,
+    slice_args=slice_args,
     tile_heuristics=False,
     teaches="a memory-bound product: one pass over the long operand, lanes along K summed "
             "through local memory",

@@ -175,9 +175,12 @@ def test_the_skinny_kernels_grid_follows_the_short_side():
     assert SKINNY.geometry(params, 33, 5) == ((2 * 16, 1 * 4), (16, 4))
 
 
-def test_the_skinny_kernel_does_not_split_k():
+def test_the_skinny_kernel_splits_k_as_its_configuration_says():
     config = choice.Config(SKINNY.number, SKINNY.resolve({"LR": 16, "LK": 16, "VR": 4}), "tuned")
     assert choice.split_for(GPU, config, (4096, 16, 4096)) == 1
+    split = choice.Config(SKINNY.number, {**config.params, "SPLIT": 4}, "tuned")
+    assert choice.split_for(GPU, split, (4096, 16, 4096)) == 4
+    assert choice.split_for(GPU, split, (4096, 16, 4098)) == 1  # 4 does not divide K
     direct = choice.Config(DIRECT.number, DIRECT.defaults(), "tuned")
     assert choice.split_for(GPU, direct, (4096, 16, 4096)) == choice.split_of(
         GPU, direct.params, (4096, 16, 4096))

@@ -123,7 +123,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     (M x N x K as the rung sees them). `helpers` are the steps to run before the rung: all of
     `rung.helpers_for(params)` for operands as they come, fewer where the caller has done
     some (gemm() transposes B while packing it). Raises BuildError before anything runs."""
-    slices = rung.k_slices(params, k) if rung.k_slices else 1
+    slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
     main_kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}
                                   if slices > 1 else rung.macros(params), rung.kernel)
     steps = []
@@ -140,7 +140,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
         kernel = backend.program(helper.file, helper.macros, helper.kernel)
         steps.append(Launch(helper.name, kernel, gsize, lsize, [rows, cols, src, out]))
     gsize, lsize = rung.geometry(params, m, n)
-    if slices == 1 or rung.slice_args is None:
+    if slices == 1 or rung.slice_args is None:  # (the second only for the type checker)
         main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize,
                       rung.args(m, n, k, a, b, c))
         return Prepared(rung, dict(params), main, steps)

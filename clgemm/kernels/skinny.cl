@@ -22,13 +22,15 @@
 // Geometry: a work-group has LR x LK work-items, LR along r and LK "lanes" along K (numbered
 // rows first where X runs along r, lanes first where it runs along K). Work-item (t, l) owns
 // rows r0 + t + v * LR (v < VR) and SB columns of O from s0; lane l takes p = k0 + l + LK * u
-// (u < KC) of each chunk of LK * KC steps along K. Per chunk the group
-// copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y; with YLOCAL = 0 each
-// work-item reads Y where it lies instead, and the loop has no barrier), each work-item loads
-// its KC x VR values of X into registers first (all loads in flight before any is used), then
-// multiplies them with float4s of the local block (PREFETCH = 1: the next chunk's values are
-// loaded while this one is multiplied, so the loads' latency is hidden within the group too). At the end the lanes' partial sums are added
-// through local memory, four columns at a time, and the group writes its block of O.
+// (u < KC) of each chunk of LK * KC steps along K. Per chunk:
+//   - the group copies Y's LK*KC x SB block into local memory ([p][s], zeros outside Y); with
+//     YLOCAL = 0 each work-item reads Y where it lies instead, and the loop has no barrier;
+//   - each work-item loads its KC x VR values of X into registers first (all loads in flight
+//     before any is used); with PREFETCH = 1 the next chunk's values are loaded while this one
+//     is multiplied, so the group hides their latency itself;
+//   - it multiplies them with float4s of the block.
+// At the end the lanes' partial sums are added through local memory, four columns at a time,
+// and the group writes its block of O.
 //
 // beta is tested at run time: with beta == 0, O is only written, never read.
 //

@@ -6,7 +6,9 @@ operand given by an offset and two strides, so that C = op(A) op(B) with N the s
 read as its transpose, with M the short side are the same build. Which side is short decides
 the grid (`skinny_geometry`): the short one of M and N, N where they are equal. Its work-groups
 spread K over lanes as well as the long side over work-items, so the tuner's tile heuristics,
-which count work-groups as tiles of C, do not judge it.
+which count work-groups as tiles of C, do not judge it. A configuration may also split K over
+work-groups (SPLIT): its batched form runs the slices, and `reduce_splits` sums them, which the
+tuner times with it (`k_slices`, `slice_args`).
 """
 
 from __future__ import annotations

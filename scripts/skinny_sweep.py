@@ -1,9 +1,10 @@
 """How fast the skinny kernel could run the skinny products of `bench --call`'s classes if its
 configuration and its split of K were chosen together: the configuration gemm() would run and a
-sample of those the tuner's funnel keeps, each timed at every split of K (the batched kernel over
-the slices plus the sum of the slices; device events, median of 5), beside gemm()'s own (none)
-and, on CUDA, cuBLAS's SGEMM on the same buffers. Shapes are the user's (C-ordered M x N x K);
-the kernels see N x M x K, as gemm() runs them. Usage:
+sample of those the tuner's funnel keeps, each timed at every split of K (SPLIT: the batched
+kernel over the slices plus the sum of the slices, prepared as the tuner prepares them; device
+events, median of 5), beside gemm()'s own split and, on CUDA, cuBLAS's SGEMM on the same
+buffers. Shapes are the user's (C-ordered M x N x K); the kernels see N x M x K, as gemm() runs
+them. Usage:
     python scripts/skinny_sweep.py DEVICE BACKEND [SAMPLE] [--tiny]
 (--tiny: one small shape, to try the script on a CPU)"""
 
@@ -16,12 +17,12 @@ import numpy as np
 from clgemm.backends import vendor_blas
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config
+from clgemm.configs.launch import prepare
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
-from clgemm.configs.launch import helper_kernel, tiles_geometry
 from clgemm.rungs import kernel_label
-from clgemm.rungs.skinny import SKINNY, batched_geometry, skinny_args, skinny_macros, slice_args
+from clgemm.rungs.skinny import SKINNY
 from clgemm.tuner.space import build_space
 
 CLASSES = [(4096, 16, 4096), (4096, 32, 4096), (4096, 64, 4096), (16, 4096, 4096),
@@ -32,26 +33,21 @@ dev, backend_name = sys.argv[1], sys.argv[2]
 sample = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else 30
 be = api.backend_for(dev, backend_name)
 rng = np.random.default_rng(0)
-reduce_knl = helper_kernel(be, "reduce_splits")
+buffers: dict[int, object] = {}  # the partial products, one buffer per size
 
 
-def timed(params, split, m, n, k, bufs, partial) -> float | None:
-    """ms of one product M x N x K (column-major, no transposes) with K in `split` slices."""
-    depth = k // split
+def scratch(name: str, count: int) -> object:
+    if count not in buffers:
+        buffers[count] = be.alloc(count)
+    return buffers[count]
+
+
+def timed(params, split, m, n, k, bufs) -> float | None:
+    """ms of one product M x N x K (column-major, no transposes) with K in `split` slices: the
+    configuration with SPLIT = `split` as the tuner and gemm() run it (`prepare`)."""
     try:
-        knl = be.program(SKINNY.file, skinny_macros(params, batched=True), SKINNY.kernel)
-        gsize, lsize = batched_geometry(params, m, n, split)
-        args = (slice_args(m, n, k, depth, *bufs[:2], partial) if split > 1
-                else [*skinny_args(m, n, k, *bufs), 0, 0, 0])
-        rsize, rlocal = tiles_geometry(be, m, n)
-        rargs = [m, n, split, np.float32(1), partial, np.float32(0), bufs[2], 0, m, 0]
-        times = []
-        for _ in range(5):
-            ms = be.launch(knl, gsize, lsize, args)
-            if split > 1:
-                ms += be.launch(reduce_knl, rsize, rlocal, rargs)
-            times.append(ms)
-        return statistics.median(times)
+        prepared = prepare(be, SKINNY, {**params, "SPLIT": split}, m, n, k, *bufs, [], scratch)
+        return statistics.median(prepared.time_main(be) for _ in range(5))
     except (BuildError, LaunchError):
         return None
 
@@ -60,7 +56,6 @@ for um, un, k in SHAPES:
     m, n = un, um  # C-ordered: the kernels compute C^T = B^T A^T
     bufs = [be.to_device(rng.standard_normal(m * k, dtype=np.float32)),
             be.to_device(rng.standard_normal(k * n, dtype=np.float32)), be.alloc(m * n)]
-    partial = be.alloc(max(SPLITS) * m * n)
     flop = 2.0 * m * n * k
     runs = api.choose_kernel(be.device, m, n, k)
     found = lookup.best(be.device, SKINNY, (m, n, k))
@@ -75,7 +70,7 @@ for um, un, k in SHAPES:
         for s in SPLITS:
             if k % s:
                 continue
-            ms = timed(params, s, m, n, k, bufs, partial)
+            ms = timed(params, s, m, n, k, bufs)
             if ms is not None:
                 results.append((ms, s, params))
     results.sort(key=lambda r: r[0])

@@ -18,7 +18,7 @@ from clgemm.configs import choice
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
-from clgemm.configs.launch import helper_kernel, tiles_geometry
+from clgemm.configs.launch import sum_of_slices
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
 from clgemm.tuner.space import build_space
@@ -31,7 +31,6 @@ dev, backend_name = sys.argv[1], sys.argv[2]
 sample = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else 30
 be = api.backend_for(dev, backend_name)
 rng = np.random.default_rng(0)
-reduce_knl = helper_kernel(be, "reduce_splits")
 
 
 def timed(params, split, m, n, k, bufs, partial) -> float | None:
@@ -43,13 +42,12 @@ def timed(params, split, m, n, k, bufs, partial) -> float | None:
         gsize, lsize = batched_geometry(params, m, n, split)
         args = [m, n, depth, np.float32(1), np.float32(0), bufs[0], 0, m, bufs[1], 0, k,
                 partial if split > 1 else bufs[2], 0, m, depth * m, depth, m * n]
-        rsize, rlocal = tiles_geometry(be, m, n)
-        rargs = [m, n, split, np.float32(1), partial, np.float32(0), bufs[2], 0, m, 0]
+        total = sum_of_slices(be, m, n, split, partial, bufs[2])
         times = []
         for _ in range(5):
             ms = be.launch(knl, gsize, lsize, args)
             if split > 1:
-                ms += be.launch(reduce_knl, rsize, rlocal, rargs)
+                ms += total.timed(be)
             times.append(ms)
         return statistics.median(times)
     except (BuildError, LaunchError):

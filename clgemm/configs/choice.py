@@ -237,11 +237,13 @@ def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
     loses to the tiled kernels (wider short sides) a tune does not measure it there. The
     expected speeds of the others know nothing of the splits of K they would run with, so they
     cannot draw that line themselves (results/h100/call/skinny.md)."""
-    stored = lookup.candidates(device, SKINNY, None)
+    if not skinny_class(shape):
+        return None
+    stored = lookup.ranked(device, SKINNY, shape)  # it runs any size: every entry fits
     widest = max((min(f.shape[0], f.shape[1]) for f in stored), default=0)
     if not skinny_class(shape, widest):
         return None
-    found = _nearest_short_side(shape, [f for f in lookup.ranked(device, SKINNY, shape)
+    found = _nearest_short_side(shape, [f for f in stored
                                         if not rejected(SKINNY.number, f.params)])
     if found is None:
         return None

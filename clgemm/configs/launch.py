@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from clgemm.backends import Backend
 from clgemm.rungs import Helper, Rung
 
@@ -93,6 +95,16 @@ def tiles_geometry(backend: Backend, rows: int, cols: int
     return (round_up(rows, t), round_up(cols, t)), (t, t)
 
 
+def sum_of_slices(backend: Backend, m: int, n: int, slices: int, partial: Any, c: Any,
+                  alpha: float | np.float32 = 1.0, beta: float | np.float32 = 0.0,
+                  c_offset: int = 0, ldc: int | None = None) -> Launch:
+    """`reduce_splits`: `slices` partial products (M x N each, tight, one after another)
+    summed into C := alpha*P + beta*C (C read only where beta is not 0)."""
+    return Launch("sum of the slices", helper_kernel(backend, "reduce_splits"),
+                  *tiles_geometry(backend, m, n),
+                  [m, n, slices, alpha, partial, beta, c, c_offset, ldc or m, int(beta != 0)])
+
+
 def helper_geometry(helper: Helper, rows: int, cols: int) -> tuple[tuple[int, int],
                                                                     tuple[int, int]]:
     """Global and local size of a helper with one work-item per element of the rows x cols
@@ -149,7 +161,5 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     partial = scratch("partial products", slices * m * n)
     main = Launch(f"rung {rung.number}, K split", main_kernel, (*gsize, slices), (*lsize, 1),
                   rung.slice_args(m, n, k, k // slices, a, b, partial))
-    total = Launch("sum of the slices", helper_kernel(backend, "reduce_splits"),
-                   *tiles_geometry(backend, m, n),
-                   [m, n, slices, 1.0, partial, 0.0, c, 0, m, 0])
-    return Prepared(rung, dict(params), main, steps, [total])
+    return Prepared(rung, dict(params), main, steps,
+                    [sum_of_slices(backend, m, n, slices, partial, c)])

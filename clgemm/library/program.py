@@ -17,7 +17,7 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat, PreparedLaunch
 from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, pack_tile, prepare,
-                                   tiles_geometry)
+                                   sum_of_slices, tiles_geometry)
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
@@ -205,10 +205,9 @@ def _sum_slices(backend: Backend, prog: CallProgram, partial: Slot, c: Mat) -> N
     """`reduce_splits`: the plan's partial products (M x N each, one after another) summed into
     alpha*P + beta*C, whichever kernel made them."""
     plan = prog.plan
-    prog.add("sum of the slices", helper_kernel(backend, "reduce_splits"),
-             *tiles_geometry(backend, plan.m, plan.n),
-             [plan.m, plan.n, plan.split, plan.alpha, partial, plan.beta, C, c.offset, c.ld,
-              int(plan.read_c)])
+    total = sum_of_slices(backend, plan.m, plan.n, plan.split, partial, C, plan.alpha,
+                          plan.beta, c.offset, c.ld)
+    prog.add(total.what, total.kernel, total.global_size, total.local_size, total.args)
 
 
 def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,

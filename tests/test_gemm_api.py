@@ -732,6 +732,52 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
+@pytest.mark.parametrize("pays", [True, False])
+def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays):
+    """Where `read_b_pays` says so, the tiled kernel reads the kernels' B (a C-ordered A) where
+    it lies and transposes it tile by tile, with no pack of it, whether or not C's rows suit
+    its tiles; elsewhere B is packed into BT first, as it is wherever it is not tight, and a C
+    that is that B gets B copied first. Right every way, C read or not."""
+    be = every_backend
+    kind = KINDS[be.name]
+    tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
+    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
+    api.clear_caches()
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    rng = np.random.default_rng(29)
+
+    def run(a, b, c=None, alpha=1.0, beta=0.0):
+        with be.observe() as log:
+            out = clgemm.gemm(a, b, c, alpha=alpha, beta=beta)
+        be.synchronize()
+        return out, [name for name, _ in log.times()]
+
+    m, n, k = tn, tm, 2 * tk  # C-ordered: the kernels see n x m, and A^T is their B
+    a, b = rand(rng, (m, k)), rand(rng, (k, n))
+    out, names = run(kind.upload(be, a), kind.upload(be, b))
+    assert names == (["gemm_tiled"] if pays else ["pack_transpose", "gemm_tiled"])
+    assert close(kind.download(out), reference(a, b, None, 1, 0, False, False))
+    b_odd, c = rand(rng, (k, tm + 3)), rand(rng, (m, tm + 3))  # the kernels' A padded
+    out, names = run(kind.upload(be, a), kind.upload(be, b_odd), kind.upload(be, c), 1.5, 0.5)
+    assert ("pack_transpose" in names) != pays and names[-2:] == ["gemm_tiled", "epilogue"]
+    assert close(kind.download(out), reference(a, b_odd, c, 1.5, 0.5, False, False))
+    wide = rand(rng, (m, k + 4))
+    out, names = run(kind.upload(be, wide)[:, :k], kind.upload(be, b))
+    assert names == ["pack_transpose", "gemm_tiled"]
+    assert close(kind.download(out), reference(wide[:, :k], b, None, 1, 0, False, False))
+    side = max(tm, tn, tk)
+    assert side % tm == side % tn == side % tk == 0
+    square, other = rand(rng, (side, side)), rand(rng, (side, side))
+    ds = kind.upload(be, square)  # C is A: A (the kernels' B) must be read as it was
+    _, names = run(ds, kind.upload(be, other), ds)
+    assert names == (["pack_copy", "gemm_tiled"] if pays else ["pack_transpose", "gemm_tiled"])
+    assert close(kind.download(ds), reference(square, other, None, 1, 0, False, False))
+    assert close(clgemm.gemm(a, b_odd, backend=be), reference(a, b_odd, None, 1, 0, False,
+                                                              False))
+    api.clear_caches()
+
+
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
 def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans):
     """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few

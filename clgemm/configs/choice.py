@@ -19,6 +19,7 @@ from typing import Callable, Mapping
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
 from clgemm.core.errors import UsageError
+from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
@@ -213,6 +214,25 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
         return None
     config = from_found(found)
     return config if tiled_split(device, config, shape) > 1 else None
+
+
+#: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
+#: time with a packed BT: its B tiles are gathered down columns instead of along rows
+#: (results/h100/call/bt-from-b.md has the measurements)
+READ_B_COST = 0.1
+
+
+def read_b_pays(device: DeviceInfo, shape: tuple[int, int, int]) -> bool:
+    """Whether the tiled kernel should read B as it lies at this shape rather than a BT packed
+    first. The pack reads and writes all of B once, at the device's memory bandwidth; reading B
+    itself slows the product by READ_B_COST of its time at the device's peak. The pack wins on
+    products with many rows of C (a square), reading B on those with few: there a C-ordered
+    call would transpose its whole long operand for little work."""
+    m, n, k = shape
+    hw = hardware_for_device(device)
+    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
+    product_s = 2 * m * n * k / (hw.peak_gflops * 1e9)
+    return pack_s > READ_B_COST * product_s
 
 
 #: the fewest floats of the long operand for which the skinny kernel is considered: below it

@@ -65,6 +65,9 @@
 #ifndef BATCHED
   #define BATCHED 0    // 1: a stack of products along dimension 2 (three strides more)
 #endif
+#ifndef BT_FROM_B
+  #define BT_FROM_B 0  // 1: the B argument is B itself (K x N), transposed tile by tile
+#endif
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
   #define RTSM (TSM / WPTM)                          // work-items per group along M
@@ -97,11 +100,26 @@
         const int e = tid + l * RTSM * RTSN;                                         \
         Anext[l] = LOAD_GLOBAL(A, ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM); \
     }
+#if BT_FROM_B
+// B itself (K x N, column-major): a B tile is loaded as vectors down its columns (along k) and
+// each vector's components are spread over consecutive k of the local tile, which stays
+// k-major, so the product's loop is the same; gemm() then needs no transposed copy of B.
+#if !CACHE_B || TSK % WIDTH
+  #error "BT_FROM_B needs CACHE_B = 1 and TSK a multiple of WIDTH"
+#endif
+#define VTSK (TSK / WIDTH)
+#define FETCH_B(k0)                                                                  \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        Bnext[l] = LOAD_GLOBAL(BT, (offn + e / VTSK) * Kv + (k0) / WIDTH + e % VTSK); \
+    }
+#else
 #define FETCH_B(k0)                                                                  \
     for (int l = 0; l < LPTB; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
         Bnext[l] = LOAD_GLOBAL(BT, ((k0) + e / VTSN) * Nv + offn / WIDTH + e % VTSN); \
     }
+#endif
 
 // Registers -> local buffer `buf`: component i of a vector goes to the next row (column).
 #define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
@@ -115,6 +133,18 @@
             SPREAD(Anext[l], A_SLOT)                                                 \
         }                                                                            \
     }
+#if BT_FROM_B
+#define BK_SLOT(i) Btile[buf][WIDTH * ev + (i)][en]
+#define STORE_B(buf_index)                                                           \
+    {                                                                                \
+        const int buf = (buf_index);                                                 \
+        for (int l = 0; l < LPTB; l++) {                                             \
+            const int e = tid + l * RTSM * RTSN;                                     \
+            const int ev = e % VTSK, en = e / VTSK;                                  \
+            SPREAD(Bnext[l], BK_SLOT)                                                \
+        }                                                                            \
+    }
+#else
 #define STORE_B(buf_index)                                                           \
     {                                                                                \
         const int buf = (buf_index);                                                 \
@@ -124,6 +154,7 @@
             SPREAD(Bnext[l], B_SLOT)                                                 \
         }                                                                            \
     }
+#endif
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
 // With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
@@ -173,7 +204,9 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT Af = (const __global float*)A;
 #endif
-#if CACHE_B
+#if CACHE_B && BT_FROM_B
+    const int Kv = K / WIDTH;
+#elif CACHE_B
     const int Nv = N / WIDTH;
 #else
     const __global float* RESTRICT BTf = (const __global float*)BT;

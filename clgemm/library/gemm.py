@@ -109,7 +109,7 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
             kernel = CACHE.choose(be.device, shape)
         split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
-                        kernel, split)
+                        kernel, split, choice.read_b_pays(be.device, shape))
         check_memory(be.device, extra + plan.temps)
         try:
             with be.lock:

@@ -19,6 +19,7 @@ from clgemm.core.memory_fit import INT_MAX
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SKINNY
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 
 @dataclass
@@ -37,6 +38,8 @@ class Plan:
     pack_b: bool = False
     #: the rung reads A and BT in panels, each packed in one pass from the caller's layout
     panels: bool = False
+    #: the tiled kernel reads B (K x N) where it lies, transposing it tile by tile (BT_FROM_B)
+    reads_b: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
     #: the direct or the skinny kernel does the whole product in one launch (no packing, no
@@ -76,10 +79,10 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 
 
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
-             c: Mat, kernel: Config | None, split: int = 1) -> Plan:
+             c: Mat, kernel: Config | None, split: int = 1, read_b: bool = False) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
     the direct, the skinny or the tiled kernel splits K into `split` slices where that is more
-    than 1."""
+    than 1; with `read_b` the tiled kernel reads a B it would pack where it lies, if it can."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan
@@ -103,12 +106,7 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     # them, in one pass each, so no pack of its own comes before.
     plan.panels = bool(panel_steps(plan))
     plan.pack_a = plan.panels or not (exact and not a.trans and a.offset == 0 and a.ld == m)
-    if plan.panels:
-        plan.pack_b = True
-    elif rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
-        plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
-    else:
-        plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
+    _plan_b(plan, b, exact, read_b and split == 1)
     # The rung writes C itself where C is exactly its output; an operand that shares memory
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
@@ -132,6 +130,23 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
             raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
                              f"kernels index with 32-bit ints, so at most {INT_MAX}")
     return plan
+
+
+def _plan_b(plan: Plan, b: Mat, exact: bool, read_b: bool) -> None:
+    """Whether B is packed before the rung reads it, or (`read_b`, where the tiled kernel can)
+    read where it lies instead of a packed BT."""
+    rung, n, k = get_rung(plan.chosen.rung), plan.n, plan.k
+    if plan.panels:
+        plan.pack_b = True
+    elif rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
+        plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
+        # Reading B itself needs only B's sizes to suit the tiles; a padded A is packed anyway.
+        if (plan.pack_b and read_b and (plan.np_, plan.kp) == (n, k) and not b.trans
+                and b.offset == 0 and b.ld == k and rung.number == TILED.number
+                and reads_b_itself(plan.chosen.params)):
+            plan.pack_b, plan.reads_b = False, True
+    else:
+        plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
 
 
 def stored(x: Mat, rows: int, cols: int) -> tuple[int, int]:

@@ -219,8 +219,11 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     rung = get_rung(plan.chosen.rung)
     # The form that runs, built before anything is queued, so a configuration that fails to
     # build here leaves nothing half done and the next choice can run instead.
-    backend.program(rung.file, tiled_macros(plan.chosen.params, batched=True)
-                    if plan.split > 1 else rung.macros(plan.chosen.params), rung.kernel)
+    if plan.split > 1 or plan.reads_b:
+        knl = backend.program(rung.file, tiled_macros(plan.chosen.params, plan.split > 1,
+                                                      plan.reads_b), rung.kernel)
+    else:
+        backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
         steps = panel_steps(plan)
@@ -243,6 +246,11 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
         _split_tiled(backend, prog, rung, sa, sb, c)
         return C
     p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
+    if plan.reads_b:  # B as it lies, transposed tile by tile: no pack of it, no helper
+        prog.add("tiled kernel, B as it lies", knl,
+                 *rung.geometry(plan.chosen.params, plan.mp, plan.np_),
+                 rung.args(plan.mp, plan.np_, plan.kp, sa, sb, p))
+        return p
     # gemm's own packing did the transpose of B; what remains is packing into panels
     prepared = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb, p,
                        [h for h, _ in panel_steps(plan)],

@@ -102,7 +102,18 @@ TILED = Rung(
 )
 
 
-def tiled_macros(params: Params, batched: bool = False) -> dict[str, int]:
+def reads_b_itself(params: Params) -> bool:
+    """Whether a configuration can take B (K x N) where it lies instead of BT (BT_FROM_B): its
+    B tiles go through local memory, where the transpose happens, each a whole number of
+    vectors deep."""
+    p = TILED.resolve(dict(params))
+    return bool(p["CACHE_B"]) and not p["PANELS"] and p["TSK"] % p["WIDTH"] == 0
+
+
+def tiled_macros(params: Params, batched: bool = False, reads_b: bool = False
+                 ) -> dict[str, int]:
     """The -D set for one configuration, and for a stack of products (or of slices of K) where
-    `batched` (the kernel then takes three strides more)."""
-    return {**TILED.macros(dict(params)), **({"BATCHED": 1} if batched else {})}
+    `batched` (the kernel then takes three strides more), reading B as it lies where
+    `reads_b`."""
+    return {**TILED.macros(dict(params)), **({"BATCHED": 1} if batched else {}),
+            **({"BT_FROM_B": 1} if reads_b else {})}

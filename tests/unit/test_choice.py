@@ -5,6 +5,7 @@ chosen on either side of it. No device: the lookup's answers are made up."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,21 @@ def test_the_skinny_kernel_splits_k_as_its_configuration_says():
     direct = choice.Config(DIRECT.number, DIRECT.defaults(), "tuned")
     assert choice.split_for(GPU, direct, (4096, 16, 4096)) == choice.split_of(
         GPU, direct.params, (4096, 16, 4096))
+
+
+def test_reading_b_pays_where_c_has_few_rows_against_the_devices_flops_per_byte():
+    """The pack of B is all of B read and written once; reading B in place costs a share of
+    the product. So it pays below a number of rows of C that the device's ratio of peak FLOP/s
+    to bandwidth sets, whatever N and K are, and a device with more bandwidth per FLOP packs
+    from fewer rows on."""
+    hw = choice.hardware_for_device(GPU)
+    rows = 4 * hw.peak_gflops / (choice.READ_B_COST * hw.mem_gbps)
+    below, above = int(rows * 0.9), int(rows * 1.1) + 1
+    for n, k in [(4096, 4096), (64, 16384), (1000, 256)]:
+        assert choice.read_b_pays(GPU, (below, n, k))
+        assert not choice.read_b_pays(GPU, (above, n, k))
+    wide = dataclasses.replace(GPU, name="NVIDIA H200")
+    big = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
+    crossing = [next(m for m in range(1, 10**4) if not choice.read_b_pays(d, (m, 4096, 4096)))
+                for d in (big, wide)]
+    assert crossing[1] < crossing[0]

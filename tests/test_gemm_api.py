@@ -778,17 +778,20 @@ def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays
     api.clear_caches()
 
 
+@pytest.mark.parametrize("pays", [True, False])
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
-def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans):
+def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans, pays):
     """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few
     tiles of C on a large GPU): its batched form multiplies the slices into partial products,
     one launch sums them into alpha*P + beta*C; right for every transposition, with C read or
-    not, on device and NumPy arrays."""
+    not, on device and NumPy arrays, and with the kernels' B read as it lies (a C-ordered A
+    not transposed) where `read_b_pays`, each slice a run of rows down B's columns."""
     be = every_backend
     kind = KINDS[be.name]
     tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
     monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
     monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
     api.clear_caches()
     ta, tb = trans
     rng = np.random.default_rng(19)
@@ -805,6 +808,9 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans):
         be.synchronize()
         names = [name for name, _ in log.times()]
         assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
+        # C-ordered, the kernels' A is op(B)^T and their B is op(A)^T: each is transposed
+        # into place where it is not stored so, but for B where it is read as it lies
+        assert names.count("pack_transpose") == tb + (not ta and not pays), names
         assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c)
     got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
     assert close(got, op_a @ op_b)

@@ -68,6 +68,7 @@
 #ifndef BT_FROM_B
   #define BT_FROM_B 0  // 1: the B argument is B itself (K x N), transposed tile by tile
 #endif
+// With BT_FROM_B and BATCHED the stack is K's slices: stride_b is a slice's depth.
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
   #define RTSM (TSM / WPTM)                          // work-items per group along M
@@ -204,7 +205,10 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT Af = (const __global float*)A;
 #endif
-#if CACHE_B && BT_FROM_B
+#if CACHE_B && BT_FROM_B && BATCHED
+    // With B itself the stack is always slices of one K, which B's columns hold all of.
+    const int Kv = K * (int)get_num_groups(2) / WIDTH;
+#elif CACHE_B && BT_FROM_B
     const int Kv = K / WIDTH;
 #elif CACHE_B
     const int Nv = N / WIDTH;

@@ -106,7 +106,7 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     # them, in one pass each, so no pack of its own comes before.
     plan.panels = bool(panel_steps(plan))
     plan.pack_a = plan.panels or not (exact and not a.trans and a.offset == 0 and a.ld == m)
-    _plan_b(plan, b, exact, read_b and split == 1)
+    _plan_b(plan, b, exact, read_b)
     # The rung writes C itself where C is exactly its output; an operand that shares memory
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m

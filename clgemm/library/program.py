@@ -268,12 +268,14 @@ def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, sa: Slot, sb: S
     plan = prog.plan
     m, n, split = plan.mp, plan.np_, plan.split
     depth = plan.kp // split
-    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, batched=True),
+    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, True, plan.reads_b),
                           rung.kernel)
     (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
     partial = prog.new_scratch(split * m * n)
+    # B as it lies holds a slice as the next `depth` rows of its columns; BT as the next columns
+    b_stride = depth if plan.reads_b else depth * n
     prog.add("tiled kernel, K split", knl, (gx, gy, split), (lx, ly, 1),
-             [*rung.args(m, n, depth, sa, sb, partial), depth * m, depth * n, m * n])
+             [*rung.args(m, n, depth, sa, sb, partial), depth * m, b_stride, m * n])
     _sum_slices(backend, prog, partial, c)
 
 

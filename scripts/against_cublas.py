@@ -1,0 +1,48 @@
+"""gemm()'s calls on both backends against cuBLAS's, from two `clgemm bench --call --json` files
+of one run's shapes on one NVIDIA GPU: the CUDA file holds cuBLAS's call, the OpenCL file
+gemm()'s call through NVIDIA's OpenCL. Prints a Markdown table in microseconds per call, each
+backend's ratio (cuBLAS's time over gemm()'s, so above 1 is faster) and their geo-means.
+
+    python3 scripts/against_cublas.py CUDA.json OPENCL.json
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def _rows(path: str) -> dict[tuple[int, ...], dict]:
+    return {tuple(r["shape"]): r for r in json.loads(Path(path).read_text())["rows"]
+            if r["status"] == "ok"}
+
+
+def main(cuda_path: str, opencl_path: str) -> None:
+    cuda, opencl = _rows(cuda_path), _rows(opencl_path)
+    print(f"{cuda_path} and {opencl_path}, microseconds per call\n")
+    print("| shape | cuBLAS | gemm(), CUDA | cuBLAS / CUDA | gemm(), OpenCL | cuBLAS / OpenCL |")
+    print("|---|---|---|---|---|---|")
+    ratios: dict[str, list[float]] = {"CUDA": [], "OpenCL": []}
+    for shape, row in cuda.items():
+        ref = row["references"].get("cuBLAS", {})
+        if ref.get("status") != "ok" or shape not in opencl:
+            continue
+        us = {"CUDA": row["call_ms"] * 1e3, "OpenCL": opencl[shape]["call_ms"] * 1e3}
+        for name, t in us.items():
+            ratios[name].append(ref["ms"] * 1e3 / t)
+        print(f"| {'x'.join(map(str, shape))} | {ref['ms'] * 1e3:,.1f} | {us['CUDA']:,.1f} | "
+              f"{ratios['CUDA'][-1]:.2f} | {us['OpenCL']:,.1f} | {ratios['OpenCL'][-1]:.2f} |")
+    print()
+    for name, values in ratios.items():
+        if values:
+            mean = math.exp(sum(map(math.log, values)) / len(values))
+            print(f"{name}: geo-mean {mean:.2f} x cuBLAS, lowest {min(values):.2f}, "
+                  f"{sum(v >= 0.8 for v in values)} of {len(values)} shapes at 0.8 or more")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

@@ -46,9 +46,13 @@ class Annealing(Strategy):
         score, config = max(results)
         t = self.t0 * self.cooling ** self.steps
         self.steps += 1
+        if score >= self.current_score:
+            self.current, self.current_score = config, score
+            return
+        # Only a loss is weighed, so the exponent is negative: late in a long walk, when T is
+        # tiny, exp() goes to 0 (never accepted); a gain divided by that T would overflow it.
         loss = (score - self.current_score) / max(self.current_score, 1e-30)
-        downhill_ok = score > 0 and t > 0 and rng.random() < math.exp(loss / t)
-        if score >= self.current_score or downhill_ok:
+        if score > 0 and t > 0 and rng.random() < math.exp(loss / t):
             self.current, self.current_score = config, score
 
     def propose(self, space: SearchSpace, history: Sequence[Trial], rng: random.Random,

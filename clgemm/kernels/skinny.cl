@@ -105,7 +105,7 @@
     for (int u = 0; u < KC; u++) {                                                               \
         const int p = (k0) + l + LK * u;                                                         \
         const long pk = (long)p * xk;                                                            \
-        for (int v = 0; v < VR; v++) (dst)[u][v] = p < K ? X[xrow[v] + pk] : 0.0f;              \
+        for (int v = 0; v < VR; v++) (dst)[u][v] = p < K ? LOAD_GLOBAL(X, xrow[v] + pk) : 0.0f;  \
     }
 
 // Y(p, s) read from global memory (YLOCAL = 0), zero past K and past S; yp is Y's offset of row p
@@ -172,8 +172,8 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
             int pp, s;
             if (ys == 1) { pp = e / SB; s = e % SB; } else { s = e / CHUNK; pp = e % CHUNK; }
             const int p = k0 + pp, sc = s0 + s;
-            Yl[pp][s] = (p < K && sc < S) ? Y[(long)y_offset + (long)p * yk + (long)sc * ys]
-                                          : 0.0f;
+            Yl[pp][s] = (p < K && sc < S)
+                ? LOAD_GLOBAL(Y, (long)y_offset + (long)p * yk + (long)sc * ys) : 0.0f;
         }
 #endif
 #if PREFETCH

@@ -36,3 +36,11 @@ def test_an_early_small_loss_can_be_taken():
         walk._update({("there",): 99.0}, random.Random(seed))
         accepted += walk.current == ("there",)
     assert 100 < accepted < 200  # exp(-0.01 / 0.15) is about 0.94
+
+
+def test_a_walk_past_where_its_temperature_reaches_zero_refuses_a_loss():
+    walk = Annealing()
+    walk.current, walk.current_score, walk.steps = ("here",), 100.0, 10**5  # T is 0.0
+    walk.pending = [("there",)]
+    walk._update({("there",): 99.0}, random.Random(1))
+    assert walk.current == ("here",)

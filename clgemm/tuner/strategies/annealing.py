@@ -46,13 +46,12 @@ class Annealing(Strategy):
         score, config = max(results)
         t = self.t0 * self.cooling ** self.steps
         self.steps += 1
-        if score >= self.current_score:
-            self.current, self.current_score = config, score
-            return
-        # Only a loss is weighed, so the exponent is negative: late in a long walk, when T is
-        # tiny, exp() goes to 0 (never accepted); a gain divided by that T would overflow it.
         loss = (score - self.current_score) / max(self.current_score, 1e-30)
-        if score > 0 and t > 0 and rng.random() < math.exp(loss / t):
+        # One draw for every scored step, taken or not, so that a seed walks the same way;
+        # only a loss is weighed, since a gain divided by the tiny T of a long walk overflows.
+        draw = rng.random() if score > 0 and t > 0 else 1.0
+        downhill_ok = loss < 0 and t > 0 and draw < math.exp(loss / t)
+        if score >= self.current_score or downhill_ok:
             self.current, self.current_score = config, score
 
     def propose(self, space: SearchSpace, history: Sequence[Trial], rng: random.Random,

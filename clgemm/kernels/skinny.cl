@@ -30,7 +30,9 @@
 //     is multiplied, so the group hides their latency itself;
 //   - it multiplies them with float4s of the block.
 // At the end the lanes' partial sums are added through local memory, four columns at a time,
-// and the group writes its block of O.
+// and the group writes its block of O. Y's block and the sums share one local buffer, since the
+// one is done with before the other begins. A work-item keeps a pointer to each of its rows of X
+// and steps along K by adding to it.
 //
 // beta is tested at run time: with beta == 0, O is only written, never read.
 //
@@ -99,13 +101,37 @@
 #define SB4 (SB / 4)                      // float4s per row of the local block
 #define YROW (SB + 4)                     // floats per row of the local block: one float4 more,
                                           // so lanes reading different rows meet other banks
+// Y's block is used inside the loop along K and the lanes' sums after it, so one local buffer
+// holds either: the larger of the two.
+#if YLOCAL
+  #define YL_FLOAT4S (CHUNK * YROW / 4)
+#else
+  #define YL_FLOAT4S 0
+#endif
+#define RED_FLOAT4S (LK * TR)
+#define SHARED_FLOAT4S (YL_FLOAT4S > RED_FLOAT4S ? YL_FLOAT4S : RED_FLOAT4S)
+#define YL(pp, s) (((__local float*)shared)[(pp) * YROW + (s)])
+#define RED(q, e) (shared[(q) * TR + (e)])
 
-// The KC x VR values of X this work-item multiplies in the chunk from k0 (zero past K)
+// The KC x VR values of X this work-item multiplies in the chunk from k0 (zero past K). xp[v]
+// points at its row v's first step; a step u of the chunk lies kx + u * lane_step further on, so
+// each load costs one addition. Only the chunk that reaches past K tests its steps.
 #define LOAD_X(dst, k0)                                                                          \
-    for (int u = 0; u < KC; u++) {                                                               \
-        const int p = (k0) + l + LK * u;                                                         \
-        const long pk = (long)p * xk;                                                            \
-        for (int v = 0; v < VR; v++) (dst)[u][v] = p < K ? LOAD_GLOBAL(X, xrow[v] + pk) : 0.0f;  \
+    {                                                                                            \
+        const long kx = (long)(k0) * xk;                                                         \
+        if ((k0) + CHUNK <= K) {                                                                 \
+            for (int u = 0; u < KC; u++) {                                                       \
+                const long at = kx + u * lane_step;                                              \
+                for (int v = 0; v < VR; v++) (dst)[u][v] = LOAD_GLOBAL(xp[v], at);               \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (int u = 0; u < KC; u++) {                                                       \
+                const long at = kx + u * lane_step;                                              \
+                const int inside = (k0) + l + LK * u < K;                                        \
+                for (int v = 0; v < VR; v++)                                                     \
+                    (dst)[u][v] = inside ? LOAD_GLOBAL(xp[v], at) : 0.0f;                        \
+            }                                                                                    \
+        }                                                                                        \
     }
 
 // Y(p, s) read from global memory (YLOCAL = 0), zero past K and past S; yp is Y's offset of row p
@@ -143,18 +169,16 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
     const int r0 = TR * (g / blocks);
     const int s0 = SB * (g % blocks);
 
-#if YLOCAL
-    __local float Yl[CHUNK][YROW] __attribute__((aligned(16)));
-#endif
-    __local float4 red[LK][TR];
+    __local float4 shared[SHARED_FLOAT4S];
 
-    // The rows this work-item reads, clamped to the last one so that no load needs a guard;
-    // the rows past R are computed and never stored.
-    long xrow[VR];
+    // The rows this work-item reads, clamped to the last one so that no load needs a guard
+    // (the rows past R are computed and never stored), at the lane's first step along K.
+    const __global float* xp[VR];
     for (int v = 0; v < VR; v++) {
         const int r = min(r0 + t + v * LR, R - 1);
-        xrow[v] = (long)x_offset + (long)r * xr;
+        xp[v] = X + (long)x_offset + (long)r * xr + (long)l * xk;
     }
+    const long lane_step = (long)LK * xk;         // from a lane's step along K to its next
 
     float4 acc[VR][SB4];
     for (int v = 0; v < VR; v++)
@@ -172,7 +196,7 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
             int pp, s;
             if (ys == 1) { pp = e / SB; s = e % SB; } else { s = e / CHUNK; pp = e % CHUNK; }
             const int p = k0 + pp, sc = s0 + s;
-            Yl[pp][s] = (p < K && sc < S)
+            YL(pp, s) = (p < K && sc < S)
                 ? LOAD_GLOBAL(Y, (long)y_offset + (long)p * yk + (long)sc * ys) : 0.0f;
         }
 #endif
@@ -192,7 +216,7 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
         for (int u = 0; u < KC; u++) {
             const int pp = l + LK * u;
             for (int s = 0; s < SB4; s++) {
-                const float4 y = LOCAL_VEC(float4, &Yl[pp][4 * s]);
+                const float4 y = LOCAL_VEC(float4, &YL(pp, 4 * s));
                 for (int v = 0; v < VR; v++) acc[v][s] += xv[u][v] * y;
             }
         }
@@ -216,11 +240,11 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
     // The lanes' sums, added four columns at a time; work-item e of the group then stores row
     // r0 + e's four columns (neighbouring work-items, neighbouring rows).
     for (int s = 0; s < SB4; s++) {
-        for (int v = 0; v < VR; v++) red[l][t + v * LR] = acc[v][s];
+        for (int v = 0; v < VR; v++) RED(l, t + v * LR) = acc[v][s];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int e = tid; e < TR; e += THREADS) {
-            float4 sum = red[0][e];
-            for (int q = 1; q < LK; q++) sum += red[q][e];
+            float4 sum = RED(0, e);
+            for (int q = 1; q < LK; q++) sum += RED(q, e);
             const int r = r0 + e;
             const float part[4] = {sum.x, sum.y, sum.z, sum.w};
             if (r < R) {

@@ -43,10 +43,10 @@ def output_tile(p: Params) -> tuple[int, int]:
 
 
 def local_bytes(p: Params) -> int:
-    """Y's block ([LK*KC][SB+4] floats, where staged) and the lanes' sums (LK x LR*VR
-    float4s)."""
+    """Y's block ([LK*KC][SB+4] floats, where staged) or the lanes' sums (LK x LR*VR float4s),
+    which share one buffer: the block is used along K, the sums after."""
     staged = p["YLOCAL"] * p["LK"] * p["KC"] * (p["SB"] + 4)
-    return 4 * (staged + 4 * p["LK"] * p["LR"] * p["VR"])
+    return 4 * max(staged, 4 * p["LK"] * p["LR"] * p["VR"])
 
 
 def short_is_n(m: int, n: int) -> bool:

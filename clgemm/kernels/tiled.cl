@@ -108,23 +108,26 @@
 #if !CACHE_B || TSK % WIDTH
   #error "BT_FROM_B needs CACHE_B = 1 and TSK a multiple of WIDTH"
 #endif
-#define VTSK (TSK / WIDTH)
-#define FETCH_B(k0)                                                                  \
-    for (int l = 0; l < LPTB; l++) {                                                 \
-        const int e = tid + l * RTSM * RTSN;                                         \
-        Bnext[l] = LOAD_GLOBAL(BT, (offn + e / VTSK) * Kv + (k0) / WIDTH + e % VTSK); \
-    }
+#define B_VECTORS (TSK / WIDTH)   // vectors down one column of the B tile
+#define B_AT(e, k0) ((offn + (e) / B_VECTORS) * Kv + (k0) / WIDTH + (e) % B_VECTORS)
 #else
+#define B_VECTORS VTSN            // vectors along one row of the BT tile
+#define B_AT(e, k0) (((k0) + (e) / B_VECTORS) * Nv + offn / WIDTH + (e) % B_VECTORS)
+#endif
 #define FETCH_B(k0)                                                                  \
     for (int l = 0; l < LPTB; l++) {                                                 \
         const int e = tid + l * RTSM * RTSN;                                         \
-        Bnext[l] = LOAD_GLOBAL(BT, ((k0) + e / VTSN) * Nv + offn / WIDTH + e % VTSN); \
+        Bnext[l] = LOAD_GLOBAL(BT, B_AT(e, k0));                                     \
     }
-#endif
 
-// Registers -> local buffer `buf`: component i of a vector goes to the next row (column).
+// Registers -> local buffer `buf`: component i of a vector goes to the next row (column); of
+// B itself, to the next step of k.
 #define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
-#define B_SLOT(i) Btile[buf][ek][WIDTH * ev + (i)]
+#if BT_FROM_B
+#define B_SLOT(i) Btile[buf][WIDTH * ev + (i)][eo]
+#else
+#define B_SLOT(i) Btile[buf][eo][WIDTH * ev + (i)]
+#endif
 #define STORE_A(buf_index)                                                           \
     {                                                                                \
         const int buf = (buf_index);                                                 \
@@ -134,28 +137,15 @@
             SPREAD(Anext[l], A_SLOT)                                                 \
         }                                                                            \
     }
-#if BT_FROM_B
-#define BK_SLOT(i) Btile[buf][WIDTH * ev + (i)][en]
 #define STORE_B(buf_index)                                                           \
     {                                                                                \
         const int buf = (buf_index);                                                 \
         for (int l = 0; l < LPTB; l++) {                                             \
             const int e = tid + l * RTSM * RTSN;                                     \
-            const int ev = e % VTSK, en = e / VTSK;                                  \
-            SPREAD(Bnext[l], BK_SLOT)                                                \
-        }                                                                            \
-    }
-#else
-#define STORE_B(buf_index)                                                           \
-    {                                                                                \
-        const int buf = (buf_index);                                                 \
-        for (int l = 0; l < LPTB; l++) {                                             \
-            const int e = tid + l * RTSM * RTSN;                                     \
-            const int ev = e % VTSN, ek = e / VTSN;                                  \
+            const int ev = e % B_VECTORS, eo = e / B_VECTORS;                        \
             SPREAD(Bnext[l], B_SLOT)                                                 \
         }                                                                            \
     }
-#endif
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
 // With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A

@@ -219,11 +219,10 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     rung = get_rung(plan.chosen.rung)
     # The form that runs, built before anything is queued, so a configuration that fails to
     # build here leaves nothing half done and the next choice can run instead.
-    if plan.split > 1 or plan.reads_b:
-        knl = backend.program(rung.file, tiled_macros(plan.chosen.params, plan.split > 1,
-                                                      plan.reads_b), rung.kernel)
-    else:
-        backend.program(rung.file, rung.macros(plan.chosen.params), rung.kernel)
+    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, plan.split > 1,
+                                                  plan.reads_b)
+                          if plan.split > 1 or plan.reads_b else rung.macros(plan.chosen.params),
+                          rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
         steps = panel_steps(plan)
@@ -243,7 +242,7 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
         else:
             sb = _pack(backend, prog, "pack of B", sb, b, k, n, plan.kp, plan.np_, b.trans)
     if plan.split > 1:
-        _split_tiled(backend, prog, rung, sa, sb, c)
+        _split_tiled(backend, prog, rung, knl, sa, sb, c)
         return C
     p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
     if plan.reads_b:  # B as it lies, transposed tile by tile: no pack of it, no helper
@@ -260,16 +259,14 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     return p
 
 
-def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, sa: Slot, sb: Slot,
+def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, knl: Any, sa: Slot, sb: Slot,
                  c: Mat) -> None:
-    """K in slices on the tiled kernel: its batched form multiplies slice p of A's columns by
-    slice p of BT's into partial product p (the slices lie one depth of columns apart in
-    both), and `reduce_splits` sums them into alpha*P + beta*C."""
+    """K in slices on the tiled kernel: its batched form (`knl`, built before anything was
+    queued) multiplies slice p of A's columns by slice p of BT's (or B's rows) into partial
+    product p, and `reduce_splits` sums them into alpha*P + beta*C."""
     plan = prog.plan
     m, n, split = plan.mp, plan.np_, plan.split
     depth = plan.kp // split
-    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, True, plan.reads_b),
-                          rung.kernel)
     (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
     partial = prog.new_scratch(split * m * n)
     # B as it lies holds a slice as the next `depth` rows of its columns; BT as the next columns

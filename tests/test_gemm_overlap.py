@@ -198,6 +198,8 @@ def test_a_repeated_signature_still_finds_c_sharing_memory(every_backend, kernel
     for _ in range(2):  # apart: the first call makes the program, the second takes it
         clgemm.gemm(ds, dt, du)
     assert api.CACHE.hot, "the call on device arrays was not remembered"
+    if kernel == "direct":  # one launch into a given C: the shortest way (`HotCall.quick`)
+        assert all(h.quick is not None for h in api.CACHE.hot.values())
     be.synchronize()
     assert _close(kind.download(du), reference(s, t, None, 1.0, 0.0, False, False))
     out = clgemm.gemm(ds, dt, ds)  # the same signature, C now A itself

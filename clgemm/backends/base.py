@@ -186,6 +186,11 @@ class Backend(ABC):
         with several GPUs may have set to another."""
         return nullcontext()
 
+    def already_active(self) -> Callable[[], bool] | None:
+        """A cheap test of whether this backend's device is active already, so that a repeated
+        call enters `activate` only when it is not; None where activating does nothing."""
+        return None
+
     def release(self) -> None:
         """Free what the backend holds (optional)."""
 

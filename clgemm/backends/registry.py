@@ -25,7 +25,7 @@ import importlib
 import threading
 import warnings
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping, cast
+from typing import Any, Callable, Iterator, Mapping, cast
 
 import numpy as np
 
@@ -180,13 +180,20 @@ def buffer_kind(x: Any) -> DeviceArrays | None:
     return next((k for k in KINDS.values() if k.is_buffer(x)), None)
 
 
+#: each array type's `DeviceArrays.signature` (None: none), since a repeated call asks for
+#: three of them and little else
+_SIGNATURE_OF_TYPE: dict[type, Callable[[Any], tuple | None] | None] = {}
+
+
 def array_signature(x: Any) -> tuple | None:
     """What a gemm() call's checks depend on for a device array (`DeviceArrays.signature`);
     None for NumPy arrays, which are copied anyway, and for anything else."""
-    if isinstance(x, np.ndarray):
-        return None
-    kind = array_kind(x)
-    return None if kind is None else kind.signature(x)
+    try:
+        read = _SIGNATURE_OF_TYPE[type(x)]
+    except KeyError:
+        kind = None if isinstance(x, np.ndarray) else array_kind(x)
+        read = _SIGNATURE_OF_TYPE[type(x)] = None if kind is None else kind.signature
+    return None if read is None else read(x)
 
 
 # -- registration --------------------------------------------------------------------------------
@@ -209,6 +216,7 @@ def register(package: BackendPackage) -> BackendPackage:
         if kind is not None:
             KINDS[name] = kind
             _KIND_OF_TYPE.clear()
+            _SIGNATURE_OF_TYPE.clear()
         _renumbered()
     return package
 

@@ -313,6 +313,10 @@ class CUDABackend(Backend):
     def activate(self) -> ContextManager:
         return device_scope(self.device.handle)
 
+    def already_active(self) -> Callable[[], bool] | None:
+        ordinal, get_device = self.device.handle, cupy.cuda.runtime.getDevice
+        return lambda: get_device() == ordinal
+
     def release(self) -> None:
         self._kernels.clear()
         self._modules.clear()

@@ -51,13 +51,20 @@ class StandingArgs(PreparedLaunch):
         self._keys = [arg_key(a) for a in args]
         self._standing: dict[int, tuple[list[Any], list[Any]]] = getattr(backend, "_last_args")
         self._queue = getattr(backend, "queue")
+        self._handle = kernel.int_ptr
+
+    def _keep(self, handle: int, buffers: Sequence[Any]) -> None:
+        """Record this launch's arguments as the kernel's standing ones. A buffer from outside
+        the pool is kept alive until the kernel's arguments change, so that its handle cannot
+        be reused for another buffer meanwhile."""
+        self._standing[handle] = (self._keys, [b for b in buffers
+                                               if not isinstance(b, cl_tools.PooledBuffer)])
 
     def __call__(self, buffers: Sequence[Any], queue: Any,
                  wait_for: Sequence[Any] | None) -> Any:
         if self.backend._logged() is not None:  # measuring code wants every launch's event
             return super().__call__(buffers, queue, wait_for)
-        kernel, keys = self.kernel, self._keys
-        handle = kernel.int_ptr
+        kernel, keys, handle = self.kernel, self._keys, self._handle
         try:
             last = self._standing.get(handle)
             if last is None or last[0] is not keys:  # another launch set this kernel's args
@@ -67,15 +74,16 @@ class StandingArgs(PreparedLaunch):
                 kernel.set_args(*values)
                 for i in self.slots:
                     values[i] = None  # the call's buffers are not kept past it
+                self._keep(handle, buffers)
             else:
+                changed = False
                 for i, buf in zip(self.slots, buffers):
-                    if keys[i] != buf.int_ptr:
+                    ptr = buf.int_ptr
+                    if keys[i] != ptr:
                         kernel.set_arg(i, buf)
-                        keys[i] = buf.int_ptr
-            # a buffer from outside the pool is kept alive until the kernel's next launch, so
-            # that its handle cannot be reused for another buffer meanwhile
-            self._standing[handle] = (keys, [b for b in buffers
-                                             if not isinstance(b, cl_tools.PooledBuffer)])
+                        keys[i], changed = ptr, True
+                if changed:  # else the buffers kept last time hold these very handles
+                    self._keep(handle, buffers)
             return cl.enqueue_nd_range_kernel(queue or self._queue, kernel, self.global_size,
                                               self.local_size, wait_for=wait_for or None)
         except cl.Error as exc:

@@ -20,7 +20,8 @@
 # tune-ladder (a short tune of rungs 9 and 10 at 4096, both backends, into the shipped databases
 # in clgemm/tuning/, journals into results/journals/), tune-medium (the tiled kernel at 768 and
 # 1024 cubed, 40 s each, both backends, into the shipped databases, copied to $OUT/tuning/),
-# tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
+# tune-small (the direct kernel at the shapes in $SMALL_SHAPES, by default 128, 256 and 512
+# cubed, $SMALL_TUNE_S seconds each, 30 by default, the same way), tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
 # with the other sizes 4096, $SKINNY_TUNE_S seconds each, 40 by default, the same way) and ladder
 # (the ladder at 4096 on both backends, defaults and tuned, JSON into $OUT).
 set -u
@@ -75,6 +76,15 @@ print(s('$gpu', backend='$be').key)")
                      --database "$PWD/clgemm/tuning/$key.json"
                    mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
                  done ;;
+    tune-small) for be in cuda opencl; do
+                  key=$(python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$be').key)")
+                  step tune-small-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
+                    tune --device "$gpu" --backend $be --rungs direct --time ${SMALL_TUNE_S:-30} \
+                    --shapes ${SMALL_SHAPES:-128,256,512} \
+                    --database "$PWD/clgemm/tuning/$key.json"
+                  mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
+                done ;;
     tune-skinny) for be in cuda opencl; do
                    key=$(python3 -c "from clgemm.backends import select_device as s
 print(s('$gpu', backend='$be').key)")

@@ -296,3 +296,38 @@ def test_killed_run_resumes_without_loss_or_repeat(tmp_path):
     assert "its 7 measurement(s) are reused" in again.stderr
     assert len(_search(journal)) == 7
     assert json.loads(db.read_text())["entries"][0]["rung"] == 3
+
+
+def test_a_resumed_timed_search_gets_only_the_time_left(tmp_path):
+    """A search's time counts what earlier runs spent, as its budget counts what they
+    measured: the same timed tune again measures nothing, and a stopped one goes on for what
+    is left, not for its whole time anew."""
+    journal, db = tmp_path / "j.jsonl", tmp_path / "db.json"
+    args = [sys.executable, "-m", "clgemm", "tune", "--device", "0", "--rungs", "12",
+            "--size", "64", "--time", "2", "--jobs", "1", "--repeats", "1", "--warmup", "0",
+            "--confirm", "1", "--journal", str(journal), "--database", str(db)]
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path / "results")}
+    first = subprocess.run(args, capture_output=True, text=True, timeout=180, env=env)
+    assert first.returncode == 0, first.stderr
+    measured = len(_search(journal))
+    spent = [r for r in read_journal(journal)[1] if r.get("kind") == "spent"]
+    assert measured >= 1 and len(spent) == 1 and spent[0]["seconds"] >= 2
+    again = subprocess.run(args, capture_output=True, text=True, timeout=180, env=env)
+    assert again.returncode == 0, again.stderr
+    assert "(0 now" in again.stderr and "stopped: time, spent by earlier runs" in again.stderr
+    assert len(_search(journal)) == measured
+
+
+def test_spent_seconds_read_from_a_journal_are_checked():
+    """Only finite, non-negative numbers of seconds of the rung count; an edited journal's
+    anything else counts as nothing."""
+    from clgemm.tuner.rung_tune import spent_before
+    records = [{"kind": "spent", "rung": 12, "seconds": 1.5},
+               {"kind": "spent", "rung": 12, "seconds": 2},
+               {"kind": "spent", "rung": 13, "seconds": 100.0},
+               *({"kind": "spent", "rung": 12, "seconds": bad}
+                 for bad in (-1.0, float("nan"), float("inf"), "9", True, None, [3])),
+               {"kind": "search", "rung": 12, "seconds": 50.0}]
+    assert spent_before(records, 12) == 3.5
+    assert spent_before(records, 13) == 100.0
+    assert spent_before([], 12) == 0.0

@@ -3,11 +3,12 @@
 The loop is deliberately dumb about search and careful about bookkeeping. Everything a strategy
 decides from is the journal's history, so an interrupted run resumes by reading the journal back;
 the budget counts what the journal holds, so an interrupted-and-resumed run does exactly as many
-evaluations as an uninterrupted one. The rung's default configuration is measured first (when
-the funnel kept it): it anchors every comparison ("x default") and gives adaptive strategies a
-sane starting point. A search-time measurement uses few repeats, so the few best are measured
-again with more repeats before one is stored; the database gets that confirmation's numbers
-(median, spread), not a lucky single draw.
+evaluations as an uninterrupted one, and its time counts the seconds earlier runs spent (each
+search ends by journaling them, interrupted or not). The rung's default configuration is
+measured first (when the funnel kept it): it anchors every comparison ("x default") and gives
+adaptive strategies a sane starting point. A search-time measurement uses few repeats, so the
+few best are measured again with more repeats before one is stored; the database gets that
+confirmation's numbers (median, spread), not a lucky single draw.
 
 A journal is a file anyone can edit, so its records are checked before they count: a record
 whose configuration is not a parameter set of its rung (an unknown name, a value that is not an
@@ -212,6 +213,8 @@ class _Search:
     measured: set[Config] = field(default_factory=set)
     best: dict | None = None
     start: float = 0.0
+    #: seconds of search the journal says earlier runs spent on this rung (`spent_before`)
+    before_s: float = 0.0
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -231,6 +234,7 @@ class _Search:
         self.out.measured = len(done_records)
         ok = [r for r in done_records if r.get("status") == "ok" and r.get("gflops")]
         self.best = max(ok, key=lambda r: r["gflops"]) if ok else None
+        self.before_s = spent_before(self.journal.records, self.rung.number)
 
     def seeds(self, default_key: Config | None) -> list[Config]:
         """The default, then the options' seeds, where the space holds them and they are not
@@ -250,7 +254,7 @@ class _Search:
 
     def out_of_time(self) -> bool:
         return (self.options.time_s is not None
-                and time.monotonic() - self.start >= self.options.time_s)
+                and self.before_s + time.monotonic() - self.start >= self.options.time_s)
 
     def spent(self) -> str:
         """Why the search must stop before the next batch ('' where it may go on)."""
@@ -266,7 +270,8 @@ class _Search:
         options, name = self.options, self.out.strategy
         total = len(self.space) if options.budget is None else min(options.budget,
                                                                      len(self.space))
-        progress = Progress(f"rung {self.rung.number}", total, options.time_s, stream=stream)
+        left_s = None if options.time_s is None else max(options.time_s - self.before_s, 0.0)
+        progress = Progress(f"rung {self.rung.number}", total, left_s, stream=stream)
         self.start = time.monotonic()
         stalls = 0
         try:
@@ -286,11 +291,18 @@ class _Search:
                     stop = f"{name} proposes only measured configurations"
                     break
                 self.measure(batch, progress)
+            if stop == "time" and not self.out.measured_now and self.before_s:
+                stop = "time, spent by earlier runs"
             self.out.stop = stop
             progress.update(self.out.measured, self.out.measured_now, self.out.failures,
                             _short(self.best), force=True)
         finally:
             progress.close()
+            # what this run spent, so that a resumed run's time counts it as its budget
+            # counts the measurements (a run killed outright leaves none: it gets its time anew)
+            self.journal.append({"kind": "spent", "rung": self.rung.number,
+                                 "seconds": round(time.monotonic() - self.start, 3),
+                                 "time": now()})
 
     def measure(self, batch: list[Config], progress: Progress) -> None:
         """Build the batch ahead, then measure and journal each configuration in turn."""
@@ -317,6 +329,19 @@ class _Search:
         if rec["status"] == "ok" and rec["gflops"] and (
                 self.best is None or rec["gflops"] > self.best["gflops"]):
             self.best = rec
+
+
+def spent_before(records: list[dict], rung: int) -> float:
+    """Seconds of search the journal's earlier runs spent on the rung: the sum of their "spent"
+    records. A journal is a file anyone can edit, so a value that is not a finite number of
+    seconds, zero or more, counts as nothing."""
+    total = 0.0
+    for r in records:
+        if r.get("kind") == "spent" and r.get("rung") == rung:
+            seconds = r.get("seconds")
+            if is_finite(seconds) and seconds >= 0:
+                total += float(seconds)
+    return total
 
 
 def _default_record(rung: Rung, space: SearchSpace, journal: Journal,

@@ -338,7 +338,7 @@ def spent_before(records: list[dict], rung: int) -> float:
     total = 0.0
     for r in records:
         if r.get("kind") == "spent" and r.get("rung") == rung:
-            seconds = r.get("seconds")
+            seconds: Any = r.get("seconds")
             if is_finite(seconds) and seconds >= 0:
                 total += float(seconds)
     return total

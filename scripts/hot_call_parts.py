@@ -1,0 +1,60 @@
+"""Where a repeated gemm() call's host time goes, part by part, on a 64 cubed product of device
+arrays: the whole call, then each piece of its hot path alone, then the call and its hot path
+with the launch replaced by a function that does nothing (what Python costs beside the launch).
+Usage: python scripts/hot_call_parts.py DEVICE BACKEND"""
+
+import sys
+import time
+
+import numpy as np
+
+import clgemm
+from clgemm.backends.registry import array_signature
+from clgemm.library import gemm as api
+from clgemm.measure.call_bench import Side
+
+dev, bename = sys.argv[1], sys.argv[2]
+be = api.backend_for(dev, bename)
+side = Side(be, "device")
+rng = np.random.default_rng(0)
+a = side.put(rng.standard_normal((64, 64), dtype=np.float32))
+b = side.put(rng.standard_normal((64, 64), dtype=np.float32))
+c = side.put(np.zeros((64, 64), np.float32))
+clgemm.gemm(a, b, c)
+clgemm.gemm(a, b, c)
+be.synchronize()
+hot = next(iter(api.CACHE.hot.values()))
+kind = hot.kind
+
+
+def timed(label, fn, calls=20000):
+    for _ in range(200):
+        fn()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    print(f"{bename} {label:34s} {(time.perf_counter() - t0) / calls * 1e6:6.2f} us", flush=True)
+
+
+timed("gemm (real launch)", lambda: clgemm.gemm(a, b, c), 3000)
+be.synchronize()
+timed("array_signature x3", lambda: (array_signature(a), array_signature(b), array_signature(c)))
+timed("_call_key", lambda: api._call_key(a, b, c, 1.0, 0.0, False, False, None, None))
+timed("kernel_arg x3", lambda: (kind.kernel_arg(a), kind.kernel_arg(b), kind.kernel_arg(c)))
+timed("allocation x3 (_may_share)", lambda: hot._may_share(a, b, c))
+timed("events x3", lambda: (kind.events(a), kind.events(b), kind.events(c)))
+timed("be.lock", lambda: be.lock)
+active = be.already_active()
+if active is not None:
+    timed("already_active()", active)
+
+
+class Nothing:
+    def __call__(self, buffers, queue, wait_for):
+        return None
+
+
+object.__setattr__(hot, "one_launch", Nothing())
+object.__setattr__(hot, "quick", hot._quick())
+timed("gemm, launch faked", lambda: clgemm.gemm(a, b, c))
+timed("quick, launch faked", lambda: hot.quick(a, b, c))

@@ -106,4 +106,5 @@ def test_a_script_without_main_guard_is_told_and_leaves_nothing(tmp_path):
     assert r.stdout.splitlines() == ["stored 1"]
     [journal] = results.rglob("*.jsonl")
     records = read_journal(journal)[1]
-    assert [r.get("kind") for r in records] == ["search", "search"]  # begun by this run
+    # begun by this run (no "resume" line), its search's seconds written last
+    assert [r.get("kind") for r in records] == ["search", "search", "spent"]

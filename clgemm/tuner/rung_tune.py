@@ -299,10 +299,12 @@ class _Search:
         finally:
             progress.close()
             # what this run spent, so that a resumed run's time counts it as its budget
-            # counts the measurements (a run killed outright leaves none: it gets its time anew)
+            # counts the measurements (a run killed outright leaves none: it gets its time
+            # anew). Not kept among this run's records: a journal that a failed run began
+            # holds no measurement and is still removed on closing.
             self.journal.append({"kind": "spent", "rung": self.rung.number,
                                  "seconds": round(time.monotonic() - self.start, 3),
-                                 "time": now()})
+                                 "time": now()}, keep=False)
 
     def measure(self, batch: list[Config], progress: Progress) -> None:
         """Build the batch ahead, then measure and journal each configuration in turn."""

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
 from clgemm.configs.database import Database, Entry
+from clgemm.core.files import FileWriteError
 from clgemm.core.paths import KERNELS
 from clgemm.core.problem import Problem
 from clgemm.core.validation import is_finite
@@ -302,9 +303,12 @@ class _Search:
             # counts the measurements (a run killed outright leaves none: it gets its time
             # anew). Not kept among this run's records: a journal that a failed run began
             # holds no measurement and is still removed on closing.
-            self.journal.append({"kind": "spent", "rung": self.rung.number,
-                                 "seconds": round(time.monotonic() - self.start, 3),
-                                 "time": now()}, keep=False)
+            try:
+                self.journal.append({"kind": "spent", "rung": self.rung.number,
+                                     "seconds": round(time.monotonic() - self.start, 3),
+                                     "time": now()}, keep=False)
+            except FileWriteError:  # a full disk: the next run only gets its time anew, and
+                pass                # an error already on its way is not replaced by this one
 
     def measure(self, batch: list[Config], progress: Progress) -> None:
         """Build the batch ahead, then measure and journal each configuration in turn."""

@@ -21,7 +21,9 @@
 # in clgemm/tuning/, journals into results/journals/), tune-medium (the tiled kernel at 768 and
 # 1024 cubed, 40 s each, both backends, into the shipped databases, copied to $OUT/tuning/),
 # tune-small (the direct kernel at the shapes in $SMALL_SHAPES, by default 128, 256 and 512
-# cubed, $SMALL_TUNE_S seconds each, 30 by default, the same way), tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
+# cubed, $SMALL_TUNE_S seconds each, 30 by default, the same way; its entries also choose the
+# tile of stacks of small products, so results/h100/call/tune-small-ab/run.sh weighs them in
+# turns before they are kept), tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
 # with the other sizes 4096, $SKINNY_TUNE_S seconds each, 40 by default, the same way) and ladder
 # (the ladder at 4096 on both backends, defaults and tuned, JSON into $OUT).
 set -u

@@ -25,9 +25,7 @@ import importlib
 import threading
 import warnings
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping, cast
-
-import numpy as np
+from typing import Any, Iterator, Mapping, cast
 
 from clgemm.backends import cuda, opencl
 from clgemm.backends.base import Backend, BackendPackage, DeviceArrays, Lookups, VendorBlas
@@ -180,20 +178,11 @@ def buffer_kind(x: Any) -> DeviceArrays | None:
     return next((k for k in KINDS.values() if k.is_buffer(x)), None)
 
 
-#: each array type's `DeviceArrays.signature` (None: none), since a repeated call asks for
-#: three of them and little else
-_SIGNATURE_OF_TYPE: dict[type, Callable[[Any], tuple | None] | None] = {}
-
-
 def array_signature(x: Any) -> tuple | None:
     """What a gemm() call's checks depend on for a device array (`DeviceArrays.signature`);
     None for NumPy arrays, which are copied anyway, and for anything else."""
-    try:
-        read = _SIGNATURE_OF_TYPE[type(x)]
-    except KeyError:
-        kind = None if isinstance(x, np.ndarray) else array_kind(x)
-        read = _SIGNATURE_OF_TYPE[type(x)] = None if kind is None else kind.signature
-    return None if read is None else read(x)
+    kind = array_kind(x)  # remembered by type, NumPy's (None) included
+    return None if kind is None else kind.signature(x)
 
 
 # -- registration --------------------------------------------------------------------------------
@@ -216,7 +205,6 @@ def register(package: BackendPackage) -> BackendPackage:
         if kind is not None:
             KINDS[name] = kind
             _KIND_OF_TYPE.clear()
-            _SIGNATURE_OF_TYPE.clear()
         _renumbered()
     return package
 

@@ -20,13 +20,12 @@ from clgemm.library.plan import aliases, copies
 from clgemm.library.program import CallProgram
 
 
-def pending(be: Backend, kind: DeviceArrays, named: tuple[tuple[str, Any], ...],
-            wait_for: Any) -> list[Any]:
+def pending(be: Backend, kind: DeviceArrays, wait_for: Any, *arrays: Any) -> list[Any]:
     """What a repeated call's first launch waits for: the caller's `wait_for` and, where the
     array library has them, the arrays' events."""
     waits = be.wait_list(wait_for) if wait_for is not None else []
     if kind.has_events:
-        for _, x in named:
+        for x in arrays:
             waits += kind.events(x)
     return waits
 
@@ -58,31 +57,23 @@ class HotCall:
     slot_index: tuple[int, ...] = field(init=False, default=())
 
     #: the one-launch call into a given C with its lookups done once (`_quick`), or None
-    quick: Callable[[Any, Any, Any], Any] | None = field(init=False, default=None)
+    quick: Callable[[Any, Any, Any, Any], Any] | None = field(init=False, default=None)
 
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
         """The call's result, or None where it must go the whole way."""
         quick = self.quick
-        if quick is not None and wait_for is None:
-            return quick(a, b, c)
+        if quick is not None:
+            return quick(a, b, c, wait_for)
         be, kind = self.be, self.kind
         with be.activate():
             named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
-            waits = pending(be, kind, named, wait_for)
+            waits = pending(be, kind, wait_for, *(x for _, x in named))
             queue = self.queue if self.steady else kind.queue_for(be, named)
             x, y = (b, a) if self.swap else (a, b)
             bx, by = (kind.kernel_arg(x), kind.kernel_arg(y)) if self.use_p else (None, None)
             if self.check_alias and self._may_share(a, b, c) and not self._same_alias(
                     bx, by, kind.kernel_arg(c)):
                 return None
-            launch = self.one_launch
-            if launch is not None and self.c_given:
-                bound = (bx, by, kind.kernel_arg(c))
-                with be.lock:
-                    event = launch([bound[i] for i in self.slot_index], queue, waits)
-                if event is not None:
-                    kind.add_event(c, event)
-                return c
             return self._run(named, queue, waits, bx, by)
 
     def _run(self, named: tuple, queue: Any, waits: list[Any], bx: Any, by: Any) -> Any:
@@ -114,26 +105,23 @@ class HotCall:
             if self.c_given:
                 object.__setattr__(self, "quick", self._quick())
 
-    def _quick(self) -> Callable[[Any, Any, Any], Any]:
-        """`__call__`'s one-launch branch for calls with no `wait_for`, with every attribute it
-        needs looked up once: a small product's call is host-bound, and each lookup, context
-        manager and tuple it skips is a share of the microseconds the call costs."""
+    def _quick(self) -> Callable[[Any, Any, Any, Any], Any]:
+        """The one launch into a given C, with every attribute it needs looked up once: a
+        small product's call is host-bound, and each lookup, context manager and tuple it
+        skips is a share of the microseconds the call costs."""
         be, kind, launch = self.be, self.kind, self.one_launch
         assert launch is not None
-        arg, events, add_event = kind.kernel_arg, kind.events, kind.add_event
-        has_events, check_alias, swap = kind.has_events, self.check_alias, self.swap
+        arg, add_event, check_alias, swap = (kind.kernel_arg, kind.add_event, self.check_alias,
+                                             self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        ia, ib = (1, 0) if swap else (0, 1)  # where the kernel's A and B are among (a, b, c)
-        picks = [(ia, ib, 2)[i] for i in self.slot_index]  # which of them each slot binds
-        may_share, same_alias = self._may_share, self._same_alias
+        slots, may_share, same_alias = self.slot_index, self._may_share, self._same_alias
 
-        def quick(a: Any, b: Any, c: Any) -> Any | None:
-            given = (a, b, c)
-            if check_alias and may_share(a, b, c) and not same_alias(
-                    arg(given[ia]), arg(given[ib]), arg(c)):
+        def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
+            bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
+            if check_alias and may_share(a, b, c) and not same_alias(*bound):
                 return None
-            waits = [*events(a), *events(b), *events(c)] if has_events else None
-            buffers = [arg(given[i]) for i in picks]
+            waits = pending(be, kind, wait_for, a, b, c)
+            buffers = [bound[i] for i in slots]
             with lock:
                 if active is None or active():
                     event = launch(buffers, queue, waits)

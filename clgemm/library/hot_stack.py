@@ -37,7 +37,7 @@ class HotStack:
         be, kind = self.be, self.kind
         with be.activate():
             named = (("a", a), ("b", b), ("c", c)) if self.c_given else (("a", a), ("b", b))
-            waits = pending(be, kind, named, wait_for)
+            waits = pending(be, kind, wait_for, *(x for _, x in named))
             if not self.c_given:
                 c = kind.empty(be, named, self.shape)
             arrays = {"a": a, "b": b, "c": c}

@@ -160,8 +160,14 @@ void gemm_skinny(const int R, const int S, const int K, const float alpha, const
     const int along_k = xk == 1 && xr != 1;
     const int t = along_k ? tid / LK : tid % LR;  // 0 .. LR-1
     const int l = along_k ? tid % LK : tid / LR;  // 0 .. LK-1
-    const int r0 = TR * get_group_id(0);
-    const int s0 = SB * get_group_id(1);
+    // Groups that share rows of X run next to one another: the launch numbers groups along
+    // dimension 0 first, so the blocks of the short side are taken as the fastest-varying part
+    // of that numbering. X's rows are then read from memory once and from the cache by the
+    // other blocks of S, however many there are.
+    const int blocks = get_num_groups(1);
+    const int g = get_group_id(0) + get_num_groups(0) * get_group_id(1);
+    const int r0 = TR * (g / blocks);
+    const int s0 = SB * (g % blocks);
 
     __local float4 shared[SHARED_FLOAT4S];
 

@@ -1,7 +1,8 @@
-"""How fast the direct kernel multiplies a stack with the parameters gemm() chooses for it (those
-of one product's shape), and with others of its space: a sample of the configurations the
-tuner's funnel keeps for one product, each timed on the whole stack (device events, median of
-5), beside the array library's own batched product where there is one (cp.matmul on CUDA).
+"""How fast the direct kernel multiplies a stack with the parameters gemm() chooses for it (a
+stack's entry where one is stored, else those of one product's shape), and with others of its
+space: a sample of the configurations the tuner's funnel keeps for one product, each timed on
+the whole stack (device events, median of 5), beside the array library's own batched product
+where there is one (cp.matmul on CUDA).
 Usage: python scripts/stack_params.py DEVICE BACKEND [SAMPLE|all] [SECONDS] [COUNTxSIZE,...]
 [TSK,...]: SECONDS bounds each stack's sweep (its configurations in random order), the stacks
 default to the three of `bench --call --sizes stacks`, and TSK replaces the tile depths the
@@ -49,7 +50,7 @@ for count, s in STACKS:
     bufs = [be.to_device(rng.standard_normal(floats, dtype=np.float32)) for _ in range(2)]
     bufs.append(be.alloc(floats))
     flop = 2.0 * count * s ** 3
-    chosen = stack_kernel(be, s, s, s)
+    chosen = stack_kernel(be, s, s, s, count)
     space = build_space(DIRECT, be.device.limits(), Problem(s, s, s), only=only)
     picks = random.Random(s).sample(space.configs, min(sample, len(space.configs)))
     results = []

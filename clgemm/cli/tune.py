@@ -50,7 +50,8 @@ def strategy_help() -> str:
                    "below)")
 @size_options
 @click.option("--shapes", default=None,
-              help="several shapes in one run: comma list of S or MxNxK, e.g. 1024,4096x4096x128")
+              help="several shapes in one run: comma list of S, MxNxK or BATCHxMxNxK (a stack "
+                   "of BATCH products in one launch), e.g. 1024,4096x4096x128,1000x64x64x64")
 @click.option("--exhaustive", is_flag=True,
               help="measure every configuration the funnel keeps (the estimated time is printed "
                    "first)")

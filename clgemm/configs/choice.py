@@ -94,11 +94,12 @@ def _tuned(device: DeviceInfo, shape: tuple[int, int, int],
     return None if found is None else (from_found(found), found)
 
 
-def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never
-                  ) -> tuple[Config, lookup.Found | None] | None:
+def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never,
+                  batch: int = 1) -> tuple[Config, lookup.Found | None] | None:
     """The direct kernel's configuration: stored, else its defaults for the device type; None
-    where neither fits the device."""
-    found = lookup.best(device, DIRECT, shape)
+    where neither fits the device. With `batch` above 1, for a stack of that many products of
+    `shape` in one launch (a stack's own entries first: `lookup.ranked`)."""
+    found = lookup.best(device, DIRECT, shape, batch=batch)
     if found is not None and not rejected(DIRECT.number, found.params):
         return from_found(found), found
     params = DIRECT.resolve(DIRECT_CPU_DEFAULTS if device.is_cpu else None)

@@ -25,6 +25,10 @@ below its minimum, beyond the device or beyond a kernel's int) is never used eit
 measurement of its slot replaces it, however fast it claims to be, and says so, since otherwise
 one such entry would keep every later tune of that slot out of the database.
 
+An entry may be measured on a stack: `batch` products of its shape in one batched launch. Its
+slot is not the single product's of that shape (`Entry.slot`), so neither displaces the other,
+and a file without stacks is written exactly as before (the key is left out at 1).
+
 Two folders are read (`read_roots`): the one results are written to (`results_dir`) and the
 databases shipped in the package, the latter unless $CLGEMM_SHIPPED_TUNING is 0. Where results
 go and what is read are kept apart, so that pointing results elsewhere never hides the project's
@@ -125,6 +129,10 @@ class Entry:
     times_ms: list[float] = field(default_factory=list)
     spread_ms: list[float] = field(default_factory=list)  # [min, max] of times_ms
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: how many products of `shape` were measured together, as one batched launch (1: a single
+    #: product). A stack is its own slot: how fast a configuration multiplies one product says
+    #: little of how fast it multiplies many at once, which fill the device between them.
+    batch: int = 1
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Entry":
@@ -132,11 +140,27 @@ class Entry:
         return cls(**{k: v for k, v in d.items() if k in known})
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The entry as stored. A single product's entry has no `batch` key, so files written
+        before stacks had slots of their own read and write back unchanged; a stack's names its
+        batch beside its shape."""
+        d = asdict(self)
+        batch = d.pop("batch")
+        if is_int(batch) and batch == 1:
+            return d
+        out: dict[str, Any] = {}
+        for name, value in d.items():
+            out[name] = value
+            if name == "shape":
+                out["batch"] = batch
+        return out
+
+    def slot(self) -> tuple[int, tuple[int, ...], str, int]:
+        """What an entry competes for: one rung at one shape and backend, a single product or
+        a stack of one size; the best measured configuration is kept per slot."""
+        return self.rung, tuple(self.shape), self.backend, self.batch
 
     def same_slot(self, other: "Entry") -> bool:
-        return (self.rung, list(self.shape), self.backend) == (other.rung, list(other.shape),
-                                                               other.backend)
+        return self.slot() == other.slot()
 
 
 def _positive(value: Any) -> bool:
@@ -145,6 +169,10 @@ def _positive(value: Any) -> bool:
 
 def _non_negative_or_none(value: Any) -> bool:
     return value is None or (is_finite(value) and value >= 0)
+
+
+def _count(value: Any) -> bool:
+    return is_int(value) and value > 0
 
 
 def _numbers(value: Any) -> bool:
@@ -160,6 +188,7 @@ OPTIONAL_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
     ("times_ms", _numbers, "is not a list of numbers"),
     ("spread_ms", _numbers, "is not a list of numbers"),
     ("provenance", lambda v: isinstance(v, dict), "is not an object"),
+    ("batch", _count, "is not a positive integer"),
 )
 
 
@@ -275,11 +304,11 @@ class Database:
         return run_problem(rung, entry.params, self.limits, entry.shape)[1]
 
     def record(self, entry: Entry) -> Recorded:
-        """Keep `entry` if its slot (rung, shape, backend) is empty, if it is faster than what
-        is there, if it re-measures the same parameters (the newer measurement wins), or if
-        what is there cannot be used here (`unusable`, however fast it claims to be); an entry
-        that cannot be used itself never displaces one that can. The answer is true when the
-        entry was kept, and says why it was or was not."""
+        """Keep `entry` if its slot (rung, shape, backend and batch: `Entry.slot`) is empty, if
+        it is faster than what is there, if it re-measures the same parameters (the newer
+        measurement wins), or if what is there cannot be used here (`unusable`, however fast it
+        claims to be); an entry that cannot be used itself never displaces one that can. The
+        answer is true when the entry was kept, and says why it was or was not."""
         if entry.backend != self.backend:
             raise UsageError(f"database {self.path} is for backend {self.backend}, "
                              f"not {entry.backend}")
@@ -314,7 +343,7 @@ class Database:
         return Recorded(True, why)
 
     def to_json(self) -> dict[str, Any]:
-        entries = sorted(self.entries, key=lambda e: (e.rung, e.shape))
+        entries = sorted(self.entries, key=lambda e: (e.rung, e.shape, e.batch))
         out = {"format": FORMAT, "version": VERSION, "device": self.device_key,
                "backend": self.backend}
         if self.meta:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from clgemm.backends import Backend
+from clgemm.core.errors import UsageError
 from clgemm.rungs import Helper, Rung
 
 #: (what the buffer holds, float count) -> a device buffer; runners reuse theirs across rungs,
@@ -163,3 +164,19 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
                   rung.slice_args(m, n, k, k // slices, a, b, partial))
     return Prepared(rung, dict(params), main, steps,
                     [sum_of_slices(backend, m, n, slices, partial, c)])
+
+
+def prepare_stack(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
+                  count: int, a: Any, b: Any, c: Any) -> Prepared:
+    """Build one configuration's batched form for a stack of `count` products C_z := A_z B_z,
+    the tight column-major matrices of each operand one after the other: one launch, the
+    products along its third dimension, as gemm() runs a stack. Raises BuildError before
+    anything runs."""
+    if rung.stack_args is None:
+        raise UsageError(f"rung {rung.number} ({rung.slug}) has no batched form for a stack "
+                         f"of products")
+    kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}, rung.kernel)
+    gsize, lsize = rung.geometry(params, m, n)
+    main = Launch(f"rung {rung.number}, {count} products", kernel, (*gsize, count),
+                  (*lsize, 1), rung.stack_args(m, n, k, count, a, b, c))
+    return Prepared(rung, dict(params), main, [])

@@ -23,6 +23,13 @@ rung at any size adds choices and takes none away that it did not measure agains
 parsed once per modification time; one that cannot be read is skipped with one warning.
 Entries of an earlier parameter set of a rung are counted as stale so the commands can say so,
 never used.
+
+Entries measured on a stack (`batch` products of one shape in one batched launch) answer only a
+lookup for a stack, and a lookup for one product never sees them. For a stack they are ranked
+before any entry of a single product, which is used only where no stack was measured: a stack
+measured as a stack is better evidence for a stack than one product measured alone, since a
+product measured alone chooses small tiles to fill the device, which a stack of them, filling it
+between its products, does not need.
 """
 
 from __future__ import annotations
@@ -69,6 +76,8 @@ class Found:
     shape: tuple[int, int, int]
     gflops: float
     path: Path
+    #: the products measured together (1: a single product; more: a stack in one launch)
+    batch: int = 1
 
     @property
     def rank(self) -> int:
@@ -181,10 +190,13 @@ def _groups(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> int:
 
 
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
-               roots: Iterable[Path] | None = None) -> list[Found]:
+               roots: Iterable[Path] | None = None, *, batch: int = 1) -> list[Found]:
     """Every usable stored configuration of `rung` for `device`, from every database and
-    level, most trusted level first (`ranked` gives the chain's order)."""
+    level, most trusted level first (`ranked` gives the chain's order). With `batch` 1 those
+    measured on one product, with more those measured on a stack of any size: the two are
+    told apart, never mixed."""
     limits = device.limits()
+    stack = batch > 1
     out: list[tuple[int, Found]] = []
     for db, who in stored_databases(roots):
         level = device_level(device, who)
@@ -192,7 +204,8 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
             continue
         rank, label = level
         for e in db.entries:
-            if e.rung != rung.number or e.backend != device.backend:
+            if (e.rung != rung.number or e.backend != device.backend
+                    or (e.batch > 1) != stack):
                 continue
             p = usable_params(rung, e.params, limits, shape)
             if p is None:
@@ -200,7 +213,7 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
             m, n, k = e.shape  # three sizes: entries that say otherwise are set apart on reading
             out.append((rank, Found(rung.number, p, LEVELS[rank], label,
                                     (int(m), int(n), int(k)), float(e.gflops or 0.0),
-                                    db.path)))
+                                    db.path, int(e.batch))))
     out.sort(key=lambda rf: rf[0])
     return [f for _, f in out]
 
@@ -212,47 +225,74 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
 DISTANCE_DISCOUNT = 0.3
 
 
-def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> float:
-    """What a stored configuration should reach at `shape`: its measured speed, times the share
-    of the compute units its work-groups fill there (a 128 x 128 tile gives a 1024^2 product 64
-    work-groups, half of an H100's 132 units, however fast it was at 4096^3), discounted by how
-    far the measured shape is from this one."""
-    fill = min(1.0, _groups(rung, f.params, shape) / max(1, device.compute_units))
-    return f.gflops * fill * math.exp(-DISTANCE_DISCOUNT * shape_distance(f.shape, shape))
+def _distance(f: Found, shape: Sequence[int], batch: int = 1) -> float:
+    """How far where a configuration was measured is from where it would run: the log-shape
+    distance, plus the log ratio of the products measured together to those run together (a
+    stack of 100 is as far from one of 1000 as from one of 10)."""
+    return shape_distance(f.shape, shape) + abs(math.log(f.batch / max(1, batch)))
 
 
-def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int]) -> tuple:
-    return (-expected_gflops(device, rung, f, shape), shape_distance(f.shape, shape), f.rank)
+def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
+                    batch: int = 1) -> float:
+    """What a stored configuration should reach at `shape` (on a stack of `batch` such
+    products): its measured speed, times the share of the compute units its work-groups fill
+    there (a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's 132 units,
+    however fast it was at 4096^3; a stack's products are one grid, so their work-groups fill
+    the device together), discounted by how far the measurement is from this use
+    (`_distance`)."""
+    groups = _groups(rung, f.params, shape) * max(1, batch)
+    fill = min(1.0, groups / max(1, device.compute_units))
+    return f.gflops * fill * math.exp(-DISTANCE_DISCOUNT * _distance(f, shape, batch))
+
+
+def _score(device: Any, rung: Rung, f: Found, shape: Sequence[int], batch: int = 1) -> tuple:
+    return (-expected_gflops(device, rung, f, shape, batch), _distance(f, shape, batch), f.rank)
 
 
 def _outranked(f: Found, found: Sequence[Found]) -> bool:
-    """Whether a more trusted level measured this rung at `f`'s very shape: that slot is then
-    its own, whatever the two speeds (a tune measures the configurations the chain would run
-    first, so what it stored beat them on this device there). Nothing else is hidden: entries
-    of other shapes compete by expected speed, so that a tune never takes away a choice it did
-    not measure against."""
-    return any(g.rank < f.rank and g.shape == f.shape for g in found)
+    """Whether a more trusted level measured this rung at `f`'s very slot (shape, and batch for
+    a stack): that slot is then its own, whatever the two speeds (a tune measures the
+    configurations the chain would run first, so what it stored beat them on this device
+    there). Nothing else is hidden: entries of other slots compete by expected speed, so that a
+    tune never takes away a choice it did not measure against."""
+    return any(g.rank < f.rank and g.shape == f.shape and g.batch == f.batch for g in found)
 
 
 def ranked(device: Any, rung: Rung, shape: Sequence[int], roots: Iterable[Path] | None = None,
-           fit: bool = True, accept: Callable[[Mapping[str, int]], bool] | None = None
-           ) -> list[Found]:
+           fit: bool = True, accept: Callable[[Mapping[str, int]], bool] | None = None,
+           *, batch: int = 1) -> list[Found]:
     """Every usable stored configuration of `rung` (among those `accept` takes), the chain's
     choice first: by expected speed at `shape` those no more trusted level outranks at their
     slot (`_outranked`), then the outranked ones. With `fit` False the configurations need not
-    divide the shape (a caller that pads, as verify's buffer tests do)."""
-    found = [f for f in candidates(device, rung, shape if fit else None, roots)
+    divide the shape (a caller that pads, as verify's buffer tests do). With `batch` above 1,
+    for a stack of that many products: the entries measured on stacks, else (none stored or
+    accepted) the order for one product of the stack."""
+    where = shape if fit else None
+    if batch > 1:
+        stacks = [f for f in candidates(device, rung, where, roots, batch=batch)
+                  if accept is None or accept(f.params)]
+        if stacks:
+            return _chain_order(device, rung, shape, stacks, batch)
+    found = [f for f in candidates(device, rung, where, roots)
              if accept is None or accept(f.params)]
-    order = sorted(found, key=lambda f: _score(device, rung, f, shape))
+    return _chain_order(device, rung, shape, found)
+
+
+def _chain_order(device: Any, rung: Rung, shape: Sequence[int], found: Sequence[Found],
+                 batch: int = 1) -> list[Found]:
+    """`found` by expected speed, those a more trusted level outranks at their slot last."""
+    order = sorted(found, key=lambda f: _score(device, rung, f, shape, batch))
     live = [not _outranked(f, found) for f in order]
     return ([f for f, ok in zip(order, live) if ok]
             + [f for f, ok in zip(order, live) if not ok])
 
 
 def best(device: Any, rung: Rung, shape: Sequence[int],
-         roots: Iterable[Path] | None = None, fit: bool = True) -> Found | None:
-    """The configuration of `rung` a device runs at `shape`: the first of `ranked`."""
-    found = ranked(device, rung, shape, roots, fit)
+         roots: Iterable[Path] | None = None, fit: bool = True, *, batch: int = 1
+         ) -> Found | None:
+    """The configuration of `rung` a device runs at `shape` (on a stack of `batch` such
+    products): the first of `ranked`."""
+    found = ranked(device, rung, shape, roots, fit, batch=batch)
     return found[0] if found else None
 
 

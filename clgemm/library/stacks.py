@@ -159,18 +159,21 @@ def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int
     return program
 
 
-def stack_kernel(be: Backend, m: int, n: int, k: int) -> dict[str, int]:
-    """The direct kernel's parameters for one product of the stack (stored, else defaults),
-    looked up once per device and shape."""
+def stack_kernel(be: Backend, m: int, n: int, k: int, count: int = 1) -> dict[str, int]:
+    """The direct kernel's parameters for a stack of `count` products of m x n x k: those
+    measured on a stack where the lookup holds one, else one product's (stored, else
+    defaults); looked up once per device, shape and count."""
     def find() -> dict[str, int]:
-        found = direct_config(be.device, (max(1, m), max(1, n), max(1, k)))
+        found = direct_config(be.device, (max(1, m), max(1, n), max(1, k)),
+                              batch=max(1, count))
         if found is None:
             raise UsageError(f"the direct kernel does not fit device '{be.device.name}', and "
                              f"stacks of products run on it")
         return dict(found[0].params)
 
     params: dict[str, int] = CACHE.remembered(CACHE.programs,
-                                              ("stack", be.device.key, m, n, k), find)
+                                              ("stack", be.device.key, m, n, k, count),
+                                              find)
     return params
 
 
@@ -226,7 +229,7 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
                                     and x != "c"], m * n * count if out_kind is None or c is None
                        else 0)
     params = stack_kernel(be, n if stacks["c"].op.c_order else m,
-                          m if stacks["c"].op.c_order else n, k)
+                          m if stacks["c"].op.c_order else n, k, count)
     queue = kind.queue_for(be, named) if kind is not None else getattr(be, "queue", None)
     if kind is not None:
         for _, x in named:
@@ -446,5 +449,5 @@ def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
         with be.lock:
             tiled.run(order, a.buf, b.buf, c.buf)
         return
-    launch_stack(be, order, stack_kernel(be, m, n, k), m, n, k, alpha, beta, a, b, c, strides,
-                 count)
+    launch_stack(be, order, stack_kernel(be, m, n, k, count), m, n, k, alpha, beta, a, b, c,
+                 strides, count)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from clgemm.backends.base import Backend
-from clgemm.configs.launch import helper_rows, prepare, scratch_name
+from clgemm.configs.launch import helper_rows, prepare, prepare_stack, scratch_name
 from clgemm.core import accuracy
 from clgemm.core.errors import BuildError, ClgemmError, LaunchError
 from clgemm.core.memory_fit import check_host_memory, check_indexing, check_memory, checking_bytes
@@ -50,20 +50,22 @@ class RunResult:
 
 class Workspace:
     """Random inputs, their float64 reference and device buffers for one problem; shared by
-    every rung measured on it, so inputs are uploaded once."""
+    every rung measured on it, so inputs are uploaded once. A stack's products lie one after
+    the other, each column-major (`a`, `b` and the result then have the batch first)."""
 
     def __init__(self, backend: Backend, problem: Problem, seed: int = 0):
         self.backend = backend
         self.problem = problem
         rng = np.random.default_rng(seed)
-        m, n, k = problem.m, problem.n, problem.k
-        self.a = rng.standard_normal((m, k), dtype=np.float32)
-        self.b = rng.standard_normal((k, n), dtype=np.float32)
+        m, n, k, batch = problem.m, problem.n, problem.k, problem.batch
+        lead = (batch,) if batch > 1 else ()
+        self.a = rng.standard_normal((*lead, m, k), dtype=np.float32)
+        self.b = rng.standard_normal((*lead, k, n), dtype=np.float32)
         self._ref: np.ndarray | None = None
         # Column-major storage, as the kernels expect.
-        self.buf_a = backend.to_device(self.a.ravel(order="F"))
-        self.buf_b = backend.to_device(self.b.ravel(order="F"))
-        self.buf_c = backend.alloc(m * n)
+        self.buf_a = backend.to_device(_column_major(self.a))
+        self.buf_b = backend.to_device(_column_major(self.b))
+        self.buf_c = backend.alloc(batch * m * n)
         self._scratch: dict[str, object] = {}
 
     @property
@@ -81,8 +83,17 @@ class Workspace:
 
     def result(self) -> np.ndarray:
         p = self.problem
-        flat = self.backend.to_host(self.buf_c, p.m * p.n)
-        return flat.reshape((p.m, p.n), order="F")
+        flat = self.backend.to_host(self.buf_c, p.batch * p.m * p.n)
+        if p.batch == 1:
+            return flat.reshape((p.m, p.n), order="F")
+        return flat.reshape((p.batch, p.n, p.m)).transpose(0, 2, 1)
+
+
+def _column_major(x: np.ndarray) -> np.ndarray:
+    """A matrix, or a stack of them, as the kernels read it: each matrix column-major, one
+    after the other."""
+    return x.ravel(order="F") if x.ndim == 2 else np.ascontiguousarray(
+        x.transpose(0, 2, 1)).ravel()
 
 
 def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[str, int]]],
@@ -91,7 +102,7 @@ def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[st
     run on it: A, B, C, their helpers' scratch, and (`vendor_c`) the C of a vendor BLAS
     reference, so that sizes can be refused before the first one is allocated."""
     p = problem
-    buffers = {"A": p.m * p.k, "B": p.k * p.n, "C": p.m * p.n}
+    buffers = {"A": p.batch * p.m * p.k, "B": p.batch * p.k * p.n, "C": p.batch * p.m * p.n}
     for rung, params in configs:
         for helper in rung.helpers_for(params):
             rows, cols = helper_rows(helper, p.m, p.n, p.k)
@@ -108,10 +119,11 @@ def check_workspace(device: Any, problem: Problem,
     hold, or whose float64 check the host cannot hold; before anything is allocated."""
     buffers = workspace_buffers(problem, configs, vendor_c)
     check_indexing(buffers)
-    what = f"M={problem.m} N={problem.n} K={problem.k}"
+    what = f"M={problem.m} N={problem.n} K={problem.k}" + (
+        f", {problem.batch} products" if problem.batch > 1 else "")
     check_memory(device, buffers, what=what)
     check_host_memory(f"checking {what} against its float64 reference",
-                      checking_bytes(problem.m, problem.n, problem.k))
+                      problem.batch * checking_bytes(problem.m, problem.n, problem.k))
 
 
 def median_time(launch: Callable[[], float], warmup: int, repeats: int) -> list[float]:
@@ -136,15 +148,19 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
         return result
 
     try:
-        prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b, ws.buf_c,
-                           rung.helpers_for(params), ws.scratch)
+        if p.batch > 1:
+            prepared = prepare_stack(backend, rung, params, p.m, p.n, p.k, p.batch, ws.buf_a,
+                                     ws.buf_b, ws.buf_c)
+        else:
+            prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
+                               ws.buf_c, rung.helpers_for(params), ws.scratch)
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result
 
     try:
         prepared.time_helpers(backend)
-        backend.fill(ws.buf_c, float("nan"), p.m * p.n)
+        backend.fill(ws.buf_c, float("nan"), p.batch * p.m * p.n)
         prepared.time_main(backend)
         out = ws.result()
         err = accuracy.relative_error(out, ws.ref)

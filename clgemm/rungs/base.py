@@ -147,6 +147,10 @@ class Rung:
     #: the batched form's arguments for C := A B on tight column-major buffers with K in slices
     #: of `depth` (M, N, K, depth, A, B, the partial products)
     slice_args: Callable[[int, int, int, int, object, object, object], list] | None = None
+    #: the batched form's arguments for a stack of COUNT products C_z := A_z B_z, the tight
+    #: column-major matrices of each operand one after the other (M, N, K, COUNT, A, B, C);
+    #: None where the rung has no batched form for stacks
+    stack_args: Callable[[int, int, int, int, object, object, object], list] | None = None
     #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
     #: judge this kernel: not for one that spreads K over the work-items of a group
     tile_heuristics: bool = True

@@ -59,6 +59,8 @@ DIRECT = Rung(
     any_size=True,
     helpers=(),
     launch_args=lambda m, n, k, a, b, c: [m, n, k, 1.0, 0.0, a, 0, m, b, 0, k, c, 0, m],
+    stack_args=lambda m, n, k, count, a, b, c: [m, n, k, 1.0, 0.0, a, 0, m, b, 0, k, c, 0, m,
+                                                m * k, k * n, m * n],
     teaches="one kernel for the BLAS interface: bounds-checked tile copies that read each "
             "operand along its contiguous dimension whatever the transposition",
 )

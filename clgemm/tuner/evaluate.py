@@ -296,7 +296,8 @@ class Evaluator:
     # -- the measuring worker -----------------------------------------------------------------
     def _start_worker(self) -> None:
         child = _Child(self.ctx, _worker.measure_main,
-                       (self.device.index, self.device.key, tuple(self.problem.as_list()),
+                       (self.device.index, self.device.key,
+                        (*self.problem.as_list(), self.problem.batch),
                         self.seed))
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:

@@ -46,7 +46,7 @@ VERSION = 2
 
 #: header fields a resumed run must match, in the order they are checked (the first mismatch is
 #: the one named: a different driver also changes the device key, and "driver" says more)
-MATCHED_FIELDS = ("backend", "driver", "device", "size", "rungs")
+MATCHED_FIELDS = ("backend", "driver", "device", "size", "batch", "rungs")
 
 
 def now() -> str:
@@ -54,8 +54,9 @@ def now() -> str:
 
 
 def default_journal_path(results: Path, device_key: str, rung: int, size: Iterable[int]) -> Path:
-    m, n, k = size
-    return results / "journals" / device_key / f"rung{rung}-{m}x{n}x{k}.jsonl"
+    """Where a tune of one rung at one shape ([M, N, K], or [BATCH, M, N, K] for a stack)
+    keeps its journal."""
+    return results / "journals" / device_key / f"rung{rung}-{'x'.join(map(str, size))}.jsonl"
 
 
 def read_journal(path: Path) -> tuple[dict, list[dict], int]:

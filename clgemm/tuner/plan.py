@@ -29,7 +29,8 @@ from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.tuner.budget import DEFAULT_MINUTES
 
-Shape = tuple[int, int, int]
+#: a step's shape: (M, N, K), or (BATCH, M, N, K) for a stack (`Problem.dims`)
+Shape = tuple[int, ...]
 
 
 @dataclass(frozen=True)

@@ -176,13 +176,14 @@ def _is_size(x: Any) -> bool:
 
 
 def problems(shapes: Any, wording: Wording = PYTHON) -> tuple[Problem, ...] | None:
-    """None, a size S, an (M, N, K) triple, a text such as '1024,4096x4096x128', or a
-    sequence of sizes and triples; each shape once, in the order given."""
+    """None, a size S, an (M, N, K) triple, a text such as '1024,4096x4096x128,1000x64x64x64',
+    or a sequence of sizes, triples and (BATCH, M, N, K) stacks; each shape once, in the order
+    given."""
     name = wording.name("shapes")
     if shapes is None:
         return None
     if isinstance(shapes, str):
-        return tuple(parse_sizes(shapes, name))
+        return tuple(parse_sizes(shapes, name, stacks=True))
     if _is_size(shapes):
         return (Problem(shapes, shapes, shapes),)
     try:
@@ -198,9 +199,11 @@ def problems(shapes: Any, wording: Wording = PYTHON) -> tuple[Problem, ...] | No
             p = Problem(item, item, item)
         elif isinstance(item, (tuple, list)) and len(item) == 3:
             p = Problem(*item)
+        elif isinstance(item, (tuple, list)) and len(item) == 4:
+            p = Problem(item[1], item[2], item[3], batch=item[0])
         else:
-            raise ArgumentTypeError(f"{name}: {item!r} is neither a size nor an (M, N, K) "
-                                    f"triple")
+            raise ArgumentTypeError(f"{name}: {item!r} is neither a size, an (M, N, K) "
+                                    f"triple nor a (BATCH, M, N, K) stack")
         if p not in out:
             out.append(p)
     if not out:

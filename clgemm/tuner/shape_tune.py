@@ -35,11 +35,11 @@ Say = Callable[[str], None]
 
 def units(steps: Sequence[TuneStep]) -> list[tuple[Problem, list[TuneStep]]]:
     """The steps grouped by shape, in order: one measuring process per shape."""
-    order: list[tuple[int, int, int]] = []
+    order: list[tuple[int, ...]] = []
     for s in steps:
         if s.shape not in order:
             order.append(s.shape)
-    return [(Problem(*shape), [s for s in steps if s.shape == shape]) for shape in order]
+    return [(Problem.of(shape), [s for s in steps if s.shape == shape]) for shape in order]
 
 
 @dataclass
@@ -77,7 +77,7 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                                                        len(space))
         say("")
         say(funnel_table(space, f"rung {rung.number} ({rung.title}) at "
-                                f"{problem.m}x{problem.n}x{problem.k}: pruning funnel, "
+                                f"{problem.label}: pruning funnel, "
                                 f"then {how}", layout))
     # The measuring worker's workspace holds every helper's scratch any candidate needs.
     check_workspace(dev, problem, [(r, p) for r in rungs for p in
@@ -87,7 +87,7 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
     if journal_file:
         journals = [(journal_file, rungs)]
     else:
-        journals = [(default_journal_path(results, dev.key, r.number, problem.as_list()), [r])
+        journals = [(default_journal_path(results, dev.key, r.number, problem.dims()), [r])
                     for r in rungs]
     headers = {}
     for path, group in journals:
@@ -123,7 +123,7 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                         note(f"rung {rung.number}: nothing left to measure after the "
                              f"funnel; skipped")
                         continue
-                    note(f"rung {rung.number} at {problem.m}x{problem.n}x{problem.k}: "
+                    note(f"rung {rung.number} at {problem.label}: "
                          f"journal {journal.path}")
                     start = seeds(dev, rung, problem.as_tuple())
                     if bounded:
@@ -176,7 +176,7 @@ def summary_line(out: RungOutcome) -> str:
 
 
 def summary_table(outcomes: Sequence[RungOutcome], layout: Layout = FULL,
-                  shapes: Sequence[tuple[int, int, int]] | None = None) -> str:
+                  shapes: Sequence[tuple[int, ...]] | None = None) -> str:
     """Every rung's outcome of the run, against its defaults, printed at the end; with
     `shapes` (one per outcome), a column saying which shape each was tuned at. Fitted, the
     rung's short name and only the parameters that differ from its defaults."""
@@ -208,7 +208,7 @@ def summary_table(outcomes: Sequence[RungOutcome], layout: Layout = FULL,
     return "\n".join([table] + fit_lines(why + ([] if layout.wide else [BRIEF_NOTE]), layout))
 
 
-def outcome_rows(outcomes: Sequence[tuple[tuple[int, int, int], RungOutcome]]) -> list[dict]:
+def outcome_rows(outcomes: Sequence[tuple[tuple[int, ...], RungOutcome]]) -> list[dict]:
     """One row per (shape, rung outcome) of a run, for `clgemm tune --json` and --csv: the
     search, its failures by status, the best configuration and its defaults' speed."""
     out = []

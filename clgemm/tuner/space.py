@@ -131,7 +131,7 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
 
     def enough_groups(p: Params, d: DeviceLimits) -> bool:
         tm, tn = rung.output_tile(p)
-        groups = -(-problem.m // tm) * -(-problem.n // tn)
+        groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
         return groups >= d.compute_units
 
     return (

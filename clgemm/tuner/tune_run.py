@@ -32,7 +32,7 @@ from clgemm.core.tables import FULL, Layout
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
 from clgemm.measure.ladder import default_repeats, default_size
-from clgemm.rungs import GEMM_RUNGS
+from clgemm.rungs import ALL_RUNGS, GEMM_RUNGS, get_rung
 from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
@@ -40,7 +40,9 @@ from clgemm.tuner.settings import TuneSettings
 from clgemm.tuner.shape_tune import PreparedShape, prepare_shape, run_shape, summary_table, units
 from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
 
-Shape = tuple[int, int, int]
+Shape = tuple[int, ...]
+#: the kernels a stack of products can be tuned on: those with a batched form
+STACK_RUNGS = tuple(n for n in sorted(ALL_RUNGS) if ALL_RUNGS[n].stack_args is not None)
 Say = Callable[[str], None]
 
 
@@ -54,10 +56,20 @@ def plan_steps(device: DeviceInfo, rungs: Sequence[int] | None,
     default_shape = Problem(*(default_size(device),) * 3)
     if bounded and rungs is None and problems is None:
         return default_plan(device)
-    shapes = [p.as_tuple() for p in problems or [default_shape]]
-    if bounded:
-        return bounded_steps(device, list(rungs or GEMM_RUNGS), shapes)
-    return [TuneStep(n, shape, time_s or 0.0) for shape in shapes for n in (rungs or GEMM_RUNGS)]
+    steps: list[TuneStep] = []
+    for p in problems or [default_shape]:
+        # A stack is tuned on the kernels with a batched form, those gemm() runs stacks on.
+        chosen = list(rungs or (STACK_RUNGS if p.batch > 1 else GEMM_RUNGS))
+        if p.batch > 1:
+            unfit = [n for n in chosen if get_rung(n).stack_args is None]
+            if unfit:
+                raise UsageError(f"{p.label}: a stack of products is tuned on "
+                                 f"{', '.join(get_rung(n).slug for n in STACK_RUNGS)} only, "
+                                 f"not rung {', '.join(map(str, unfit))}")
+        shape = tuple(p.dims())
+        steps += (bounded_steps(device, chosen, [shape]) if bounded
+                  else [TuneStep(n, shape, time_s or 0.0) for n in chosen])
+    return steps
 
 
 @dataclass
@@ -140,7 +152,7 @@ class TuneRun:
                              self.command, repeats, warmup, jobs,
                              self.launch_timeout, self.build_timeout, note=note, stream=stream,
                              wording=self.wording)
-            outcomes += [(shape.problem.as_tuple(), o) for o in done]
+            outcomes += [(tuple(shape.problem.dims()), o) for o in done]
         journals = [path for shape in prepared for path, _ in shape.journals]
         return TuneResult(self.device, db.path, journals, outcomes,
                           stored_by_slot(db, [(o.rung, s) for s, o in outcomes]))
@@ -151,8 +163,10 @@ def stored_by_slot(db: Database, slots: Iterable[tuple[int, Shape]]
     """The database's configuration for each (rung, shape) slot that holds one."""
     out: dict[tuple[int, Shape], Config] = {}
     for number, shape in slots:
+        problem = Problem.of(shape)
         entry = next((e for e in db.entries if e.rung == number and e.backend == db.backend
-                      and tuple(e.shape) == tuple(shape)), None)
+                      and tuple(e.shape) == problem.as_tuple() and e.batch == problem.batch),
+                     None)
         if entry is not None:
             out[(number, shape)] = Config(number, dict(entry.params), "tuned")
     return out

@@ -118,6 +118,8 @@ class TunedEntry:
     space: int | None = None
     date: str = ""
     command: str = ""
+    #: products measured together in one launch (1: a single product)
+    batch: int = 1
 
 
 @dataclass(frozen=True)
@@ -248,13 +250,15 @@ def _tuning_database(rel: str, data: dict, devices: dict[str, Device]) -> Tuning
                                   strategy=str(prov.get("strategy", "")),
                                   evaluations=prov.get("evaluations"), space=prov.get("space"),
                                   date=str(prov.get("date", "")),
-                                  command=str(prov.get("command", ""))))
+                                  command=str(prov.get("command", "")),
+                                  batch=int(e.batch) if isinstance(e.batch, int) else 1))
     device = devices.get(key) or Device(key=key, name=str(first_prov.get("device", key)),
                                         backend=str(data.get("backend", "")),
                                         driver=str(first_prov.get("driver", "")),
                                         platform=str(first_prov.get("platform", "")))
     return TuningDatabase(path=rel, device=device,
-                          entries=tuple(sorted(entries, key=lambda e: (e.rung, e.shape))))
+                          entries=tuple(sorted(entries,
+                                               key=lambda e: (e.rung, e.shape, e.batch))))
 
 
 def _journal(rel: str, path: Path, devices: dict[str, Device]) -> JournalFile:

@@ -37,9 +37,11 @@ def percent(x: float | None) -> str:
     return DASH if x is None else f"{x:.1f}%"
 
 
-def size_text(size: Sequence[int]) -> str:
+def size_text(size: Sequence[int], batch: int = 1) -> str:
+    """A product's size, and where `batch` is above 1 the stack of them, as the pages say it."""
     m, n, k = size
-    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+    one = f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+    return one if batch == 1 else f"{batch}×{one}"
 
 
 def params_text(params: dict, defaults: dict | None = None) -> str:
@@ -203,11 +205,12 @@ def tuned_block(rung: Rung, results: Results, here: str = "ladder") -> str:
                 if dev.local_mem_bytes:
                     share = 100 * g.local_bytes / dev.local_mem_bytes
                     local += f" ({share:.0f}% of {kib(dev.local_mem_bytes)})"
-                n_groups = math.ceil(e.shape[0] / g.tile[0]) * math.ceil(e.shape[1] / g.tile[1])
+                n_groups = (math.ceil(e.shape[0] / g.tile[0]) * math.ceil(e.shape[1] / g.tile[1])
+                            * e.batch)
                 groups = str(n_groups)
                 if dev.compute_units:
                     groups += f" ({n_groups / dev.compute_units:,.1f} per compute unit)"
-            rows.append([dev.label, dev.kind or DASH, size_text(e.shape),
+            rows.append([dev.label, dev.kind or DASH, size_text(e.shape, e.batch),
                          params_text(e.params, rung.defaults()), gflops(e.gflops), wg, items,
                          local, groups, _search_text(e), link(db.path, here)])
     if not rows:
@@ -386,11 +389,11 @@ def bench_block(results: Results, images: dict[str, str], here: str = "results")
 def databases_block(results: Results, here: str = "results") -> str:
     rows = []
     for db in results.databases:
-        shapes = sorted({e.shape for e in db.entries})
+        shapes = sorted({(e.batch, e.shape) for e in db.entries}, key=lambda bs: (bs[1], bs[0]))
         dates = sorted(e.date[:10] for e in db.entries if e.date)
         rows.append([link(db.path, here, db.path.removeprefix("results/")), db.device.label,
                      _rung_ranges(sorted({e.rung for e in db.entries})) or DASH,
-                     ", ".join(size_text(s) for s in shapes) or DASH,
+                     ", ".join(size_text(s, b) for b, s in shapes) or DASH,
                      (dates[0] if dates[0] == dates[-1] else f"{dates[0]} – {dates[-1]}")
                      if dates else DASH])
     if not rows:

@@ -115,8 +115,8 @@ def test_configure_refuses_what_it_cannot_answer(device, kwargs, error, needle):
     ({"strategy": "hillclimb"}, UsageError, "hillclimb"),
     ({"rungs": 99}, UsageError, "99"),
     ({"rungs": [3.5]}, ArgumentTypeError, "neither a rung number nor a name"),
-    ({"shapes": [(64, 64)]}, ArgumentTypeError, "neither a size nor an"),
-    ({"shapes": "64x64"}, UsageError, "is not S or MxNxK"),
+    ({"shapes": [(64, 64)]}, ArgumentTypeError, "neither a size, an"),
+    ({"shapes": "64x64"}, UsageError, "is not S, MxNxK or BATCHxMxNxK"),
     ({"only": {"VWM": [1, 4]}}, UsageError, "none of the chosen rungs has a parameter VWM"),
 ])
 def test_tune_refuses_bad_arguments_before_measuring(device, tmp_path, monkeypatch, kwargs,

@@ -75,12 +75,13 @@ def test_a_single_product_entry_is_written_without_a_batch():
 
 
 def test_every_shipped_database_writes_back_unchanged():
-    """A save of a shipped database (as `--database` makes) gives the bytes it read."""
+    """A save of a shipped database (as `--database` makes) gives the bytes it read, those
+    holding a stack's entry among them."""
     paths = sorted(TUNING.glob("*.json"))
     assert paths
     for path in paths:
         db = read_any(path)
-        assert all(e.batch == 1 for e in db.entries) and not db.invalid, path.name
+        assert not db.invalid, path.name
         text = json.dumps(db.to_json(), indent=1, allow_nan=False) + "\n"
         assert text == path.read_text(), path.name
 

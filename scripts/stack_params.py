@@ -15,11 +15,12 @@ import time
 
 import numpy as np
 
+from clgemm.configs.launch import prepare_stack
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
 from clgemm.library.stacks import stack_kernel
-from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
+from clgemm.rungs.direct import DIRECT
 from clgemm.tuner.space import build_space
 
 STACKS = [(1000, 64), (100, 256), (10, 1024)]
@@ -35,12 +36,8 @@ rng = np.random.default_rng(0)
 
 def timed(params, count, s, bufs) -> float | None:
     try:
-        knl = be.program(DIRECT.file, direct_macros(params, False, False, batched=True),
-                         DIRECT.kernel)
-        gsize, lsize = batched_geometry(params, s, s, count)
-        args = [s, s, s, 1.0, 0.0, bufs[0], 0, s, bufs[1], 0, s, bufs[2], 0, s,
-                s * s, s * s, s * s]
-        return statistics.median(be.launch(knl, gsize, lsize, args) for _ in range(5))
+        stack = prepare_stack(be, DIRECT, params, s, s, s, count, *bufs)
+        return statistics.median(stack.time_main(be) for _ in range(5))
     except (BuildError, LaunchError):
         return None
 

@@ -92,8 +92,7 @@ class Workspace:
 def _column_major(x: np.ndarray) -> np.ndarray:
     """A matrix, or a stack of them, as the kernels read it: each matrix column-major, one
     after the other."""
-    return x.ravel(order="F") if x.ndim == 2 else np.ascontiguousarray(
-        x.transpose(0, 2, 1)).ravel()
+    return np.ascontiguousarray(np.swapaxes(x, -1, -2)).ravel()
 
 
 def workspace_buffers(problem: Problem, configs: Iterable[tuple[Rung, Mapping[str, int]]],

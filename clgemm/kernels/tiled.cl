@@ -17,6 +17,13 @@
 //          memory and every barrier splits the work-group's loop over work-items in two, so
 //          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
 //   PANELS 1 (with CACHE_A = CACHE_B = 0): A and BT come packed into panels (see A_VEC below).
+//   RASTER  0: the tiles of C in the launch's order, a column of tiles after another. R > 0: in
+//          bands of R tile rows, so the groups resident at one time share rows of A and columns
+//          of BT and find them in the device's last-level cache.
+//   WARP_M  0: work-items as launched. W > 0: each run of 32 consecutive work-items (one NVIDIA
+//          warp) takes a W x (32/W) block of the group's work-items, so that it reads W distinct
+//          A vectors and 32/W distinct B vectors per step instead of a whole column of them. The
+//          tile loads keep the launch's order, so they stay coalesced.
 //   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
@@ -60,6 +67,12 @@
 #endif
 #ifndef LOCKSTEP
   #define LOCKSTEP 0   // 1: a barrier per tile even without local memory (CPUs)
+#endif
+#ifndef RASTER
+  #define RASTER 0     // R > 0: tiles of C in bands of R tile rows (cache reuse between groups)
+#endif
+#ifndef WARP_M
+  #define WARP_M 0     // W > 0: each 32 work-items a W x (32/W) block of the group
 #endif
 // ---- set by the call, not tuned -----------------------------------------------------------
 #ifndef BATCHED
@@ -182,12 +195,32 @@ void gemm_tiled(const int M, const int N, const int K,
     BT += z * (stride_b / WIDTH);
     C += z * stride_c;
 #endif
+#if WARP_M
+    const int lid = (int)get_local_id(1) * RTSM + (int)get_local_id(0);
+    const int lane = lid % 32, warp = lid / 32;
+    const int tidm = (warp % (RTSM / WARP_M)) * WARP_M + lane % WARP_M;
+    const int tidn = (warp / (RTSM / WARP_M)) * (32 / WARP_M) + lane / WARP_M;
+#else
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
+#endif
+#if RASTER
+    // Group g of the launch (x fastest) takes tile row `first + g % rows` of its band and the
+    // band's tile column `g / rows`; the last band may have fewer rows.
+    const int groups_m = (int)get_num_groups(0);
+    const int per_band = RASTER * (int)get_num_groups(1);
+    const int g = (int)get_group_id(1) * groups_m + (int)get_group_id(0);
+    const int first = (g / per_band) * RASTER;
+    const int rows = min(groups_m - first, RASTER);
+    const int offm = TSM * (first + (g % per_band) % rows);
+    const int offn = TSN * ((g % per_band) / rows);
+#else
     const int offm = TSM * get_group_id(0);
     const int offn = TSN * get_group_id(1);
+#endif
 #if CACHE_A || CACHE_B
-    const int tid = tidn * RTSM + tidm;
+    // The tile loads follow the launch's order of work-items, whatever WARP_M makes of them.
+    const int tid = (int)get_local_id(1) * RTSM + (int)get_local_id(0);
 #endif
     // Column lengths in vectors for the tile loads; the inputs seen as floats for direct reads.
 #if CACHE_A

@@ -41,6 +41,10 @@ class Param:
     meaning: str
     #: smallest allowed value (0 for paddings and on/off switches)
     minimum: int = 1
+    #: a variant of every configuration rather than a dimension of the tile (the order of the
+    #: tiles, of the work-items): its default is neutral, legal wherever any value is, so the
+    #: tuner's space is built without it and each legal configuration then widened by its values
+    variant: bool = False
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,35 @@ PANEL_CONSTRAINTS = (
 )
 
 
+#: threads of one NVIDIA warp: the block of work-items that WARP_M shapes
+WARP = 32
+
+ORDER_PARAMS = (
+    Param("RASTER", (0, 8), 0, "0: tiles of C in the launch's order; R: in bands of R tile rows",
+          minimum=0, variant=True),
+    Param("WARP_M", (0, 4, 8), 0, "0: work-items as launched; W: each 32 a W x (32/W) block",
+          minimum=0, variant=True),
+)
+
+
+def warp_block_fits(p: Params) -> bool:
+    """WARP_M = W reshapes each 32 work-items into a W x (32/W) block: W must divide the group's
+    rows and 32/W its columns, and W must be below the rows (at the rows it changes nothing)."""
+    w = p["WARP_M"]
+    if w == 0:
+        return True
+    rows, cols = p["TSM"] // p["WPTM"], p["TSN"] // p["WPTN"]
+    return (w in (1, 2, 4, 8, 16) and rows % w == 0 and w < rows
+            and cols % (WARP // w) == 0)
+
+
+ORDER_CONSTRAINTS = (
+    Constraint("RASTER >= 0", "divisibility", lambda p, d: p["RASTER"] >= 0),
+    Constraint("WARP_M = 0 or a W x (32/W) block of work-items that changes the order",
+               "divisibility", lambda p, d: warp_block_fits(p)),
+)
+
+
 def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
     """Packing of A (rows of TSM) and of BT (rows of TSN) into panels contiguous over k; they
     run after the transpose of B, on its output."""
@@ -86,10 +115,11 @@ TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
-    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM),
+    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
+    + ORDER_PARAMS,
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
-    + PANEL_CONSTRAINTS,
+    + PANEL_CONSTRAINTS + ORDER_CONSTRAINTS,
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: p["TSK"],

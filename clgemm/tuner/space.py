@@ -197,18 +197,50 @@ def _legal(rung: Rung, limits: DeviceLimits,
     key = (id(rung), limits, candidates)
     found = _LEGAL.get(key)
     if found is None:
-        names = tuple(p.name for p in rung.params)
-        items: list[Params] = [dict(zip(names, values))
-                               for values in itertools.product(*candidates)]
-        rows: list[FunnelRow] = []
-        for stage in ("divisibility", "device"):
-            for c in (c for c in rung.all_constraints() if c.stage == stage):
-                items = _apply(rows, c, limits, items)
+        items, rows = _legal_items(rung, limits, candidates)
         while len(_LEGAL) >= _LEGAL_KEPT:
             del _LEGAL[next(iter(_LEGAL))]
         found = _LEGAL[key] = (rung, items, rows)
     _, items, rows = found
     return list(items), list(rows)
+
+
+def _legal_items(rung: Rung, limits: DeviceLimits,
+                 candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
+    """Every combination through the divisibility and device stages. The variant parameters
+    (`Param.variant`) are left out while the rest are enumerated, which keeps the product, and
+    the time, of a rung with several of them near that of one without. A constraint that reads
+    a variant on any configuration (a KeyError there) waits until the survivors are widened by
+    the variants' values; one that reads none gives the same answer for every value of them, so
+    the result is the full product's. The first pass's counts are scaled to whole
+    configurations; the constraints that waited add their rows after them."""
+    names = tuple(p.name for p in rung.params)
+    variant = [i for i, p in enumerate(rung.params) if p.variant]
+    fixed = [i for i in range(len(names)) if i not in variant]
+    items: list[Params] = [dict(zip((names[i] for i in fixed), values))
+                           for values in itertools.product(*(candidates[i] for i in fixed))]
+    rows: list[FunnelRow] = []
+    waiting: list[Constraint] = []
+    for c in (c for stage in ("divisibility", "device")
+              for c in rung.all_constraints() if c.stage == stage):
+        if not variant:
+            items = _apply(rows, c, limits, items)
+            continue
+        try:
+            items = _apply(rows, c, limits, items)
+        except KeyError as exc:
+            if exc.args and exc.args[0] not in {names[i] for i in variant}:
+                raise
+            waiting.append(c)
+    if not variant:
+        return items, rows
+    widen = math.prod(len(candidates[i]) for i in variant)
+    rows = [FunnelRow(r.stage, r.name, r.removed * widen, r.left * widen, r.note) for r in rows]
+    items = [{**p, **dict(zip((names[i] for i in variant), values))} for p in items
+             for values in itertools.product(*(candidates[i] for i in variant))]
+    for c in waiting:
+        items = _apply(rows, c, limits, items)
+    return items, rows
 
 
 def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,

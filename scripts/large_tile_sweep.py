@@ -1,7 +1,8 @@
 """What each of the top SGEMMs' techniques adds to the tiled kernel on a large square product,
 kernel only, each configuration checked against float64 with C poisoned first: the order of the
-tiles (RASTER), the shape of a warp's work-items (WARP_M) and 256 x 128 / 128 x 256 block tiles,
-first each on the stored configuration, then together; beside the backend's vendor SGEMM. The
+tiles (RASTER), the shape of a warp's work-items (WARP_M), 256 x 128 / 128 x 256 block tiles and
+cp.async pipelines of 2-4 stages (PIPELINE), first each on the stored configuration, then
+together; beside the backend's vendor SGEMM. The
 first size is swept; each further size measures the stored configuration and the first's five
 best.
 Usage: python scripts/large_tile_sweep.py DEVICE BACKEND SIZE [SIZE...] [--tiny]"""
@@ -74,6 +75,15 @@ for number, size in enumerate(sizes):
                  "VWN": vn, "WARP_M": warp_m, "RASTER": raster}
             if legal(p):
                 show(ws, p, f"{tm}x{tn}", results)
+        print(" cp.async pipelines (PIPELINE stages), on the stored configuration and on the best:")
+        ahead = [base] + [dict(r[3]) for r in sorted(results, key=lambda r: -r[0])[:3]]
+        seen = set()
+        for start, stages, tk in itertools.product(ahead, (2, 3, 4), (8, 16, 32)):
+            p = {**start, "PIPELINE": stages, "TSK": tk}
+            key = tuple(sorted(p.items()))
+            if key not in seen and legal(p):
+                seen.add(key)
+                show(ws, p, f"P{stages}", results)
     results.sort(key=lambda r: -r[0])
     if not number:
         top = [dict(r[3]) for r in results[:5]]

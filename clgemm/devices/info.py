@@ -65,6 +65,7 @@ class DeviceInfo:
             device_type=self.type,
             extensions=frozenset(self.extensions),
             sub_group_sizes=tuple(self.sub_group_sizes),
+            compute_capability=self.compute_capability,
         )
 
     def to_json(self) -> dict:

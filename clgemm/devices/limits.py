@@ -18,6 +18,14 @@ class DeviceLimits:
     device_type: str = "GPU"
     extensions: frozenset[str] = field(default_factory=frozenset)
     sub_group_sizes: tuple[int, ...] = ()
+    #: "major.minor" where the device reports one (NVIDIA), else ""
+    compute_capability: str = ""
 
     def has_extension(self, name: str) -> bool:
         return name in self.extensions
+
+    def compute_capability_at_least(self, major: int) -> bool:
+        """Whether an NVIDIA device is of compute capability `major`.0 or newer; False for a
+        device that reports none."""
+        head = self.compute_capability.split(".")[0]
+        return head.isdigit() and int(head) >= major

@@ -45,6 +45,7 @@ typedef unsigned long ulong;
 #define RESTRICT __restrict__
 // A cast cannot name __shared__; shared memory is in the generic address space anyway.
 #define LOCAL_VEC(type, p) (*(type*)(p))
+#define SHARED_ADDRESS(p) ((unsigned)__cvta_generic_to_shared(p))
 
 // ---- attributes -------------------------------------------------------------------------------
 // reqd_work_group_size(X, Y, Z) becomes CUDA's launch bounds of X*Y*Z threads: the compiler may

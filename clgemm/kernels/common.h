@@ -62,6 +62,13 @@
 // VLOADX(p): the floatX at p, any float-aligned address (rung 10 fills one from single floats).
 #define VLOADX(p) CAT(VLOAD_, WIDTH)(p)
 
+// SHARED_ADDRESS(p): local pointer p as the 32-bit address of PTX's .shared state space, for the
+// inline cp.async of the tiled kernel's PIPELINE. NVIDIA's OpenCL keeps local pointers in that
+// form already; CUDA's are generic, and cl2cuda.h converts them.
+#ifndef SHARED_ADDRESS
+  #define SHARED_ADDRESS(p) ((uint)(size_t)(p))
+#endif
+
 // LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
 // access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a
 // compiler may split it into scalar accesses, which is what the vector widths are meant to avoid.

@@ -24,6 +24,10 @@
 //          warp) takes a W x (32/W) block of the group's work-items, so that it reads W distinct
 //          A vectors and 32/W distinct B vectors per step instead of a whole column of them. The
 //          tile loads keep the launch's order, so they stay coalesced.
+//   PIPELINE 0: the next tiles are fetched into registers during the compute and stored after
+//          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
+//          buffers filled by cp.async through inline PTX, straight from global memory without
+//          registers, S - 1 tiles in flight while one is computed on.
 //   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
@@ -67,6 +71,9 @@
 #endif
 #ifndef LOCKSTEP
   #define LOCKSTEP 0   // 1: a barrier per tile even without local memory (CPUs)
+#endif
+#ifndef PIPELINE
+  #define PIPELINE 0   // S >= 2: S local buffers filled by cp.async (NVIDIA sm_80+)
 #endif
 #ifndef RASTER
   #define RASTER 0     // R > 0: tiles of C in bands of R tile rows (cache reuse between groups)
@@ -160,6 +167,52 @@
         }                                                                            \
     }
 
+#if PIPELINE
+// cp.async: WIDTH floats from global to local memory with no register between, in groups that
+// are committed and waited for by count. 16 bytes go through L2 only (.cg), fewer through L1.
+#if BT_FROM_B || !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
+  #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT (not B itself) and WIDTH 1, 2 or 4"
+#endif
+// PTX wants its counts as literals, hence the spelled-out forms.
+#if WIDTH == 4
+  #define CP_ASYNC_OP "cp.async.cg.shared.global [%0], [%1], 16;"
+#elif WIDTH == 2
+  #define CP_ASYNC_OP "cp.async.ca.shared.global [%0], [%1], 8;"
+#else
+  #define CP_ASYNC_OP "cp.async.ca.shared.global [%0], [%1], 4;"
+#endif
+#if PIPELINE == 2
+  #define CP_WAIT_OP "cp.async.wait_group 0;"
+#elif PIPELINE == 3
+  #define CP_WAIT_OP "cp.async.wait_group 1;"
+#elif PIPELINE == 4
+  #define CP_WAIT_OP "cp.async.wait_group 2;"
+#else
+  #error "PIPELINE is 0, 2, 3 or 4"
+#endif
+#define CP_ASYNC(to, from) \
+    asm volatile(CP_ASYNC_OP :: "r"(SHARED_ADDRESS(to)), "l"(from) : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+// Until at most PIPELINE - 2 groups of this work-item's copies are still in flight.
+#define CP_WAIT_AHEAD() asm volatile(CP_WAIT_OP ::: "memory")
+// The A (BT) tile at depth k0 into local buffer `buf`: vector e of the tile lies in global memory
+// as it is to lie in the k-major local tile, so each is one copy.
+#define ASYNC_A(buf, k0)                                                               \
+    for (int l = 0; l < LPTA; l++) {                                                   \
+        const int e = tid + l * RTSM * RTSN;                                           \
+        CP_ASYNC(&Atile[buf][e / VTSM][WIDTH * (e % VTSM)],                            \
+                 A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM);                \
+    }
+#define ASYNC_B(buf, k0)                                                               \
+    for (int l = 0; l < LPTB; l++) {                                                   \
+        const int e = tid + l * RTSM * RTSN;                                           \
+        CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0));         \
+    }
+#define BUFFERS PIPELINE
+#else
+#define BUFFERS 2
+#endif
+
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
 // With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
 // (TSN rows of BT) that one work-group reads lie contiguously over k, so each work-item walks a
@@ -240,11 +293,15 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
 #if CACHE_A
-    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
-    floatX Anext[LPTA];
+    __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
 #if CACHE_B
-    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
+    __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
+#endif
+#if CACHE_A && !PIPELINE
+    floatX Anext[LPTA];
+#endif
+#if CACHE_B && !PIPELINE
     floatX Bnext[LPTB];
 #endif
     floatM a[VPTM];
@@ -253,6 +310,38 @@ void gemm_tiled(const int M, const int N, const int K,
     for (int vm = 0; vm < VPTM; vm++)
         for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
 
+    const int tiles = K / TSK;
+#if PIPELINE
+    // The first PIPELINE - 1 tiles in flight, one commit group each (empty past the last tile,
+    // so that every step counts groups alike).
+    for (int s = 0; s < PIPELINE - 1; s++) {
+        if (s < tiles) {
+            ASYNC_A(s, TSK * s)
+            ASYNC_B(s, TSK * s)
+        }
+        CP_COMMIT();
+    }
+    for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+        const int cur = t % PIPELINE;
+        // This work-item's copies of tile t have landed; the barrier makes everyone's visible,
+        // and says that every work-item is done with buffer (t - 1) % PIPELINE, refilled next.
+        CP_WAIT_AHEAD();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t + PIPELINE - 1 < tiles) {
+            const int ahead = (t + PIPELINE - 1) % PIPELINE;
+            ASYNC_A(ahead, k0 + TSK * (PIPELINE - 1))
+            ASYNC_B(ahead, k0 + TSK * (PIPELINE - 1))
+        }
+        CP_COMMIT();
+        for (int k = 0; k < TSK; k++) {
+            for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
+            for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
+        }
+    }
+#else
     // Prologue: the first pair of tiles, with nothing yet to overlap them with.
 #if CACHE_A
     FETCH_A(0)
@@ -266,7 +355,6 @@ void gemm_tiled(const int M, const int N, const int K,
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
-    const int tiles = K / TSK;
     for (int t = 0; t < tiles; t++) {
         const int k0 = TSK * t;
 #if CACHE_A || CACHE_B
@@ -305,6 +393,7 @@ void gemm_tiled(const int M, const int N, const int K,
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }
+#endif
 
     // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
     // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.

@@ -63,9 +63,9 @@ PANEL_CONSTRAINTS = (
 WARP = 32
 
 ORDER_PARAMS = (
-    Param("RASTER", (0, 8), 0, "0: tiles of C in the launch's order; R: in bands of R tile rows",
-          minimum=0, variant=True),
     Param("WARP_M", (0, 4, 8), 0, "0: work-items as launched; W: each 32 a W x (32/W) block",
+          minimum=0, variant=True),
+    Param("RASTER", (0, 8), 0, "0: tiles of C in the launch's order; R: in bands of R tile rows",
           minimum=0, variant=True),
 )
 
@@ -81,10 +81,33 @@ def warp_block_fits(p: Params) -> bool:
             and cols % (WARP // w) == 0)
 
 
+PIPELINE_PARAM = Param("PIPELINE", (0, 2, 3, 4), 0, "0: next tiles through registers; S: S "
+                       "local buffers filled by cp.async (NVIDIA sm_80+)", minimum=0,
+                       variant=True)
+
+#: cp.async, the copy from global to shared memory that PIPELINE issues, came with sm_80
+ASYNC_COPY_MAJOR = 8
+
+PIPELINE_CONSTRAINTS = (
+    Constraint("PIPELINE is 0, 2, 3 or 4", "divisibility",
+               lambda p, d: p["PIPELINE"] in (0, 2, 3, 4)),
+    Constraint("PIPELINE=0 or CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4 (one copy per vector)",
+               "divisibility",
+               lambda p, d: not p["PIPELINE"] or (p["CACHE_A"] == 1 and p["CACHE_B"] == 1
+                                                  and p["WIDTH"] in (1, 2, 4))),
+    Constraint("PIPELINE=0 or the device takes cp.async (NVIDIA, compute capability 8.0+)",
+               "device",
+               lambda p, d: not p["PIPELINE"] or d.compute_capability_at_least(ASYNC_COPY_MAJOR)),
+)
+
 ORDER_CONSTRAINTS = (
     Constraint("RASTER >= 0", "divisibility", lambda p, d: p["RASTER"] >= 0),
     Constraint("WARP_M = 0 or a W x (32/W) block of work-items that changes the order",
                "divisibility", lambda p, d: warp_block_fits(p)),
+    # A CPU runtime runs a group's work-items as loops and a core's groups one after another:
+    # both orders are relabellings there, not reuse.
+    Constraint("WARP_M = RASTER = 0 on CPUs (work-items run as loops)", "heuristic",
+               lambda p, d: d.device_type != "CPU" or (p["WARP_M"] == 0 and p["RASTER"] == 0)),
 )
 
 
@@ -111,19 +134,24 @@ def double_tile_bytes(p: Params) -> int:
     return 2 * 4 * per_buffer
 
 
+def pipeline_tile_bytes(p: Params) -> int:
+    """The tiled kernel's buffers: two of each tile, or PIPELINE of them in its cp.async form."""
+    return max(2, p["PIPELINE"]) * double_tile_bytes(p) // 2
+
+
 TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
     params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
-    + ORDER_PARAMS,
+    + (PIPELINE_PARAM,) + ORDER_PARAMS,
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
-    + PANEL_CONSTRAINTS + ORDER_CONSTRAINTS,
+    + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS,
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: p["TSK"],
-    local_mem_bytes=double_tile_bytes,
+    local_mem_bytes=pipeline_tile_bytes,
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
     extra_helpers=helpers_with_panels,
@@ -137,7 +165,8 @@ def reads_b_itself(params: Params) -> bool:
     B tiles go through local memory, where the transpose happens, each a whole number of
     vectors deep."""
     p = TILED.resolve(dict(params))
-    return bool(p["CACHE_B"]) and not p["PANELS"] and p["TSK"] % p["WIDTH"] == 0
+    return (bool(p["CACHE_B"]) and not p["PANELS"] and not p["PIPELINE"]
+            and p["TSK"] % p["WIDTH"] == 0)
 
 
 def tiled_macros(params: Params, batched: bool = False, reads_b: bool = False

@@ -207,39 +207,48 @@ def _legal(rung: Rung, limits: DeviceLimits,
 
 def _legal_items(rung: Rung, limits: DeviceLimits,
                  candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
-    """Every combination through the divisibility and device stages. The variant parameters
-    (`Param.variant`) are left out while the rest are enumerated, which keeps the product, and
-    the time, of a rung with several of them near that of one without. A constraint that reads
-    a variant on any configuration (a KeyError there) waits until the survivors are widened by
-    the variants' values; one that reads none gives the same answer for every value of them, so
-    the result is the full product's. The first pass's counts are scaled to whole
-    configurations; the constraints that waited add their rows after them."""
+    """Every combination through the divisibility and device stages.
+
+    The variant parameters (`Param.variant`) are added one at a time, after the rest have been
+    enumerated and filtered, so a rung with several of them costs about what one without does.
+    A constraint is applied as soon as it can be: an attempt that reads a parameter not yet
+    there (a KeyError) waits for the next one; one that ran on every configuration read nothing
+    missing, so its answer holds for every value still to come. The result is the full
+    product's. Each row counts whole configurations (a configuration without its variants
+    stands for every value of them)."""
     names = tuple(p.name for p in rung.params)
     variant = [i for i, p in enumerate(rung.params) if p.variant]
     fixed = [i for i in range(len(names)) if i not in variant]
     items: list[Params] = [dict(zip((names[i] for i in fixed), values))
                            for values in itertools.product(*(candidates[i] for i in fixed))]
     rows: list[FunnelRow] = []
-    waiting: list[Constraint] = []
-    for c in (c for stage in ("divisibility", "device")
-              for c in rung.all_constraints() if c.stage == stage):
-        if not variant:
-            items = _apply(rows, c, limits, items)
-            continue
-        try:
-            items = _apply(rows, c, limits, items)
-        except KeyError as exc:
-            if exc.args and exc.args[0] not in {names[i] for i in variant}:
-                raise
-            waiting.append(c)
-    if not variant:
-        return items, rows
-    widen = math.prod(len(candidates[i]) for i in variant)
-    rows = [FunnelRow(r.stage, r.name, r.removed * widen, r.left * widen, r.note) for r in rows]
-    items = [{**p, **dict(zip((names[i] for i in variant), values))} for p in items
-             for values in itertools.product(*(candidates[i] for i in variant))]
-    for c in waiting:
-        items = _apply(rows, c, limits, items)
+    waiting = [c for stage in ("divisibility", "device")
+               for c in rung.all_constraints() if c.stage == stage]
+    missing = {names[i] for i in variant}
+
+    def settle(items: list[Params], stands_for: int) -> list[Params]:
+        nonlocal waiting
+        later = []
+        for c in waiting:
+            step: list[FunnelRow] = []
+            try:
+                items = _apply(step, c, limits, items)
+            except KeyError as exc:
+                if not exc.args or exc.args[0] not in missing:
+                    raise
+                later.append(c)
+                continue
+            rows.extend(FunnelRow(r.stage, r.name, r.removed * stands_for, r.left * stands_for,
+                                  r.note) for r in step)
+        waiting = later
+        return items
+
+    items = settle(items, math.prod(len(candidates[i]) for i in variant))
+    for done, i in enumerate(variant, start=1):
+        name = names[i]
+        items = [{**p, name: value} for p in items for value in candidates[i]]
+        missing.discard(name)
+        items = settle(items, math.prod(len(candidates[v]) for v in variant[done:]))
     return items, rows
 
 

@@ -386,3 +386,71 @@ def test_stored_parameter_sets_are_completed_or_refused():
     assert rung.complete(before_panels) == rung.defaults()
     assert rung.complete({**before_panels, "PAD": 1}) is None
     assert rung.complete({"TSM": "x"}) is None
+
+
+# -- the tiled kernel's orders and its cp.async pipeline ----------------------------------------
+#: the work-item and tile orders: the grids leave a band of RASTER tile rows short, and the
+#: warp blocks cover groups of 64 to 256 work-items
+ORDER_SETS = [
+    ({"TSM": 64, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WARP_M": 4}, (320, 96, 48)),
+    ({"TSM": 128, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WARP_M": 8}, (256, 128, 32)),
+    ({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "RASTER": 3}, (160, 96, 32)),
+    ({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WARP_M": 4, "RASTER": 8,
+      "VWM": 4, "VWN": 2}, (192, 320, 64)),
+]
+
+
+@pytest.mark.parametrize("overrides,shape", ORDER_SETS, ids=[str(o) for o, _ in ORDER_SETS])
+def test_tiled_orders_correct(backend, workspace_for, overrides, shape):
+    """Both orders only relabel work: every output still written once, and right."""
+    rung = get_rung(12)
+    params = rung.resolve(overrides)
+    rung.validate(params)   # legal anywhere; the tuner leaves them out on CPUs only
+    _check(backend, workspace_for(*shape), rung, params)
+
+
+#: cp.async pipelines: K of one tile (fewer tiles than stages), of as many tiles as stages and
+#: of more; WIDTH 4 copies 16 bytes through L2, 1 and 2 through L1
+PIPELINE_SETS = [(s, w) for s in (2, 3, 4) for w in (1, 4)] + [(3, 2)]
+
+
+@pytest.mark.parametrize("stages,width", PIPELINE_SETS)
+def test_tiled_pipeline_correct(backend, workspace_for, stages, width):
+    rung = get_rung(12)
+    params = rung.resolve({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4,
+                           "WIDTH": width, "VWM": 2, "PIPELINE": stages})
+    limits = backend.device.limits()
+    if not limits.compute_capability_at_least(8):
+        with pytest.raises(ConstraintError) as info:
+            rung.validate(params, limits)
+        assert "cp.async" in info.value.constraint
+        pytest.skip("cp.async needs an NVIDIA GPU of compute capability 8.0 or newer")
+    rung.validate(params, limits)
+    for k in (16, 16 * stages, 16 * stages + 48):
+        _check(backend, workspace_for(128, 192, k), rung, params)
+
+
+@pytest.mark.parametrize("overrides,constraint", [
+    ({"PIPELINE": 1}, "PIPELINE is 0, 2, 3 or 4"),
+    ({"PIPELINE": 2, "CACHE_B": 0},
+     "PIPELINE=0 or CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4 (one copy per vector)"),
+    ({"PIPELINE": 2, "WIDTH": 8},
+     "PIPELINE=0 or CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4 (one copy per vector)"),
+    ({"WARP_M": 16}, "WARP_M = 0 or a W x (32/W) block of work-items that changes the order"),
+    ({"WARP_M": 3}, "WARP_M = 0 or a W x (32/W) block of work-items that changes the order"),
+])
+def test_tiled_variants_refused_by_name(overrides, constraint):
+    rung = get_rung(12)
+    with pytest.raises(ConstraintError) as info:
+        rung.validate(rung.resolve(overrides))
+    assert info.value.constraint == constraint
+
+
+def test_pipeline_local_memory_counts_every_stage():
+    rung = get_rung(12)
+    fits = rung.resolve({"TSM": 64, "TSN": 128, "TSK": 16, "WPTM": 8, "WPTN": 16, "PIPELINE": 4})
+    rung.validate(fits, DeviceLimits(local_mem_bytes=48 * 1024, compute_capability="9.0"))
+    with pytest.raises(ConstraintError) as info:   # four stages of 12 KiB and more
+        rung.validate({**fits, "TSK": 32},
+                      DeviceLimits(local_mem_bytes=48 * 1024, compute_capability="9.0"))
+    assert info.value.constraint == "local memory <= device local memory"

@@ -58,9 +58,9 @@ CPU_SHAPES: tuple[tuple[int, int, int], ...] = (
     (256, 256, 256), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024),
     (2048, 2048, 2048), (1024, 1024, 64), (2048, 2048, 256))
 
-#: named shape sets (`--sizes small`, `--sizes classes`): small squares, where a call's host
-#: time decides; and the classes of shapes tiled kernels waste (small and skinny products,
-#: small K, large K with a small result) beside squares
+#: named shape sets (`--sizes small`, `--sizes classes`, ...): small squares, where a call's host
+#: time decides; the classes of shapes tiled kernels waste (small and skinny products, small K,
+#: large K with a small result) beside squares; large products, where the kernel decides
 NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "small": tuple((s, s, s) for s in (64, 128, 256, 512, 768, 1024)),
     "classes": (tuple((s, s, s) for s in (256, 512, 1024, 2048))
@@ -68,6 +68,9 @@ NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
                 + tuple((4096, n, 4096) for n in (16, 32, 64))
                 + tuple((m, 4096, 4096) for m in (16, 32, 64))
                 + tuple((s, s, 16384) for s in (256, 512))),
+    # large products, every dimension 2048 or more, tile multiples or not
+    "large": ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4097, 4097, 4097),
+              (2500, 3500, 4500), (4096, 4096, 2048), (8192, 2048, 4096)),
     # stacks, as (products, M, N, K): each product's own A and B, C-ordered
     "stacks": ((1000, 64, 64, 64), (100, 256, 256, 256), (10, 1024, 1024, 1024)),
 }

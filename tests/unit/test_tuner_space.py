@@ -3,6 +3,8 @@ device; and the strategies' contract (valid, new, distinct proposals; full cover
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 
 import pytest
@@ -10,7 +12,8 @@ import pytest
 from clgemm.core.problem import Problem
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import Constraint, Param, Rung, get_rung
-from clgemm.tuner.space import SearchSpace, build_space, funnel_table
+from clgemm.rungs.tiled import TILED
+from clgemm.tuner.space import SearchSpace, _apply, _legal_items, build_space, funnel_table
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 
 # A made-up GPU: small work-groups and local memory, so every device step removes something.
@@ -190,3 +193,25 @@ def test_history_beyond_int64_does_not_stop_a_search(name):
     history = [Trial(huge, 1e9)] + [Trial(c, _score(c)) for c in space.configs[:3]]
     batch = make_strategy(name).propose(space, history, random.Random(0), 4)
     assert batch and all(c in space.index for c in batch)
+
+
+def test_variant_parameters_give_the_full_products_space():
+    """The tiled kernel's variants (PIPELINE, WARP_M, RASTER) are added after the rest is
+    filtered; the configurations kept and the funnel's counts must be those of filtering the
+    whole product, on a GPU that takes cp.async and on a CPU."""
+    only = {"TSM": (64, 128), "TSN": (64, 128), "TSK": (16, 32), "WPTM": (8,), "WPTN": (8, 16),
+            "VWM": (1, 8), "VWN": (4,), "CACHE_A": (0, 1), "CACHE_B": (1,), "PANELS": (0,),
+            "LOCKSTEP": (0,)}
+    candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in TILED.params)
+    names = [p.name for p in TILED.params]
+    for limits in (DeviceLimits(local_mem_bytes=48 * 1024, compute_capability="9.0"),
+                   DeviceLimits(device_type="CPU", local_mem_bytes=1 << 20)):
+        kept, rows = _legal_items(TILED, limits, candidates)
+        whole = [dict(zip(names, v)) for v in itertools.product(*candidates)]
+        for c in TILED.all_constraints():
+            if c.stage in ("divisibility", "device"):
+                whole = _apply([], c, limits, whole)
+        as_tuples = sorted(tuple(p[n] for n in names) for p in kept)
+        assert as_tuples == sorted(tuple(p[n] for n in names) for p in whole)
+        assert any(p["PIPELINE"] for p in kept) == (limits.device_type == "GPU")
+        assert sum(r.removed for r in rows) + len(kept) == math.prod(map(len, candidates))

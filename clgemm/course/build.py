@@ -23,6 +23,7 @@ from clgemm.course.tables import (bench_block, databases_block, devices_block, d
                                   journals_block, ladders_block, macros_block, measured_block,
                                   plots_block, rungs_block, runs_block, summary_block, tuned_block)
 from clgemm.course.targets import targets_block
+from clgemm.course.techniques import techniques_block
 from clgemm.rungs import LIBRARY, REGISTRY, TILED, Rung
 
 
@@ -50,7 +51,8 @@ def _rung_page(rung: Rung, results: Results, specs: list) -> dict[str, str]:
 def _beyond_page(results: Results, specs: list) -> dict[str, str]:
     """The blocks of the "beyond the ladder" page: the kernels' list, then each library
     kernel's own blocks, named after its slug."""
-    beyond: dict[str, str] = {"kernels": library.kernels_block()}
+    beyond: dict[str, str] = {"kernels": library.kernels_block(),
+                              "tiled-techniques": techniques_block(ROOT)}
     for n in sorted(LIBRARY):
         rung = LIBRARY[n]
         images = [(s.path, s.caption) for s in specs if s.rung == n]

@@ -414,9 +414,10 @@ def test_tiled_orders_correct(backend, workspace_for, overrides, shape):
 PIPELINE_SETS = [(s, w) for s in (2, 3, 4) for w in (1, 4)] + [(3, 2)]
 
 
+@pytest.mark.parametrize("number", [12, 13])
 @pytest.mark.parametrize("stages,width", PIPELINE_SETS)
-def test_tiled_pipeline_correct(backend, workspace_for, stages, width):
-    rung = get_rung(12)
+def test_tiled_pipeline_correct(backend, workspace_for, stages, width, number):
+    rung = get_rung(number)
     params = rung.resolve({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4,
                            "WIDTH": width, "VWM": 2, "PIPELINE": stages})
     limits = backend.device.limits()
@@ -428,6 +429,9 @@ def test_tiled_pipeline_correct(backend, workspace_for, stages, width):
     rung.validate(params, limits)
     for k in (16, 16 * stages, 16 * stages + 48):
         _check(backend, workspace_for(128, 192, k), rung, params)
+    if number == 13:   # the edges: zero-filled copies, vector and float by float
+        for shape in ODD_SHAPES + EDGE_SHAPES + [(130, 70, 16 * stages + 5)]:
+            _check(backend, workspace_for(*shape), rung, params)
 
 
 @pytest.mark.parametrize("overrides,constraint", [

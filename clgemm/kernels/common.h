@@ -69,6 +69,25 @@
   #define SHARED_ADDRESS(p) ((uint)(size_t)(p))
 #endif
 
+// cp.async, through inline PTX (NVIDIA, compute capability 8.0 and newer; used by the tiled
+// kernels' PIPELINE): CP_ASYNC(to, from, bytes) copies the WIDTH floats at global `from` to local
+// `to` with no register between, filling with zeros past `bytes` (0: all zeros, nothing read);
+// CP_ASYNC_W1 one float. Copies are committed in groups, and CP_WAIT_AHEAD() waits until at most
+// PIPELINE - 2 of this work-item's groups are in flight. 16 bytes go through L2 only (.cg),
+// fewer through L1 (.ca). PTX wants sizes and counts as literals, hence one macro per value.
+#define CP_ASYNC_PTX(op, size, to, from, bytes) \
+    asm volatile("cp.async." op ".shared.global [%0], [%1], " size ", %2;" \
+                 :: "r"(SHARED_ADDRESS(to)), "l"(from), "r"(bytes) : "memory")
+#define CP_ASYNC_W1(to, from, bytes) CP_ASYNC_PTX("ca", "4", to, from, bytes)
+#define CP_ASYNC_W2(to, from, bytes) CP_ASYNC_PTX("ca", "8", to, from, bytes)
+#define CP_ASYNC_W4(to, from, bytes) CP_ASYNC_PTX("cg", "16", to, from, bytes)
+#define CP_ASYNC(to, from, bytes) CAT(CP_ASYNC_W, WIDTH)(to, from, bytes)
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT_AHEAD_2() asm volatile("cp.async.wait_group 0;" ::: "memory")
+#define CP_WAIT_AHEAD_3() asm volatile("cp.async.wait_group 1;" ::: "memory")
+#define CP_WAIT_AHEAD_4() asm volatile("cp.async.wait_group 2;" ::: "memory")
+#define CP_WAIT_AHEAD() CAT(CP_WAIT_AHEAD_, PIPELINE)()
+
 // LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
 // access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a
 // compiler may split it into scalar accesses, which is what the vector widths are meant to avoid.

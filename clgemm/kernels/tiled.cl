@@ -168,45 +168,25 @@
     }
 
 #if PIPELINE
-// cp.async: WIDTH floats from global to local memory with no register between, in groups that
-// are committed and waited for by count. 16 bytes go through L2 only (.cg), fewer through L1.
+// The copies of the tiles through cp.async (CP_ASYNC in common.h).
 #if BT_FROM_B || !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
   #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT (not B itself) and WIDTH 1, 2 or 4"
 #endif
-// PTX wants its counts as literals, hence the spelled-out forms.
-#if WIDTH == 4
-  #define CP_ASYNC_OP "cp.async.cg.shared.global [%0], [%1], 16;"
-#elif WIDTH == 2
-  #define CP_ASYNC_OP "cp.async.ca.shared.global [%0], [%1], 8;"
-#else
-  #define CP_ASYNC_OP "cp.async.ca.shared.global [%0], [%1], 4;"
-#endif
-#if PIPELINE == 2
-  #define CP_WAIT_OP "cp.async.wait_group 0;"
-#elif PIPELINE == 3
-  #define CP_WAIT_OP "cp.async.wait_group 1;"
-#elif PIPELINE == 4
-  #define CP_WAIT_OP "cp.async.wait_group 2;"
-#else
+#if PIPELINE < 2 || PIPELINE > 4
   #error "PIPELINE is 0, 2, 3 or 4"
 #endif
-#define CP_ASYNC(to, from) \
-    asm volatile(CP_ASYNC_OP :: "r"(SHARED_ADDRESS(to)), "l"(from) : "memory")
-#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
-// Until at most PIPELINE - 2 groups of this work-item's copies are still in flight.
-#define CP_WAIT_AHEAD() asm volatile(CP_WAIT_OP ::: "memory")
 // The A (BT) tile at depth k0 into local buffer `buf`: vector e of the tile lies in global memory
 // as it is to lie in the k-major local tile, so each is one copy.
 #define ASYNC_A(buf, k0)                                                               \
     for (int l = 0; l < LPTA; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
         CP_ASYNC(&Atile[buf][e / VTSM][WIDTH * (e % VTSM)],                            \
-                 A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM);                \
+                 A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM, 4 * WIDTH);     \
     }
 #define ASYNC_B(buf, k0)                                                               \
     for (int l = 0; l < LPTB; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
-        CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0));         \
+        CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0), 4 * WIDTH); \
     }
 #define BUFFERS PIPELINE
 #else

@@ -15,7 +15,8 @@
 // wholly inside the column is read at once, one that reaches past its end float by float, zeros
 // beyond. The stores of C are vectors where all VWM rows are inside C and single checked floats
 // at the bottom edge.
-//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B: as in the tiled kernel
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B, PIPELINE: as in the tiled
+//          kernel; a pipeline's copies past the edges are cp.async's zero fill (a size of 0).
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB, VPTM, VPTN: derived as in the tiled kernel
 
 // ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
@@ -48,6 +49,9 @@
 #endif
 #ifndef CACHE_B
   #define CACHE_B 1   // 1: B tiles through local memory; 0: B read from global
+#endif
+#ifndef PIPELINE
+  #define PIPELINE 0  // S >= 2: S local buffers filled by cp.async (NVIDIA sm_80+)
 #endif
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
@@ -129,6 +133,52 @@
         for (int i = 0; i < WIDTH; i++) Btile[(buf)][ek][WIDTH * ev + i] = Bnext[l][i]; \
     }
 
+#if PIPELINE
+#if !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4) || PIPELINE < 2 || PIPELINE > 4
+  #error "PIPELINE is 0, or 2, 3 or 4 with CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4"
+#endif
+// Global -> local buffer `buf` by cp.async (common.h), zeros outside the matrix: a whole vector
+// where the column's length allows vectors, else float by float, each copied or zero-filled.
+// A copy of size 0 reads nothing, but its address is still the operand's own.
+#define ASYNC_A(buf, k0)                                                             \
+    for (int l = 0; l < LPTA; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int ek = e / VTSM, ei = WIDTH * (e % VTSM);                            \
+        const int k = (k0) + ek, m0 = offm + ei;                                     \
+        if (a_vectors) {                                                             \
+            const bool in = k < K && m0 < M;                                         \
+            CP_ASYNC(&Atile[buf][ek][ei], in ? A + k * (M / WIDTH) + m0 / WIDTH : A, \
+                     in ? 4 * WIDTH : 0);                                            \
+        } else {                                                                     \
+            for (int i = 0; i < WIDTH; i++) {                                        \
+                const bool in = k < K && m0 + i < M;                                 \
+                CP_ASYNC_W1(&Atile[buf][ek][ei + i], in ? Af + k * M + m0 + i : Af,  \
+                            in ? 4 : 0);                                             \
+            }                                                                        \
+        }                                                                            \
+    }
+#define ASYNC_B(buf, k0)                                                             \
+    for (int l = 0; l < LPTB; l++) {                                                 \
+        const int e = tid + l * RTSM * RTSN;                                         \
+        const int ek = e / VTSN, ei = WIDTH * (e % VTSN);                            \
+        const int k = (k0) + ek, n0 = offn + ei;                                     \
+        if (b_vectors) {                                                             \
+            const bool in = k < K && n0 < N;                                         \
+            CP_ASYNC(&Btile[buf][ek][ei], in ? BT + k * (N / WIDTH) + n0 / WIDTH : BT, \
+                     in ? 4 * WIDTH : 0);                                            \
+        } else {                                                                     \
+            for (int i = 0; i < WIDTH; i++) {                                        \
+                const bool in = k < K && n0 + i < N;                                 \
+                CP_ASYNC_W1(&Btile[buf][ek][ei + i], in ? BTf + k * N + n0 + i : BTf, \
+                            in ? 4 : 0);                                             \
+            }                                                                        \
+        }                                                                            \
+    }
+#define BUFFERS PIPELINE
+#else
+#define BUFFERS 2
+#endif
+
 // Straight from global memory, checked: the V_ consecutive floats from row r0 of column k of `src`
 // (columns of length `len`) into `dst`, zeros below the end of the column. Column k always exists:
 // the loop over k stops at K when an operand is read this way (KSTEPS below).
@@ -184,11 +234,15 @@ void gemm_tiled_any(const int M, const int N, const int K,
 #endif
 
 #if CACHE_A
-    __local float Atile[2][TSK][TSM] __attribute__((aligned(64)));
-    float Anext[LPTA][WIDTH];
+    __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
 #if CACHE_B
-    __local float Btile[2][TSK][TSN] __attribute__((aligned(64)));
+    __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
+#endif
+#if CACHE_A && !PIPELINE
+    float Anext[LPTA][WIDTH];
+#endif
+#if CACHE_B && !PIPELINE
     float Bnext[LPTB][WIDTH];
 #endif
     floatM a[VPTM];
@@ -198,6 +252,41 @@ void gemm_tiled_any(const int M, const int N, const int K,
     for (int vm = 0; vm < VPTM; vm++)
         for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
 
+    const int tiles = (K + TSK - 1) / TSK;
+#if PIPELINE
+    // As in the tiled kernel: PIPELINE - 1 tiles in flight, one commit group per tile (empty past
+    // the last), a wait and a barrier before each tile is read.
+    for (int s = 0; s < PIPELINE - 1; s++) {
+        if (s < tiles) {
+            ASYNC_A(s, TSK * s)
+            ASYNC_B(s, TSK * s)
+        }
+        CP_COMMIT();
+    }
+    for (int t = 0; t < tiles; t++) {
+        const int k0 = TSK * t;
+        const int cur = t % PIPELINE;
+        CP_WAIT_AHEAD();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (t + PIPELINE - 1 < tiles) {
+            const int ahead = (t + PIPELINE - 1) % PIPELINE;
+            ASYNC_A(ahead, k0 + TSK * (PIPELINE - 1))
+            ASYNC_B(ahead, k0 + TSK * (PIPELINE - 1))
+        }
+        CP_COMMIT();
+        for (int k = 0; k < TSK; k++) {   // tiles past K are zeros
+            for (int vn = 0; vn < VPTN; vn++) {
+                READ_B(bv, k, tidn + vn * RTSN)
+                VSTOREN(bv, b + VWN * vn);
+            }
+            for (int vm = 0; vm < VPTM; vm++) {
+                READ_A(a[vm], k, tidm + vm * RTSM)
+            }
+            for (int vm = 0; vm < VPTM; vm++)
+                for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
+        }
+    }
+#else
 #if CACHE_A
     FETCH_A(0)
     STORE_A(0)
@@ -211,7 +300,6 @@ void gemm_tiled_any(const int M, const int N, const int K,
 #endif
 
     // One barrier per tile suffices for the reason given in kernels/09_prefetch.cl.
-    const int tiles = (K + TSK - 1) / TSK;
     for (int t = 0; t < tiles; t++) {
         const int k0 = TSK * t;
 #if CACHE_A || CACHE_B
@@ -255,6 +343,7 @@ void gemm_tiled_any(const int M, const int N, const int K,
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
     }
+#endif
 
     for (int vn = 0; vn < VPTN; vn++) {
         for (int i = 0; i < VWN; i++) {

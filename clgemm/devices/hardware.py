@@ -270,6 +270,7 @@ def hardware_from_record(record: Mapping[str, Any], overrides: Overrides | None 
     committed result can be set against the bound without the device at hand."""
     limits = DeviceLimits(compute_units=int(record.get("compute_units") or 0),
                           device_type=str(record.get("type", "GPU")),
-                          local_mem_bytes=int(record.get("local_mem_bytes") or 0))
+                          local_mem_bytes=int(record.get("local_mem_bytes") or 0),
+                          compute_capability=str(record.get("compute_capability") or ""))
     return hardware_for(str(record.get("name", "")), limits,
                         float(record.get("clock_mhz") or 0), overrides)

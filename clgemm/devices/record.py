@@ -40,6 +40,9 @@ RECORD_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 OPTIONAL_RECORD_FIELDS = {
     "sub_group_sizes": (lambda v: v is None or _counts(v), "a list of positive integers"),
+    # NVIDIA's "major.minor"; what the cp.async pipelines need
+    "compute_capability": (lambda v: isinstance(v, str) and (
+        v == "" or all(part.isdigit() for part in v.split("."))), "\"major.minor\" or \"\""),
 }
 
 
@@ -61,4 +64,5 @@ def device_from_record(path: str) -> DeviceInfo:
     fields = {k: record[k] for k in RECORD_FIELDS}
     fields["max_work_item_sizes"] = tuple(fields["max_work_item_sizes"])
     fields["sub_group_sizes"] = tuple(record.get("sub_group_sizes") or ())
+    fields["compute_capability"] = record.get("compute_capability") or ""
     return DeviceInfo(**fields)

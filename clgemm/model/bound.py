@@ -47,6 +47,7 @@ from clgemm.rungs.skinny import SKINNY, short_is_n
 PEAK = "peak"
 LANES = "lanes"
 MIX = "instruction mix"
+TILE = "tile overhead"
 LOCAL = "local memory"
 LATENCY = "latency"
 DISTRIBUTION = "work distribution"
@@ -240,6 +241,33 @@ def _mix_term(step: LoopStep, hw: Hardware, lanes: float) -> Term:
                 f"{extra_text} per step")
 
 
+#: per tile, besides its copies: the barrier and the loop's own count, compare and branch (a
+#: low estimate, so that the term errs on the generous side)
+TILE_FIXED = 4
+
+
+def _tile_term(rung: Rung, params: Mapping[str, int], step: LoopStep, tk: int) -> Term:
+    """The instructions a work-item issues once per tile of K rather than once per step: the
+    loads of the next tiles from global memory and their stores into local memory (one
+    cp.async each in a PIPELINE, which also commits and waits), a barrier, the loop. They take
+    issue slots from the steps' FMAs; the share the steps keep is the ceiling."""
+    derived = {**params, **rung.derive(dict(params))}
+    if "LPTA" not in derived or "LPTB" not in derived or tk <= 1:
+        return Term(TILE, math.inf, 1.0, "no tiles of K staged in local memory")
+    a = derived["LPTA"] * derived.get("CACHE_A", 1)
+    b = derived["LPTB"] * derived.get("CACHE_B", 1)
+    pipeline = derived.get("PIPELINE", 0)
+    copies = a + b if pipeline else 2 * (a + b)
+    fixed = TILE_FIXED + (2 if pipeline else 0)
+    per_tile = tk * (step.fmas + step.extra_arith + step.other + step.loads)
+    share = per_tile / (per_tile + copies + fixed) if a + b else 1.0
+    how = (f"{_count(a + b, 'cp.async')}, commit and wait" if pipeline else
+           f"{_count(a + b, 'global load')} and as many local stores")
+    return Term(TILE, math.inf, share,
+                f"{how}, {TILE_FIXED} for the barrier and loop, per tile of {tk} steps "
+                f"({per_tile:,.0f} slots)")
+
+
 def _local_term(step: LoopStep, hw: Hardware, l0: int, l1: int) -> Term:
     """Bytes per FMA read from local memory, a value shared by a sub-group's work-items
     counted once, against the compute units' local bandwidth."""
@@ -304,17 +332,19 @@ def _global_term(problem: Problem, hw: Hardware, dram: int, tiles: int) -> Term:
 
 
 def _combine(terms: list[Term]) -> tuple[float, str]:
-    """(the bound, the limiting term): peak x min(lanes x mix, local, lanes x latency) x
+    """(the bound, the limiting term): peak x min(lanes x mix x tile, local, lanes x latency) x
     distribution, capped by global memory; PEAK where nothing short of the FMA units limits."""
     by_name = {t.name: t for t in terms}
     lanes, latency = by_name[LANES].share, by_name[LATENCY].share
-    on_chip = min(lanes * by_name[MIX].share, by_name[LOCAL].share, lanes * latency)
+    issue = by_name[MIX].share * by_name[TILE].share
+    on_chip = min(lanes * issue, by_name[LOCAL].share, lanes * latency)
     compute = by_name[PEAK].gflops * on_chip * by_name[DISTRIBUTION].share
     global_gflops = by_name[GLOBAL].gflops
     value = min(compute, global_gflops)
     if global_gflops < compute:
         return value, GLOBAL
-    shares = {name: by_name[name].share for name in (LANES, MIX, LOCAL, LATENCY, DISTRIBUTION)}
+    shares = {name: by_name[name].share
+              for name in (LANES, MIX, TILE, LOCAL, LATENCY, DISTRIBUTION)}
     limit = min(shares, key=lambda name: shares[name])
     return value, PEAK if shares[limit] >= 1.0 else limit
 
@@ -332,8 +362,10 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)
     lanes = _lanes_term(hw, l0 * l1)
     dram, tiles = _traffic(problem, tm, tn)
-    terms = [_peak_term(hw), lanes, _mix_term(step, hw, lanes.share),
-             _local_term(step, hw, l0, l1), _latency_term(step, hw, occ, lanes.share),
+    mix = _mix_term(step, hw, lanes.share)
+    tile = _tile_term(rung, params, step, _k_tile(rung, params))
+    tile = Term(TILE, mix.gflops * tile.share, tile.share, tile.detail)
+    terms = [_peak_term(hw), lanes, mix, tile, _local_term(step, hw, l0, l1), _latency_term(step, hw, occ, lanes.share),
              _distribution_term(problem, hw, groups, (tm, tn, _k_tile(rung, params))),
              _global_term(problem, hw, dram, tiles)]
     value, limit = _combine(terms)
@@ -350,8 +382,9 @@ def explain(b: Bound, layout: Layout = FULL) -> list[str]:
     lines = [f"rung {b.rung} {params}, M={m} N={n} K={k}",
              f"innermost step: {b.step.source}",
              render(["term", "of peak", "GFLOP/s", Column("why", wrap=30)], rows, layout),
-             f"bound {_num(b.gflops)} GFLOP/s = peak x min(lanes x mix, local memory, lanes x "
-             f"latency) x work distribution, capped by global memory; limited by {b.limit}"]
+             f"bound {_num(b.gflops)} GFLOP/s = peak x min(lanes x mix x tile overhead, local "
+             f"memory, lanes x latency) x work distribution, capped by global memory; limited "
+             f"by {b.limit}"]
     if b.helper_bytes:
         lines.append(f"with the transpose of B ({b.helper_bytes / 1e6:,.1f} MB through DRAM) "
                      f"in the time: {_num(b.gflops_with_helpers())} GFLOP/s")

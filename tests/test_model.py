@@ -54,6 +54,17 @@ def test_peak_is_lanes_units_clock_and_two():
     assert TOY.fma_per_clock == 2
 
 
+def test_pipeline_copies_in_one_instruction_each():
+    tiled = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WIDTH": 4}
+    staged = bound(12, tiled, 640).term(model_bound.TILE)
+    piped = bound(12, {**tiled, "PIPELINE": 3}, 640).term(model_bound.TILE)
+    # A step: 32 FMAs and 8 + 4 local loads. 128 work-items share 2 vectors of A and 2 of B a
+    # tile: loads and as many stores, or a cp.async each and a commit and a wait.
+    assert "4 global loads" in staged.detail and "4 cp.asyncs" in piped.detail
+    assert staged.share == pytest.approx(16 * 44 / (16 * 44 + 8 + 4))
+    assert piped.share == pytest.approx(16 * 44 / (16 * 44 + 4 + 4 + 2))
+
+
 def test_register_blocked_step_by_hand():
     b = bound(6, BLOCK, 640)
     # 16 FMAs and 4 + 4 loads share 2 issue slots per clock: 12 clocks, of which the FMAs
@@ -69,7 +80,10 @@ def test_register_blocked_step_by_hand():
     assert b.term(model_bound.LATENCY).share == 1.0
     # A, B and C once: 12 * 640^2 bytes for 2 * 640^3 FLOPs, at 1000 GB/s.
     assert b.term(model_bound.GLOBAL).gflops == pytest.approx(2 * 640**3 / (12 * 640**2) * 1000)
-    assert b.gflops == pytest.approx(1280 * 8 / 12)
+    # Per tile of 16 steps (16 x 24 slots), 4 + 4 global loads, as many local stores, and 4 for
+    # the barrier and the loop.
+    assert b.term(model_bound.TILE).share == pytest.approx(384 / 404)
+    assert b.gflops == pytest.approx(1280 * 8 / 12 * 384 / 404)
     assert b.limit == model_bound.MIX
 
 
@@ -88,7 +102,7 @@ def test_work_distribution_counts_the_busiest_unit_and_padding():
     # One 64 x 64 work-group for ten compute units.
     b = bound(6, BLOCK, (64, 64, 640))
     assert b.term(model_bound.DISTRIBUTION).share == pytest.approx(0.1)
-    assert b.gflops == pytest.approx(1280 * 8 / 12 * 0.1)
+    assert b.gflops == pytest.approx(1280 * 8 / 12 * 384 / 404 * 0.1)
     assert b.limit == model_bound.DISTRIBUTION
     # Rung 10 runs whole tiles: 65 x 65 x 17 in 128 x 128 x 32 of padded tiles, 4 groups.
     params = {**get_rung(10).defaults(), "TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4,
@@ -139,7 +153,8 @@ def test_small_work_groups_idle_gpu_lanes_but_not_cpu_ones():
     b = bound(6, small, 640)
     assert b.term(model_bound.LANES).share == pytest.approx(0.5)
     assert b.limit == model_bound.LANES
-    assert b.gflops == pytest.approx(1280 * 0.5 * 8 / 12)
+    # 16 work-items share out 16 + 16 loads of a tile each: 2 x 32 + 4 slots per 384.
+    assert b.gflops == pytest.approx(1280 * 0.5 * 8 / 12 * 384 / 452)
     cpu = bound(6, small, 640, toy(lockstep=False, device_type="CPU"))
     assert cpu.term(model_bound.LANES).share == 1.0
 

@@ -352,7 +352,7 @@ def _combine(terms: list[Term]) -> tuple[float, str]:
 # -- the bound -----------------------------------------------------------------------------------
 def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware) -> Bound:
     """The bound for `rung` with `params` (divisibility already checked) on M x N x K."""
-    params = dict(params)
+    params = {**rung.defaults(), **params}   # a record older than a parameter lacks it
     if rung.number == SKINNY.number and not short_is_n(problem.m, problem.n):
         problem = Problem(problem.n, problem.m, problem.k)  # it computes C^T, N rows long
     step = step_for(rung, params)

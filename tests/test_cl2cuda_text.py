@@ -88,7 +88,8 @@ def _opencl_only(text: str) -> str:
 
 # Names a kernel may call that CUDA itself provides with the OpenCL meaning.
 CUDA_NATIVE = {"min", "max", "fmin", "fmax", "fabs", "sqrt", "rsqrt", "exp", "log", "fmaf", "fma"}
-C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "__attribute__"}
+C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "__attribute__",
+              "volatile"}   # `asm volatile(...)`: inline PTX, the same in both languages
 # Hint macros a rung defaults for OpenCL that need no CUDA definition (empty there is right).
 OPENCL_ONLY_HINTS = {"SG_ATTR": "Intel's required sub-group size; a warp is always 32 lanes"}
 

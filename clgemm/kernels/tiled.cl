@@ -170,7 +170,7 @@
 #if PIPELINE
 // The copies of the tiles through cp.async (CP_ASYNC in common.h).
 #if BT_FROM_B || !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
-  #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT (not B itself) and WIDTH 1, 2 or 4"
+  #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT rather than B itself, and WIDTH 1, 2 or 4"
 #endif
 #if PIPELINE < 2 || PIPELINE > 4
   #error "PIPELINE is 0, 2, 3 or 4"

@@ -6,7 +6,10 @@ rows, those of B as vectors of VWN columns), both local tiles k-major so that th
 single local reads, switches that read either operand straight from global memory instead of
 through local memory (CACHE_A, CACHE_B), and two forms for CPUs: A and BT packed into panels
 contiguous over k by helper steps (PANELS), and a barrier per tile that keeps a CPU runtime's
-work-items together through K (LOCKSTEP). It has no padding and no sub-group shuffle. Its sizes
+work-items together through K (LOCKSTEP). On NVIDIA GPUs of compute capability 8.0 and newer
+its tiles can come through cp.async pipelines of 2-4 stages (PIPELINE), and on GPUs the order of
+its work-items (WARP_M) and of its tiles (RASTER) can change. It has no padding and no sub-group
+shuffle. Its sizes
 must be multiples of its tiles; `tiled_any.py` is the same kernel for any size.
 """
 

@@ -87,6 +87,29 @@
 #define CP_WAIT_AHEAD_3() asm volatile("cp.async.wait_group 1;" ::: "memory")
 #define CP_WAIT_AHEAD_4() asm volatile("cp.async.wait_group 2;" ::: "memory")
 #define CP_WAIT_AHEAD() CAT(CP_WAIT_AHEAD_, PIPELINE)()
+// The pipeline's two moves, for a kernel that defines ASYNC_A(buf, k0) and ASYNC_B(buf, k0):
+// PIPELINE_START puts the first PIPELINE - 1 tiles in flight, one commit group each (empty past
+// the last tile, so that every step counts groups alike). PIPELINE_STEP(t), before tile t is
+// read: this work-item's copies of it have landed, the barrier makes everyone's visible and
+// says that every work-item is done with buffer (t - 1) % PIPELINE, which the tile PIPELINE - 1
+// ahead then refills.
+#define PIPELINE_START(tiles)                                                        \
+    for (int s = 0; s < PIPELINE - 1; s++) {                                         \
+        if (s < (tiles)) {                                                           \
+            ASYNC_A(s, TSK * s)                                                      \
+            ASYNC_B(s, TSK * s)                                                      \
+        }                                                                            \
+        CP_COMMIT();                                                                 \
+    }
+#define PIPELINE_STEP(t, tiles)                                                      \
+    CP_WAIT_AHEAD();                                                                 \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                    \
+    if ((t) + PIPELINE - 1 < (tiles)) {                                              \
+        const int ahead = ((t) + PIPELINE - 1) % PIPELINE;                           \
+        ASYNC_A(ahead, TSK * ((t) + PIPELINE - 1))                                   \
+        ASYNC_B(ahead, TSK * ((t) + PIPELINE - 1))                                   \
+    }                                                                                \
+    CP_COMMIT();
 
 // LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
 // access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a

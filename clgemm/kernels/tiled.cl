@@ -292,28 +292,10 @@ void gemm_tiled(const int M, const int N, const int K,
 
     const int tiles = K / TSK;
 #if PIPELINE
-    // The first PIPELINE - 1 tiles in flight, one commit group each (empty past the last tile,
-    // so that every step counts groups alike).
-    for (int s = 0; s < PIPELINE - 1; s++) {
-        if (s < tiles) {
-            ASYNC_A(s, TSK * s)
-            ASYNC_B(s, TSK * s)
-        }
-        CP_COMMIT();
-    }
+    PIPELINE_START(tiles)   // common.h
     for (int t = 0; t < tiles; t++) {
-        const int k0 = TSK * t;
         const int cur = t % PIPELINE;
-        // This work-item's copies of tile t have landed; the barrier makes everyone's visible,
-        // and says that every work-item is done with buffer (t - 1) % PIPELINE, refilled next.
-        CP_WAIT_AHEAD();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (t + PIPELINE - 1 < tiles) {
-            const int ahead = (t + PIPELINE - 1) % PIPELINE;
-            ASYNC_A(ahead, k0 + TSK * (PIPELINE - 1))
-            ASYNC_B(ahead, k0 + TSK * (PIPELINE - 1))
-        }
-        CP_COMMIT();
+        PIPELINE_STEP(t, tiles)
         for (int k = 0; k < TSK; k++) {
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
             for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);

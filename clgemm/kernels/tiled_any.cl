@@ -254,26 +254,11 @@ void gemm_tiled_any(const int M, const int N, const int K,
 
     const int tiles = (K + TSK - 1) / TSK;
 #if PIPELINE
-    // As in the tiled kernel: PIPELINE - 1 tiles in flight, one commit group per tile (empty past
-    // the last), a wait and a barrier before each tile is read.
-    for (int s = 0; s < PIPELINE - 1; s++) {
-        if (s < tiles) {
-            ASYNC_A(s, TSK * s)
-            ASYNC_B(s, TSK * s)
-        }
-        CP_COMMIT();
-    }
+    // As in the tiled kernel (common.h's PIPELINE_START and PIPELINE_STEP).
+    PIPELINE_START(tiles)
     for (int t = 0; t < tiles; t++) {
-        const int k0 = TSK * t;
         const int cur = t % PIPELINE;
-        CP_WAIT_AHEAD();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (t + PIPELINE - 1 < tiles) {
-            const int ahead = (t + PIPELINE - 1) % PIPELINE;
-            ASYNC_A(ahead, k0 + TSK * (PIPELINE - 1))
-            ASYNC_B(ahead, k0 + TSK * (PIPELINE - 1))
-        }
-        CP_COMMIT();
+        PIPELINE_STEP(t, tiles)
         for (int k = 0; k < TSK; k++) {   // tiles past K are zeros
             for (int vn = 0; vn < VPTN; vn++) {
                 READ_B(bv, k, tidn + vn * RTSN)

@@ -122,9 +122,16 @@ def _cell(x: Any) -> str:
 
 
 def _wrap(text: str, cap: int) -> str:
+    """The text in lines of at most `cap` columns: broken between words where it can be, then
+    after hyphens, and only a word longer than `cap` with neither is cut (a device name such as
+    pthread-skylake-avx512-Intel(R) is one word to textwrap)."""
     lines: list[str] = []
     for part in text.split("\n"):
-        lines += textwrap.wrap(part, cap, break_long_words=False, break_on_hyphens=False) or [""]
+        for hyphens, cut in ((False, False), (True, False), (True, True)):
+            wrapped = textwrap.wrap(part, cap, break_long_words=cut, break_on_hyphens=hyphens)
+            if all(len(w) <= cap for w in wrapped):
+                break
+        lines += wrapped or [""]
     out = "\n".join(lines)
     return Bad(out) if isinstance(text, Bad) else out
 

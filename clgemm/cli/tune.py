@@ -24,7 +24,7 @@ from clgemm.tuner.journal import COMMAND
 from clgemm.tuner.plan import GO_FURTHER, plan_table
 from clgemm.tuner.replay import compare
 from clgemm.tuner.rung_tune import AUTO_PARTIAL
-from clgemm.tuner.settings import TuneSettings, only_from_specs
+from clgemm.tuner.settings import LOCAL, TuneSettings, only_from_specs
 from clgemm.tuner.shape_tune import PreparedShape, outcome_rows, summary_table
 from clgemm.tuner.strategies import STRATEGIES
 from clgemm.tuner.tune_run import TuneReport, TuneResult, TuneRun, Tuning, device_line
@@ -88,6 +88,14 @@ def strategy_help() -> str:
                    "$CLGEMM_RESULTS or the per-user data folder)")
 @click.option("--only", "only_specs", multiple=True, metavar="NAME=V1,V2,...",
               help="search only these values of a parameter (repeatable), e.g. --only VWM=1,4")
+@click.option("--cluster", default=None, is_flag=False, flag_value=LOCAL, metavar="[ADDRESS]",
+              help="spread the evaluations over the workers of a Dask cluster: alone, one "
+                   "started on this machine with a worker per device of the tuned model; with "
+                   "a scheduler's address (tcp://HOST:8786), that cluster's workers (needs "
+                   "pip install 'clgemm[cluster]'; docs/tuning.md)")
+@click.option("--workers", type=int, default=None,
+              help="with --cluster alone: the local cluster's workers (default: one per device "
+                   "of the model)")
 @click.option("--dry-run", is_flag=True, help="print the pruning funnels and stop")
 @click.option("--compare-strategies", "replay_file", type=click.Path(dir_okay=False),
               default=None, metavar="JOURNAL",
@@ -99,7 +107,8 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
          no_heuristics: bool, journal_file: str | None, seed: int, jobs: int | None,
          repeats: int | None, warmup: int | None, confirm: int, launch_timeout: float,
          build_timeout: float, database_file: str | None, only_specs: tuple[str, ...],
-         dry_run: bool, replay_file: str | None, out: Output) -> None:
+         cluster: str | None, workers: int | None, dry_run: bool, replay_file: str | None,
+         out: Output) -> None:
     """Search each rung's parameters on one device; store the best verified configuration.
 
     Without --budget, --time or --exhaustive the run is bounded: the whole ladder and the shapes
@@ -113,7 +122,7 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
         heuristics=not no_heuristics, seed=seed, confirm=confirm, repeats=repeats,
         warmup=warmup, jobs=jobs, fresh=fresh, resume=resume, journal=journal_file,
         database=database_file, launch_timeout=launch_timeout, build_timeout=build_timeout,
-        command=command_line())
+        cluster=cluster, workers=workers, command=command_line())
     if replay_file:
         _compare(replay_file, out)
         return

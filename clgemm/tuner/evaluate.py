@@ -33,12 +33,28 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
-from typing import Any, Mapping
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.problem import Problem
 from clgemm.devices.info import DeviceInfo
 from clgemm.tuner import worker as _worker
+
+class Measurer(Protocol):
+    """What a search drives: an `Evaluator` on this machine, or a cluster's evaluator
+    (`cluster.ClusterEvaluator`) that measures on many devices at once."""
+
+    @property
+    def width(self) -> int: ...
+
+    def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None: ...
+
+    def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
+                 warmup: int | None = None) -> dict[str, Any]: ...
+
+    def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
+                      stop: Callable[[], bool] = ...) -> Iterator[dict[str, Any]]: ...
+
 
 #: statuses after which the measuring worker is replaced before the next configuration
 RESTART_AFTER = frozenset({"timeout", "crashed", "failed", "launch-failed"})
@@ -166,7 +182,7 @@ class BuildPool:
         # the worker builds everything itself then.
         return bool(self.slots) and self.fatal < 3
 
-    def submit(self, ref: int | str, configs: list[Mapping[str, int]]) -> None:
+    def submit(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
         if not self.enabled:
             return
         for params in configs:
@@ -332,10 +348,22 @@ class Evaluator:
         if self.pool:
             self.pool.resume_all()
 
-    def prebuild(self, ref: int | str, configs: list[Mapping[str, int]]) -> None:
+    #: configurations measured at once (a cluster's evaluator measures one per worker)
+    width = 1
+
+    def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
         """Queue configurations for pre-building (a no-op without a pool)."""
         if self.pool:
             self.pool.submit(ref, configs)
+
+    def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
+                      stop: Callable[[], bool] = lambda: False) -> Iterator[dict[str, Any]]:
+        """Each configuration's record in turn, until `stop` says no more is to be started:
+        the face a search drives, which a cluster's evaluator gives too."""
+        for params in configs:
+            if stop():
+                return
+            yield self.evaluate(ref, params)
 
     def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from clgemm.core.version import __version__
 from clgemm.devices.info import DeviceInfo
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import VALUE_ERRORS, Rung
-from clgemm.tuner.evaluate import Evaluator
+from clgemm.tuner.evaluate import Measurer
 from clgemm.tuner.journal import Journal, now
 from clgemm.tuner.progress import Progress
 from clgemm.tuner.space import Config, SearchSpace
@@ -132,7 +132,8 @@ def _record(rung: Rung, params: Mapping[str, int], res: Mapping[str, Any], kind:
             "rel_error": res.get("rel_error"), "helper_ms": res.get("helper_ms"),
             "message": res.get("message", ""), "times_ms": res.get("times_ms") or [],
             "eval_s": round(float(res.get("eval_s") or 0.0), 4),
-            "prebuilt": res.get("prebuilt"), "time": now()}
+            "prebuilt": res.get("prebuilt"), "time": now(),
+            **({"ran_on": res["ran_on"]} if res.get("ran_on") else {})}
 
 
 def _short(rec: Mapping[str, Any] | None) -> str:
@@ -207,7 +208,7 @@ class _Search:
     rung: Rung
     space: SearchSpace
     journal: Journal
-    evaluator: Evaluator
+    evaluator: Measurer
     options: TuneOptions
     ref: int | str
     out: RungOutcome
@@ -278,7 +279,7 @@ class _Search:
         stalls = 0
         try:
             while not (stop := self.spent()):
-                n = min(options.batch, self.remaining())
+                n = min(max(options.batch, self.evaluator.width), self.remaining())
                 proposed = seeds[:n] or strategy.propose(self.space, self.history, rng, n)
                 seeds = seeds[n:]
                 if not proposed:
@@ -315,15 +316,15 @@ class _Search:
         """Build the batch ahead, then measure and journal each configuration in turn."""
         if not batch:
             return
-        self.evaluator.prebuild(self.ref, [self.space.params(c) for c in batch])
-        for c in batch:
-            if self.out_of_time():
-                break
-            params = self.space.params(c)
-            res = self.evaluator.evaluate(self.ref, params)
+        configs = [self.space.params(c) for c in batch]
+        self.evaluator.prebuild(self.ref, configs)
+        for res in self.evaluator.evaluate_many(self.ref, configs, self.out_of_time):
+            params = res["params"]
+            c = self.space.key(params)
             rec = _record(self.rung, params, res, "search")
             self.journal.append(rec)
-            self.count(c, rec)
+            if c is not None:
+                self.count(c, rec)
             progress.update(self.out.measured, self.out.measured_now, self.out.failures,
                             _short(self.best))
 
@@ -360,7 +361,7 @@ def _default_record(rung: Rung, space: SearchSpace, journal: Journal,
                  if space.key(r["config"]) == default_key and r.get("status") == "ok"), None)
 
 
-def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evaluator,
+def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measurer,
               options: TuneOptions, *, device: DeviceInfo, problem: Problem, command: str = "",
               ref: int | str | None = None, stream: TextIO | None = None,
               db: Database | None = None) -> RungOutcome:
@@ -387,7 +388,7 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evalu
 CONFIRM_ROUNDS = 5
 
 
-def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Evaluator,
+def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Measurer,
                     options: TuneOptions, ref: int | str, problem: Problem) -> list[tuple]:
     """Measure the candidates in alternating rounds and judge each by the median of all its
     launches. Measured one after the other, candidates see different machine states (on a
@@ -422,7 +423,7 @@ def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Ev
     return confirmed
 
 
-def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Evaluator,
+def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measurer,
              options: TuneOptions, ref: int | str, device: DeviceInfo, problem: Problem,
              command: str, strategy: str, default: dict | None
              ) -> tuple[dict | None, Entry | None, dict | None]:

@@ -30,7 +30,10 @@ from clgemm.tuner.strategies import make_strategy
 #: process, no confirmation, no warm-up) or is as meaningless as a negative number
 _NUMBERS = (("seconds", False), ("budget", False), ("confirm", True), ("repeats", False),
             ("warmup", True), ("jobs", True), ("launch_timeout", False),
-            ("build_timeout", False))
+            ("build_timeout", False), ("workers", False))
+
+#: `cluster`'s value for a cluster started on this machine
+LOCAL = "local"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,11 @@ class TuneSettings:
     results: Path | None = None
     launch_timeout: float = 30.0
     build_timeout: float = 300.0
+    #: the Dask cluster the evaluations are spread over: LOCAL (one started on this machine)
+    #: or a scheduler's address; None: this process's own measuring process, as without Dask
+    cluster: str | None = None
+    #: a local cluster's workers (None: one per device of the tuned model)
+    workers: int | None = None
     command: str = field(default="", compare=False)
     wording: Wording = field(default=PYTHON, compare=False)
 
@@ -82,6 +90,13 @@ class TuneSettings:
         if self.fresh and self.resume:
             raise UsageError(f"{say.flag('fresh')} starts the journals over and "
                              f"{say.flag('resume')} continues them: give one of them")
+        if self.cluster is not None and (not isinstance(self.cluster, str)
+                                         or not self.cluster.strip()):
+            raise UsageError(f"{say.given('cluster', self.cluster)}: give a scheduler's "
+                             f"address (tcp://HOST:PORT) or {LOCAL!r}")
+        if self.workers is not None and self.cluster != LOCAL:
+            raise UsageError(f"{say.name('workers')} sets the workers of a local cluster: "
+                             f"give it with {say.given('cluster', LOCAL)}")
         for name, values in self.only.items():
             if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
                                  for v in values):
@@ -105,11 +120,18 @@ class TuneSettings:
     def given(cls, wording: Wording = PYTHON, *, rungs: Any = None, shapes: Any = None,
               only: Mapping[str, Any] | None = None, backend: Any = None,
               journal: str | os.PathLike | None = None,
-              database: str | os.PathLike | None = None, **settings: Any) -> TuneSettings:
+              database: str | os.PathLike | None = None, cluster: Any = None,
+              **settings: Any) -> TuneSettings:
         """Settings from what a caller wrote: `rungs`, `shapes` and `only` in any of the forms
         `clgemm.tune()` takes (the command's texts among them), `backend` as a name or a
-        backend object, files as texts or paths; the other fields as they are."""
+        backend object, files as texts or paths, `cluster` True for a local cluster; the
+        other fields as they are."""
+        if cluster is True:
+            cluster = LOCAL
+        elif cluster is False:
+            cluster = None
         return cls(rungs=rung_numbers(rungs, wording), shapes=problems(shapes, wording),
+                   cluster=cluster.strip() if isinstance(cluster, str) else cluster,
                    only=only_values(only, wording), backend=registry.split_backend(backend)[1],
                    journal=Path(journal) if journal else None,
                    database=Path(database) if database else None, wording=wording, **settings)
@@ -246,5 +268,5 @@ def only_from_specs(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return only
 
 
-__all__ = ["TuneSettings", "check_known", "only_from_specs", "only_shown", "only_values",
+__all__ = ["LOCAL", "TuneSettings", "check_known", "only_from_specs", "only_shown", "only_values",
            "problems", "rung_numbers"]

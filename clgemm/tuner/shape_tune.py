@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, ContextManager, Sequence, TextIO
 
 from clgemm.configs.database import Database
 from clgemm.core.paths import check_writable
@@ -22,7 +22,7 @@ from clgemm.core.tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, par
 from clgemm.devices.info import DeviceInfo
 from clgemm.measure.rung_runner import check_workspace
 from clgemm.rungs import Rung, get_rung
-from clgemm.tuner.evaluate import Evaluator
+from clgemm.tuner.evaluate import Evaluator, Measurer
 from clgemm.tuner.journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
                                   refuse_in_use)
 from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
@@ -98,19 +98,27 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
     return PreparedShape(problem, steps, spaces, journals, headers)
 
 
+#: what measures one shape: given the shape, a context that yields its evaluator (None: an
+#: `Evaluator` of this machine, as `run_shape` opens one)
+OpenEvaluator = Callable[[Problem], ContextManager[Measurer]]
+
+
 def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bounded: bool,
               db: Database, fresh: bool, command: str, repeats: int, warmup: int, jobs: int,
               launch_timeout: float, build_timeout: float, note: Say,
-              stream: TextIO | None = None, wording: Wording = PYTHON) -> list[RungOutcome]:
-    """Measure one shape's rungs in one measuring process; store each rung's winner in `db`
-    as soon as it is known, so an interrupted run keeps what it finished. Progress lines go to
-    `stream` (default stderr)."""
+              stream: TextIO | None = None, wording: Wording = PYTHON,
+              open_evaluator: OpenEvaluator | None = None) -> list[RungOutcome]:
+    """Measure one shape's rungs in one measuring process (or, with `open_evaluator`, on the
+    evaluator it opens, a cluster's); store each rung's winner in `db` as soon as it is known,
+    so an interrupted run keeps what it finished. Progress lines go to `stream` (default
+    stderr)."""
     problem = shape.problem
     seconds = {s.rung: s.seconds for s in shape.steps}
     outcomes = []
-    with Evaluator(dev, problem, repeats=repeats, warmup=warmup, jobs=jobs,
-                   launch_timeout=launch_timeout, build_timeout=build_timeout,
-                   seed=0) as evaluator:
+    opened = open_evaluator(problem) if open_evaluator is not None else Evaluator(
+        dev, problem, repeats=repeats, warmup=warmup, jobs=jobs,
+        launch_timeout=launch_timeout, build_timeout=build_timeout, seed=0)
+    with opened as evaluator:
         for path, group in shape.journals:
             with Journal.open(path, shape.headers[path], fresh, command=command,
                               wording=wording) as journal:

@@ -15,9 +15,11 @@ not. `tune` is the Python entry point.
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import sys
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
@@ -36,8 +38,9 @@ from clgemm.rungs import ALL_RUNGS, GEMM_RUNGS, get_rung
 from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
-from clgemm.tuner.settings import TuneSettings
-from clgemm.tuner.shape_tune import PreparedShape, prepare_shape, run_shape, summary_table, units
+from clgemm.tuner.settings import LOCAL, TuneSettings
+from clgemm.tuner.shape_tune import (OpenEvaluator, PreparedShape, prepare_shape, run_shape,
+                                     summary_table, units)
 from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
 
 Shape = tuple[int, ...]
@@ -115,6 +118,9 @@ class TuneRun:
     build_timeout: float = 300.0
     command: str = ""
     wording: Wording = PYTHON
+    #: the Dask cluster to measure on (settings.LOCAL or an address), and a local one's workers
+    cluster: str | None = None
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         self.repeats, self.warmup, self.jobs = self._settings()
@@ -147,15 +153,41 @@ class TuneRun:
         as soon as it is known; progress lines go to `stream` (default stderr)."""
         outcomes: list[tuple[Shape, RungOutcome]] = []
         repeats, warmup, jobs = self._settings()
-        for shape in prepared:
-            done = run_shape(self.device, shape, self.options, self.bounded, db, self.fresh,
-                             self.command, repeats, warmup, jobs,
-                             self.launch_timeout, self.build_timeout, note=note, stream=stream,
-                             wording=self.wording)
-            outcomes += [(tuple(shape.problem.dims()), o) for o in done]
+        with ExitStack() as stack:
+            open_evaluator = None
+            if self.cluster is not None:
+                open_evaluator = self._on_cluster(stack, repeats, warmup, note)
+            for shape in prepared:
+                done = run_shape(self.device, shape, self.options, self.bounded, db,
+                                 self.fresh, self.command, repeats, warmup, jobs,
+                                 self.launch_timeout, self.build_timeout, note=note,
+                                 stream=stream, wording=self.wording,
+                                 open_evaluator=open_evaluator)
+                outcomes += [(tuple(shape.problem.dims()), o) for o in done]
         journals = [path for shape in prepared for path, _ in shape.journals]
         return TuneResult(self.device, db.path, journals, outcomes,
                           stored_by_slot(db, [(o.rung, s) for s, o in outcomes]))
+
+
+    def _on_cluster(self, stack: ExitStack, repeats: int, warmup: int,
+                    note: Say) -> OpenEvaluator:
+        """The cluster opened (a local one started) for the whole run, and how each shape gets
+        its evaluator there. Dask is imported here and nowhere else: it is an optional extra."""
+        try:
+            cluster = importlib.import_module("clgemm.tuner.cluster")
+        except ImportError as exc:
+            raise UsageError(f"{self.wording.name('cluster')} needs Dask, which is not "
+                             f"installed ({exc}): pip install 'clgemm[cluster]'") from None
+        spec = cluster.ClusterSpec(None if self.cluster == LOCAL else self.cluster,
+                                   self.workers)
+        client = stack.enter_context(cluster.Cluster(spec, self.device)).client
+        note(f"measuring on {spec.describe()}")
+
+        def open_evaluator(problem: Problem) -> Any:
+            return cluster.ClusterEvaluator(client, self.device, problem, repeats=repeats,
+                                            warmup=warmup, launch_timeout=self.launch_timeout,
+                                            build_timeout=self.build_timeout, note=note)
+        return open_evaluator
 
 
 def stored_by_slot(db: Database, slots: Iterable[tuple[int, Shape]]
@@ -237,7 +269,7 @@ class Tuning:
         only = s.only_among(sorted({step.rung for step in steps}))
         return TuneRun(device, steps, s.bounded, s.options(), only, s.repeats, s.warmup,
                        s.jobs, s.fresh, s.journal, s.launch_timeout, s.build_timeout,
-                       s.command, s.wording)
+                       s.command, s.wording, s.cluster, s.workers)
 
     def prepare(self) -> tuple[TuneRun, list[PreparedShape]]:
         """The run planned and every shape prepared, nothing measured: all a dry run does."""
@@ -281,6 +313,7 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
          warmup: int | None = None, jobs: int | None = None, fresh: bool = False,
          resume: bool = False, database: str | os.PathLike | None = None,
          launch_timeout: float = 30.0, build_timeout: float = 300.0,
+         cluster: bool | str | None = None, workers: int | None = None,
          verbose: bool = True) -> TuneResult:
     """Tune a device as `clgemm tune` does and return what was stored.
 
@@ -301,7 +334,12 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     runs the caller's script again in each of them; a script must therefore call tune() under
     `if __name__ == "__main__":`. Called while such a process starts, tune() ends that process
     at once (status SCRIPT_RERUN_EXIT), and the tune() that started it raises a `UsageError`
-    saying so."""
+    saying so.
+
+    `cluster` spreads the evaluations over the workers of a Dask cluster (the extra
+    'clgemm[cluster]'): True starts one on this machine with a worker per device of the tuned
+    model (`workers` sets how many), a text is a running scheduler's address. This process
+    stays the one writer of the journals and the database (docs/tuning.md)."""
     if starting_child():
         raise SystemExit(SCRIPT_RERUN_EXIT)
     given = {k: v for k, v in (("device", device), ("rungs", rungs), ("shapes", shapes),
@@ -313,7 +351,8 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
         budget=budget, exhaustive=exhaustive, strategy=strategy, only=only,
         heuristics=heuristics, seed=seed, confirm=confirm, repeats=repeats, warmup=warmup,
         jobs=jobs, fresh=fresh, resume=resume, database=database,
-        launch_timeout=launch_timeout, build_timeout=build_timeout, command=_call_text(given))
+        launch_timeout=launch_timeout, build_timeout=build_timeout, cluster=cluster,
+        workers=workers, command=_call_text(given))
     return Tuning(settings, TuneReport(verbose)).run()
 
 

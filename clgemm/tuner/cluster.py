@@ -1,0 +1,368 @@
+"""A search's evaluations spread over the workers of a Dask cluster, one worker per device.
+
+Only `clgemm tune --cluster` (and `clgemm.tune(cluster=...)`) imports this module, so Dask stays
+an optional extra (`pip install 'clgemm[cluster]'`): without it every other command works as
+before.
+
+The driver stays the one writer. Workers build, run, check and time, each through an `Evaluator`
+of its own, so a kernel that hangs or crashes still takes down only the worker's measuring
+process, never the worker; each result comes back to the driver, which journals it and stores
+winners exactly as a tune on one device does. The driver hands every idle worker one
+configuration at a time, pinned to that worker, and keeps the queue itself, rather than leaving
+retries to the scheduler: a worker that dies or leaves is noticed by its absence from the
+scheduler's list, its configuration goes back to the front of the queue, and a result is
+journaled once, when it arrives. A worker that comes back (a nanny restarts a killed one) is
+given work again.
+
+A worker finds its device by the model the driver tunes (the device key: backend, vendor, name,
+driver): the one $CLGEMM_DEVICE names, or else the only device of that model it has. Several
+GPUs of one model on one host therefore need one worker each with $CLGEMM_DEVICE set, as a local
+cluster starts them. Every record names the device it ran on (host, index, and the PCI bus where
+the driver tells it), and the confirmation of the winners runs on one worker alone, so that
+differences between GPUs of one model do not choose them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import dask
+from distributed import Client, Future, Nanny, Scheduler, SpecCluster, get_worker, wait
+
+from clgemm.backends import list_devices
+from clgemm.core import settings
+from clgemm.core.errors import ClgemmError, UsageError
+from clgemm.core.problem import Problem
+from clgemm.devices.info import DeviceInfo, pick_device
+from clgemm.tuner.evaluate import Evaluator
+
+#: seconds the driver waits for any worker of the device before it gives up on the cluster
+NO_WORKER_TIMEOUT = 300.0
+#: seconds between the driver's looks at which workers are still there
+POLL_S = 0.5
+
+
+class ClusterError(ClgemmError):
+    """The cluster cannot measure: no worker has the device, or none is left."""
+
+
+# -- on a worker ------------------------------------------------------------------------------
+_LOCK = threading.Lock()
+#: this worker's evaluator, kept between tasks: (what it was opened for, the evaluator)
+_EVALUATOR: list[tuple[tuple, Evaluator]] = []
+
+
+def worker_device(key: str) -> DeviceInfo:
+    """This worker's device of the model `key`: $CLGEMM_DEVICE's, or the only one it has."""
+    devices = list_devices()
+    named = settings.device()
+    if named is not None:
+        dev = pick_device(devices, named)
+        if dev.key != key:
+            raise ClusterError(f"worker on {socket.gethostname()}: {settings.DEVICE}={named} "
+                               f"is {dev.name} ({dev.key}), not the device tuned ({key})")
+        return dev
+    same = [d for d in devices if d.key == key]
+    if len(same) != 1:
+        have = "none" if not same else f"{len(same)} ({', '.join(str(d.index) for d in same)})"
+        raise ClusterError(f"worker on {socket.gethostname()}: {have} of its devices are "
+                           f"{key}; start it with {settings.DEVICE} set to the one it measures")
+    return same[0]
+
+
+def device_identity(dev: DeviceInfo) -> dict[str, Any]:
+    """Which device a record was measured on: host, index and name, and the PCI bus where the
+    driver says it (NVIDIA's OpenCL), so that two GPUs of one model are told apart."""
+    ident: dict[str, Any] = {"host": socket.gethostname(), "index": dev.index, "name": dev.name}
+    try:
+        bus = getattr(dev.handle, "pci_bus_id_nv", None)
+        slot = getattr(dev.handle, "pci_slot_id_nv", None)
+    except Exception:  # a driver without the attribute query raises rather than answering
+        bus = slot = None
+    if bus is not None:
+        ident["pci"] = f"{int(bus):02x}:{int(slot or 0) >> 3:02x}"
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if dev.backend == "cuda" and visible:
+        ident["cuda_visible_devices"] = visible
+    return ident
+
+
+def _evaluator(dev: DeviceInfo, opened_for: tuple) -> Evaluator:
+    """This worker's evaluator for the problem and limits; one at a time (a worker measures one
+    shape at a time), the one before closed."""
+    if _EVALUATOR and _EVALUATOR[0][0] == opened_for:
+        return _EVALUATOR[0][1]
+    while _EVALUATOR:
+        _EVALUATOR.pop()[1].close()
+    _, dims, batch, seed, launch_timeout, build_timeout = opened_for
+    ev = Evaluator(dev, Problem(dims[0], dims[1], dims[2], batch=batch), repeats=1, warmup=0, jobs=0,
+                   launch_timeout=launch_timeout, build_timeout=build_timeout, seed=seed)
+    _EVALUATOR.append((opened_for, ev))
+    return ev
+
+
+def measure_task(key: str, dims: Sequence[int], batch: int, seed: int,
+                 limits: tuple[float, float], ref: int | str, params: Mapping[str, int],
+                 repeats: int, warmup: int) -> dict[str, Any]:
+    """One configuration measured on this worker's device: the record an `Evaluator` returns,
+    and which device made it (`ran_on`). Runs on a worker."""
+    with _LOCK:
+        dev = worker_device(key)
+        ev = _evaluator(dev, (dev.index, tuple(dims), batch, seed, *limits))
+        res = ev.evaluate(ref, params, repeats=repeats, warmup=warmup)
+    res["ran_on"] = {**device_identity(dev), "worker": get_worker().address}
+    return res
+
+
+def measures(key: str) -> bool:
+    """Whether this worker measures the device model `key` (a cluster may hold workers of
+    several devices, each tuned by a driver of its own). Runs on a worker."""
+    try:
+        worker_device(key)
+    except (ClusterError, UsageError):
+        return False
+    return True
+
+
+# -- the cluster ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Where the workers are: `address` of a running scheduler, or None for a local cluster of
+    `workers` workers (None: one per device of the tuned model on this machine)."""
+
+    address: str | None = None
+    workers: int | None = None
+
+    def describe(self) -> str:
+        if self.address:
+            return f"the cluster at {self.address}"
+        return "a local cluster"
+
+
+def _quiet() -> None:
+    """Dask's own log lines (a worker leaving, a nanny restarting it) are the driver's business:
+    the tune says what became of each configuration itself. A worker's measuring processes are
+    its children, which daemonic processes may not have."""
+    dask.config.set({"distributed.worker.daemon": False,
+                     "logging.distributed": "error",
+                     # what a local cluster's worker reads as it starts, before any config
+                     "distributed.nanny.pre-spawn-environ.DASK_LOGGING__DISTRIBUTED": "error"})
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler",
+                 "distributed.worker", "distributed.core"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def local_cluster(devices: Sequence[DeviceInfo], workers: int) -> SpecCluster:
+    """A cluster on this machine: `workers` workers, each pinned to one of `devices` in turn
+    through $CLGEMM_DEVICE (more workers than devices share them: a test of the machinery)."""
+    if not devices:
+        raise ClusterError("a local cluster needs at least one device")
+    specs = {f"clgemm-{i}": {"cls": Nanny,
+                             "options": {"nthreads": 1,
+                                         "env": {settings.DEVICE:
+                                                 str(devices[i % len(devices)].index)},
+                                         "resources": {"GPU": 1}}}
+             for i in range(workers)}
+    scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None,
+                                               "host": "127.0.0.1"}}
+    return SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.CRITICAL,
+                       name="clgemm")
+
+
+class Cluster:
+    """A client on the cluster a spec names (a local one started and ended here)."""
+
+    def __init__(self, spec: ClusterSpec, device: DeviceInfo) -> None:
+        _quiet()
+        self.spec = spec
+        self.local: SpecCluster | None = None
+        if spec.address:
+            try:
+                self.client = Client(spec.address, timeout=30)
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"--cluster {spec.address}: no scheduler answers there "
+                                 f"({type(exc).__name__}: {exc})") from None
+        else:
+            same = [d for d in list_devices() if d.key == device.key]
+            self.local = local_cluster(same, spec.workers or len(same))
+            self.client = Client(self.local)
+
+    def close(self) -> None:
+        self.client.close()
+        if self.local is not None:
+            self.local.close()
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class ClusterEvaluator:
+    """An `Evaluator`'s face for a search on the cluster's workers: `evaluate_many` spreads a
+    batch over every worker of the device and yields each record as it arrives; `evaluate`
+    (the confirmation's) measures on one worker, the same one each time while it lives."""
+
+    def __init__(self, client: Client, device: DeviceInfo, problem: Problem, *, repeats: int,
+                 warmup: int, launch_timeout: float = 30.0, build_timeout: float = 300.0,
+                 seed: int = 0, note: Callable[[str], None] | None = None,
+                 no_worker_timeout: float = NO_WORKER_TIMEOUT) -> None:
+        self.client = client
+        self.device = device
+        self.problem = problem
+        self.repeats = repeats
+        self.warmup = warmup
+        self.args = (device.key, tuple(problem.as_list()), problem.batch, seed,
+                     (launch_timeout, build_timeout))
+        self.note = note or (lambda text: None)
+        self.no_worker_timeout = no_worker_timeout
+        self.confirmer: str | None = None
+        #: configurations given back to the queue because their worker left
+        self.requeued = 0
+        #: whether each worker seen so far measures this device
+        self.eligible: dict[str, bool] = {}
+
+    # -- workers --------------------------------------------------------------------------------
+    def workers(self) -> list[str]:
+        """The addresses of the workers of this device there are now, in a stable order."""
+        current = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        new = [a for a in current if a not in self.eligible]
+        if new:
+            try:
+                answers = self.client.run(measures, self.device.key, workers=new,
+                                          on_error="return")
+            except (OSError, TimeoutError):
+                answers = {}
+            for address, answer in answers.items():
+                if isinstance(answer, bool):
+                    self.eligible[address] = answer
+        return [a for a in current if self.eligible.get(a)]
+
+    @property
+    def width(self) -> int:
+        """How many configurations the search should propose at a time: one per worker."""
+        return max(1, len(self.workers()))
+
+    def _some_worker(self, deadline: float) -> list[str]:
+        while True:
+            current = self.workers()
+            if current:
+                return current
+            if time.monotonic() > deadline:
+                raise ClusterError(f"no worker of the cluster has been there for "
+                                   f"{self.no_worker_timeout:g} s")
+            time.sleep(POLL_S)
+
+    def _submit(self, address: str, ref: int | str, params: Mapping[str, int], repeats: int,
+                warmup: int) -> Future:
+        return self.client.submit(measure_task, *self.args, ref, dict(params), repeats, warmup,
+                                  workers=[address], allow_other_workers=False, pure=False,
+                                  retries=0)
+
+    @staticmethod
+    def _result(future: Future, params: Mapping[str, int]) -> dict[str, Any]:
+        """The record of a finished task. A task that raised says the worker cannot measure
+        (its device is missing or not the one tuned): that stops the run, as a local
+        measuring process that cannot start does."""
+        if future.status == "error":
+            exc = future.exception()
+            raise ClusterError(f"a worker could not measure: {exc}")
+        res = dict(future.result())
+        res["params"] = dict(params)
+        return res
+
+    # -- the Evaluator's face -----------------------------------------------------------------
+    def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
+        """Workers build what they measure: nothing is built ahead."""
+
+    def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
+                      stop: Callable[[], bool] = lambda: False
+                      ) -> Iterator[dict[str, Any]]:
+        """Every configuration measured once on some worker, each record as it arrives; once
+        `stop` says so, nothing more is started and what is under way is waited for."""
+        queue: deque[dict[str, int]] = deque(dict(p) for p in configs)
+        running: dict[Future, tuple[dict[str, int], str]] = {}
+        deadline = time.monotonic() + self.no_worker_timeout
+        while running or (queue and not stop()):
+            current = self.workers() if running else self._some_worker(deadline)
+            if current:
+                deadline = time.monotonic() + self.no_worker_timeout
+            elif time.monotonic() > deadline:
+                raise ClusterError(f"no worker of the cluster has been there for "
+                                   f"{self.no_worker_timeout:g} s")
+            busy = {address for _, address in running.values()}
+            for address in current:
+                if address not in busy and queue and not stop():
+                    params = queue.popleft()
+                    running[self._submit(address, ref, params, self.repeats,
+                                         self.warmup)] = (params, address)
+            for future, (params, address) in list(running.items()):
+                if address not in current:  # the worker left: its configuration goes back
+                    future.cancel()
+                    del running[future]
+                    queue.appendleft(params)
+                    self.requeued += 1
+                    self.note(f"worker {address} left with {_text(params)} under way: "
+                              f"it goes back to the queue")
+            if not running:
+                continue
+            for future in _finished(list(running)):
+                params, address = running.pop(future)
+                if future.status == "cancelled":
+                    queue.appendleft(params)
+                    self.requeued += 1
+                    continue
+                yield self._result(future, params)
+
+    def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
+                 warmup: int | None = None) -> dict[str, Any]:
+        """One configuration on the confirming worker (the first there was, while it lives)."""
+        deadline = time.monotonic() + self.no_worker_timeout
+        while True:
+            current = self._some_worker(deadline)
+            if self.confirmer not in current:
+                if self.confirmer is not None:
+                    self.note(f"worker {self.confirmer} left: the confirmation goes on on "
+                              f"{current[0]}")
+                self.confirmer = current[0]
+            future = self._submit(self.confirmer, ref, params,
+                                  self.repeats if repeats is None else repeats,
+                                  self.warmup if warmup is None else warmup)
+            while True:
+                if _finished([future]):
+                    break
+                if self.confirmer not in self.workers():
+                    future.cancel()
+                    break
+            if future.status in ("finished", "error"):
+                return self._result(future, params)
+
+    def close(self) -> None:
+        """The workers keep their measuring processes for the next shape; nothing to end."""
+
+    def __enter__(self) -> "ClusterEvaluator":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _finished(futures: list[Future]) -> list[Future]:
+    """The futures done within a poll's time (none: an empty list, where Dask's `wait` raises)."""
+    try:
+        done, _ = wait(futures, timeout=POLL_S, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        return []
+    return list(done)
+
+
+def _text(params: Mapping[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())

@@ -172,12 +172,8 @@ class TuneRun:
     def _on_cluster(self, stack: ExitStack, repeats: int, warmup: int,
                     note: Say) -> OpenEvaluator:
         """The cluster opened (a local one started) for the whole run, and how each shape gets
-        its evaluator there. Dask is imported here and nowhere else: it is an optional extra."""
-        try:
-            cluster = importlib.import_module("clgemm.tuner.cluster")
-        except ImportError as exc:
-            raise UsageError(f"{self.wording.name('cluster')} needs Dask, which is not "
-                             f"installed ({exc}): pip install 'clgemm[cluster]'") from None
+        its evaluator there."""
+        cluster = cluster_module(self.wording)
         spec = cluster.ClusterSpec(None if self.cluster == LOCAL else self.cluster,
                                    self.workers)
         client = stack.enter_context(cluster.Cluster(spec, self.device)).client
@@ -188,6 +184,17 @@ class TuneRun:
                                             warmup=warmup, launch_timeout=self.launch_timeout,
                                             build_timeout=self.build_timeout, note=note)
         return open_evaluator
+
+
+def cluster_module(wording: Wording) -> Any:
+    """`clgemm.tuner.cluster`, which imports Dask: here and nowhere else, since Dask is an
+    optional extra; a run that asks for a cluster without it is refused before anything is
+    planned."""
+    try:
+        return importlib.import_module("clgemm.tuner.cluster")
+    except ImportError as exc:
+        raise UsageError(f"{wording.name('cluster')} needs Dask, which is not installed "
+                         f"({exc}): pip install 'clgemm[cluster]'") from None
 
 
 def stored_by_slot(db: Database, slots: Iterable[tuple[int, Shape]]
@@ -264,6 +271,8 @@ class Tuning:
         """The device opened and the steps planned; a parameter of `only` that none of the
         planned rungs has is refused here, before anything is prepared."""
         s = self.settings
+        if s.cluster is not None:
+            cluster_module(s.wording)
         device = registry.device_info(s.device, s.backend)
         steps = plan_steps(device, s.rungs, s.shapes, s.bounded, s.seconds)
         only = s.only_among(sorted({step.rung for step in steps}))

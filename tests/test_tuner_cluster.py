@@ -1,0 +1,163 @@
+"""The cluster tune on a local Dask cluster of two workers on the CPU device: every
+configuration recorded once, the confirmation on one worker, and a worker killed in the middle
+of an evaluation losing nothing.
+
+The worker is killed from inside its own measuring process by the rung `KILLER` defined here
+(referred to as "test_tuner_cluster:KILLER", so that the workers' measuring processes can
+import it). Its parameter MODE=6 kills the Dask worker that measures it, once: the measuring
+process working out the work-group checks that its grandparent is this test's process (the local
+cluster's nannies run in it), so the test process itself, whose parent is pytest's, or a worker
+never kill anything, and a marker file makes it happen once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+import clgemm  # noqa: E402
+from clgemm.core.errors import UsageError  # noqa: E402
+from clgemm.core.problem import Problem  # noqa: E402
+from clgemm.rungs import Param, Rung  # noqa: E402
+from clgemm.tuner.cluster import Cluster, ClusterEvaluator, ClusterSpec  # noqa: E402
+from clgemm.tuner.journal import Journal  # noqa: E402
+from clgemm.tuner.rung_tune import TuneOptions, journal_header, tune_rung  # noqa: E402
+from clgemm.tuner.space import build_space  # noqa: E402
+
+SOURCE = r"""
+__kernel __attribute__((reqd_work_group_size(TS, TS, 1)))
+void gemm_killer(const int M, const int N, const int K,
+                 const __global float* A, const __global float* B, __global float* C) {
+    const int m = get_global_id(0);
+    const int n = get_global_id(1);
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++) acc += A[k * M + m] * B[n * K + k];
+    C[n * M + m] = acc;
+}
+"""
+MARKER = "CLGEMM_TEST_KILL_MARKER"
+DRIVER = "CLGEMM_TEST_DRIVER_PID"
+
+
+def _source() -> Path:
+    path = Path(tempfile.gettempdir()) / f"clgemm-test-killer-rung-{os.getuid()}.cl"
+    if not path.exists() or path.read_text() != SOURCE:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(SOURCE)
+        os.replace(tmp, path)
+    return path
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def _local_size(params: dict) -> tuple[int, int]:
+    """The work-group; and MODE=6 kills the Dask worker measuring it, once (see the module's
+    docstring)."""
+    marker, driver = os.environ.get(MARKER), os.environ.get(DRIVER)
+    if params.get("MODE") == 6 and marker and driver:
+        worker = os.getppid()
+        if _parent_of(worker) == int(driver):
+            try:
+                os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                return params["TS"], params["TS"]
+            os.kill(worker, signal.SIGKILL)
+    return params["TS"], params["TS"]
+
+
+KILLER = Rung(
+    number=98, slug="killer", title="a rung that kills its worker once", adds="",
+    file=str(_source()), kernel="gemm_killer",
+    params=(Param("MODE", (1, 6), 1, "6: kill the measuring worker, once"),
+            Param("TS", (4, 8), 8, "work-group side"),
+            Param("X", (1, 2, 3), 1, "a parameter for the count")),
+    derive=lambda p: {}, constraints=(), local_size=_local_size,
+    output_tile=lambda p: (p["TS"], p["TS"]), k_step=lambda p: 1, local_mem_bytes=lambda p: 0)
+REF = "test_tuner_cluster:KILLER"
+
+
+def _search_records(path: Path) -> list[dict]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return [r for r in lines if r.get("kind") == "search"]
+
+
+def test_two_workers_record_every_configuration_once(device, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    db = tmp_path / "db.json"
+    result = clgemm.tune(device, rungs=2, shapes=64, exhaustive=True, cluster=True, workers=2,
+                         confirm=2, database=db, verbose=False)
+    [journal] = result.journals
+    search = _search_records(journal)
+    configs = [r["config"]["TS"] for r in search]
+    assert sorted(configs) == [4, 8, 16, 32]  # each once
+    assert all(r["status"] == "ok" for r in search)
+    assert all(r["ran_on"]["index"] == device.index for r in search)
+    assert len({r["ran_on"]["worker"] for r in search}) == 2  # both workers measured
+    lines = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    confirms = [r for r in lines if r.get("kind") == "confirm"]
+    assert confirms and len({r["ran_on"]["worker"] for r in confirms}) == 1
+    assert (2, (64, 64, 64)) in result.configs and db.exists()
+
+
+def test_a_worker_killed_mid_run_loses_nothing(device, tmp_path, monkeypatch):
+    monkeypatch.setenv(MARKER, str(tmp_path / "killed"))
+    monkeypatch.setenv(DRIVER, str(os.getpid()))
+    problem = Problem(32, 32, 32)
+    space = build_space(KILLER, device.limits(), problem, heuristics=False)
+    assert len(space) == 12
+    options = TuneOptions(strategy="exhaustive", confirm=1, confirm_repeats=2)
+    header = journal_header(device, problem, [KILLER], options, 1, 0, "test")
+    notes: list[str] = []
+    with Cluster(ClusterSpec(workers=2), device) as cluster, \
+            Journal.open(tmp_path / "j.jsonl", header) as journal:
+        ev = ClusterEvaluator(cluster.client, device, problem, repeats=1, warmup=0,
+                              note=notes.append, no_worker_timeout=120)
+        assert ev.width == 2
+        out = tune_rung(KILLER, space, journal, ev, options, device=device, problem=problem,
+                        ref=REF)
+    assert (tmp_path / "killed").exists()  # a worker was killed
+    assert ev.requeued == 1 and any("goes back to the queue" in n for n in notes)
+    search = _search_records(tmp_path / "j.jsonl")
+    keys = [tuple(sorted(r["config"].items())) for r in search]
+    assert len(keys) == len(set(keys)) == 12  # every configuration once, none lost
+    assert all(r["status"] == "ok" for r in search)
+    assert out.measured == 12 and out.entry is not None
+
+
+def test_without_dask_the_cluster_is_refused_in_one_line(tmp_path):
+    code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
+            "from clgemm.cli import main; sys.exit(main())")
+    r = subprocess.run([sys.executable, "-c", code, "tune", "--device", "0", "--rungs", "1",
+                        "--size", "64", "--budget", "1", "--cluster"],
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "CLGEMM_RESULTS": str(tmp_path)})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "--cluster needs Dask" in r.stderr and "clgemm[cluster]" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "funnel" not in r.stdout  # refused before anything is planned
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"cluster": "  "}, "give a scheduler's address"),
+    ({"cluster": 3}, "give a scheduler's address"),
+    ({"workers": 2}, "sets the workers of a local cluster"),
+    ({"cluster": True, "workers": 0}, "workers=0: must be positive"),
+])
+def test_cluster_settings_refused_by_name(device, given, message):
+    with pytest.raises(UsageError, match=message):
+        clgemm.tune(device, rungs=1, shapes=64, budget=1, verbose=False, **given)

@@ -12,6 +12,7 @@ from clgemm.cli.bench import bench
 from clgemm.cli.devices import devices
 from clgemm.cli.explain import explain
 from clgemm.cli.ladder import ladder
+from clgemm.cli.merge import merge
 from clgemm.cli.model import model
 from clgemm.cli.report import report
 from clgemm.cli.show import show
@@ -26,7 +27,7 @@ def cli() -> None:
     """A portable OpenCL SGEMM kernel ladder, tuner and benchmark."""
 
 
-for _command in (devices, ladder, show, explain, report, tune, verify, bench, model):
+for _command in (devices, ladder, show, explain, report, tune, merge, verify, bench, model):
     cli.add_command(_command)
 
 

@@ -1,7 +1,7 @@
 """The rules of the house that code review would otherwise have to remember: imports run one
 way through the layers (the package's own `__init__`, the public API, included: nothing below
 imports a name from it), only the backends import pyopencl or CuPy, only the command line
-imports click, no module imports another of clgemm's inside a function, and no two classes
+imports click, only the cluster tune imports Dask (an optional extra), no module imports another of clgemm's inside a function, and no two classes
 share a name."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ LAYERS = [
 ROOT_MODULES = {"", "__main__"}
 #: third-party libraries only one part of the package may import
 OWNERS = {"pyopencl": "backends.opencl", "cupy": "backends.cuda", "cupy_backends": "backends.cuda",
-          "click": "cli"}
+          "click": "cli", "dask": "tuner.cluster", "distributed": "tuner.cluster"}
 
 
 def _modules() -> dict[str, Path]:

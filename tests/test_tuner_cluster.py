@@ -123,7 +123,7 @@ def test_a_worker_killed_mid_run_loses_nothing(device, tmp_path, monkeypatch):
     options = TuneOptions(strategy="exhaustive", confirm=1, confirm_repeats=2)
     header = journal_header(device, problem, [KILLER], options, 1, 0, "test")
     notes: list[str] = []
-    with Cluster(ClusterSpec(workers=2), device) as cluster, \
+    with Cluster(ClusterSpec(workers=2), [device]) as cluster, \
             Journal.open(tmp_path / "j.jsonl", header) as journal:
         ev = ClusterEvaluator(cluster.client, device, problem, repeats=1, warmup=0,
                               note=notes.append, no_worker_timeout=120)
@@ -161,3 +161,41 @@ def test_without_dask_the_cluster_is_refused_in_one_line(tmp_path):
 def test_cluster_settings_refused_by_name(device, given, message):
     with pytest.raises(UsageError, match=message):
         clgemm.tune(device, rungs=1, shapes=64, budget=1, verbose=False, **given)
+
+
+@pytest.mark.parametrize("cluster", [[], ["--cluster"]], ids=["threads", "local-cluster"])
+def test_every_device_tuned_at_once_each_into_its_own_database(tmp_path, cluster):
+    """--device all on this machine's devices and the NumPy test backend's (registered through
+    $CLGEMM_BACKENDS in every process): each device tuned into its own database, and through a
+    local cluster each by the worker of its own device, which every record names."""
+    unit = Path(__file__).parent / "unit"
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path), "CLGEMM_BACKENDS": "numpy_backend",
+           "PYTHONPATH": os.pathsep.join([str(unit), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-m", "clgemm", "tune", "--device", "all", "--rungs",
+                        "2", "--size", "64", "--budget", "2", "--confirm", "1", "--jobs", "0",
+                        *cluster, "--json", "-"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = json.loads(r.stdout)
+    assert data["format"] == "clgemm-tune-all"
+    devices = data["devices"]
+    assert len(devices) >= 2 and "numpy-test" in {d["device"]["backend"] for d in devices}
+    assert len({d["database"] for d in devices}) == len(devices)
+    for d in devices:
+        assert Path(d["database"]).is_file()
+        [journal] = d["journals"]
+        search = _search_records(Path(journal))
+        assert len(search) == 2 and all(r["status"] == "ok" for r in search)
+        if cluster:
+            assert {r["ran_on"]["index"] for r in search} == {d["device"]["index"]}
+    if cluster:
+        assert "measuring on a local cluster" in r.stderr
+
+
+def test_every_device_refuses_one_database_and_python_names_the_command(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "clgemm", "tune", "--device", "all", "--rungs",
+                        "1", "--size", "64", "--budget", "1", "--database",
+                        str(tmp_path / "db.json")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "each device into its own database" in r.stderr
+    with pytest.raises(UsageError, match="clgemm tune --device all"):
+        clgemm.tune("all", rungs=1, shapes=64, budget=1, verbose=False)

@@ -17,7 +17,7 @@ import click
 from clgemm.cli.options import (command_line, device_options, output_options, size_options,
                                 timing_options)
 from clgemm.cli.output import Output
-from clgemm.core.errors import UsageError
+from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import is_regular_file
 from clgemm.core.tables import csv_text, fit_lines, params_text
 from clgemm.tuner.journal import COMMAND
@@ -27,12 +27,15 @@ from clgemm.tuner.rung_tune import AUTO_PARTIAL
 from clgemm.tuner.settings import LOCAL, TuneSettings, only_from_specs
 from clgemm.tuner.shape_tune import PreparedShape, outcome_rows, summary_table
 from clgemm.tuner.strategies import STRATEGIES
-from clgemm.tuner.tune_run import TuneReport, TuneResult, TuneRun, Tuning, device_line
+from clgemm.tuner.tune_run import (ALL, TuneReport, TuneResult, TuneRun, Tuning, device_line,
+                                   tune_every_device)
 
 #: rough seconds per configuration, for the estimate --exhaustive prints first
 SECONDS_PER_CONFIG = {"CPU": 1.0, "GPU": 0.3}
 #: the "format" of what `clgemm tune --json` writes
 FORMAT = "clgemm-tune"
+#: the "format" of what `clgemm tune --device all --json` writes
+FORMAT_ALL = "clgemm-tune-all"
 
 
 def strategy_help() -> str:
@@ -109,7 +112,8 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
          build_timeout: float, database_file: str | None, only_specs: tuple[str, ...],
          cluster: str | None, workers: int | None, dry_run: bool, replay_file: str | None,
          out: Output) -> None:
-    """Search each rung's parameters on one device; store the best verified configuration.
+    """Search each rung's parameters on one device (--device all: every device at once, each
+    into its own database); store the best verified configuration.
 
     Without --budget, --time or --exhaustive the run is bounded: the whole ladder and the shapes
     gemm() runs, at most 10 minutes on a GPU and 15 on a CPU, each search starting from the best
@@ -126,6 +130,11 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     if replay_file:
         _compare(replay_file, out)
         return
+    if isinstance(device, str) and device.strip().lower() == ALL:
+        if dry_run:
+            raise UsageError("--dry-run plans one device: give its number, not --device all")
+        _every_device(settings, out)
+        return
     report = CommandReport(out, dry_run, exhaustive)
     tuning = Tuning(settings, report)
     if dry_run:
@@ -133,6 +142,38 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
     else:
         tuning.run()
     out.write(report.data, csv_text(report.rows))
+
+
+def _every_device(settings: TuneSettings, out: Output) -> None:
+    """--device all: every device tuned at once, each into its own database; each device's
+    summary once all are done, and a run that failed named with its error."""
+    done = tune_every_device(settings, out.note)
+    rows: list[dict[str, Any]] = []
+    data: dict[str, Any] = {"format": FORMAT_ALL, "command": settings.command, "devices": []}
+    failed = []
+    for dev, result in done:
+        out.say("")
+        out.say(device_line(dev))
+        if isinstance(result, BaseException):
+            message = str(result) if isinstance(result, ClgemmError) else repr(result)
+            out.say(f"error: {message}")
+            failed.append(f"device {dev.index}")
+            data["devices"].append({"device": dev.to_json(), "error": message})
+            continue
+        if result.outcomes:
+            tuned = [shape for shape, _ in result.outcomes]
+            out.table(summary_table([o for _, o in result.outcomes], out.layout,
+                                    tuned if len(set(tuned)) > 1 else None))
+        out.say(f"database: {result.database}")
+        these = outcome_rows(result.outcomes)
+        data["devices"].append({"device": dev.to_json(), "database": str(result.database),
+                                "journals": [str(p) for p in result.journals], "rungs": these})
+        rows += [{"device": dev.index, **r, "shape": "x".join(map(str, r["shape"])),
+                  "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
+                  "params": params_text(r["params"] or {})} for r in these]
+    out.write(data, csv_text(rows))
+    if failed:
+        raise ClgemmError(f"--device all: the tune of {', '.join(failed)} failed (above)")
 
 
 def _shapes(shapes: str | None, size: int | None,

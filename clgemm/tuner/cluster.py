@@ -135,7 +135,7 @@ def measures(key: str) -> bool:
 @dataclass(frozen=True)
 class ClusterSpec:
     """Where the workers are: `address` of a running scheduler, or None for a local cluster of
-    `workers` workers (None: one per device of the tuned model on this machine)."""
+    `workers` workers (None: one per device of the tuned models on this machine)."""
 
     address: str | None = None
     workers: int | None = None
@@ -179,7 +179,7 @@ def local_cluster(devices: Sequence[DeviceInfo], workers: int) -> SpecCluster:
 class Cluster:
     """A client on the cluster a spec names (a local one started and ended here)."""
 
-    def __init__(self, spec: ClusterSpec, device: DeviceInfo) -> None:
+    def __init__(self, spec: ClusterSpec, devices: Sequence[DeviceInfo]) -> None:
         _quiet()
         self.spec = spec
         self.local: SpecCluster | None = None
@@ -190,8 +190,9 @@ class Cluster:
                 raise UsageError(f"--cluster {spec.address}: no scheduler answers there "
                                  f"({type(exc).__name__}: {exc})") from None
         else:
-            same = [d for d in list_devices() if d.key == device.key]
-            self.local = local_cluster(same, spec.workers or len(same))
+            keys = {d.key for d in devices}
+            mine = [d for d in list_devices() if d.key in keys]
+            self.local = local_cluster(mine, spec.workers or len(mine))
             self.client = Client(self.local)
 
     def close(self) -> None:

@@ -19,8 +19,9 @@ import importlib
 import io
 import os
 import sys
+import threading
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
@@ -121,6 +122,8 @@ class TuneRun:
     #: the Dask cluster to measure on (settings.LOCAL or an address), and a local one's workers
     cluster: str | None = None
     workers: int | None = None
+    #: the client of a cluster opened for several runs at once (None: this run opens its own)
+    client: Any = None
 
     def __post_init__(self) -> None:
         self.repeats, self.warmup, self.jobs = self._settings()
@@ -174,10 +177,12 @@ class TuneRun:
         """The cluster opened (a local one started) for the whole run, and how each shape gets
         its evaluator there."""
         cluster = cluster_module(self.wording)
-        spec = cluster.ClusterSpec(None if self.cluster == LOCAL else self.cluster,
-                                   self.workers)
-        client = stack.enter_context(cluster.Cluster(spec, self.device)).client
-        note(f"measuring on {spec.describe()}")
+        client = self.client
+        if client is None:
+            spec = cluster.ClusterSpec(None if self.cluster == LOCAL else self.cluster,
+                                       self.workers)
+            client = stack.enter_context(cluster.Cluster(spec, [self.device])).client
+            note(f"measuring on {spec.describe()}")
 
         def open_evaluator(problem: Problem) -> Any:
             return cluster.ClusterEvaluator(client, self.device, problem, repeats=repeats,
@@ -263,9 +268,12 @@ class Tuning:
     database loaded and checked, then every shape measured, each winner saved as soon as it is
     known. What it tells goes through `report`."""
 
-    def __init__(self, settings: TuneSettings, report: TuneReport | None = None) -> None:
+    def __init__(self, settings: TuneSettings, report: TuneReport | None = None,
+                 client: Any = None) -> None:
         self.settings = settings
         self.report = report if report is not None else TuneReport(verbose=False)
+        #: a cluster's client shared with other tunings (`every_device`), else None
+        self.client = client
 
     def plan(self) -> TuneRun:
         """The device opened and the steps planned; a parameter of `only` that none of the
@@ -278,7 +286,7 @@ class Tuning:
         only = s.only_among(sorted({step.rung for step in steps}))
         return TuneRun(device, steps, s.bounded, s.options(), only, s.repeats, s.warmup,
                        s.jobs, s.fresh, s.journal, s.launch_timeout, s.build_timeout,
-                       s.command, s.wording, s.cluster, s.workers)
+                       s.command, s.wording, s.cluster, s.workers, self.client)
 
     def prepare(self) -> tuple[TuneRun, list[PreparedShape]]:
         """The run planned and every shape prepared, nothing measured: all a dry run does."""
@@ -306,6 +314,72 @@ class Tuning:
         api.clear_caches()  # the choices gemm() remembered predate what was just stored
         self.report.finished(result)
         return result
+
+
+# -- every device at once ----------------------------------------------------------------------
+#: `--device`'s value for every device of the machine
+ALL = "all"
+
+
+def every_device(backend: str | None) -> list[DeviceInfo]:
+    """The devices `--device all` tunes: every one listed, or every one of `backend`."""
+    found = [d for d in registry.list_devices() if backend is None or d.backend == backend]
+    if not found:
+        raise UsageError("--device all: no device found" + (f" on the {backend} backend"
+                                                            if backend else ""))
+    return found
+
+
+class DeviceReport(TuneReport):
+    """One device's telling within `--device all`: its progress and warnings as lines that
+    start with the device's number (the runs print at once), the rest kept for the end."""
+
+    def __init__(self, device: DeviceInfo, note: Callable[[str], None]) -> None:
+        super().__init__(verbose=False)
+        self.prefix = f"[device {device.index}] "
+        self.forward = note
+
+    def note(self, text: str) -> None:
+        for line in text.splitlines():
+            self.forward(self.prefix + line)
+
+
+def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
+                      ) -> list[tuple[DeviceInfo, TuneResult | BaseException]]:
+    """Every device of the machine (of `settings.backend`) tuned at once, each into its own
+    database and journals, each in a thread of its own whose measuring processes are its own
+    (or, with a cluster, whose workers are those of its device). A device whose run fails does
+    not stop the others: its error is returned in its place."""
+    if settings.database is not None or settings.journal is not None:
+        raise UsageError(f"{settings.wording.name('device')} all tunes each device into its "
+                         f"own database and journals: leave out "
+                         f"{settings.wording.name('database')} and "
+                         f"{settings.wording.name('journal')}")
+    devices = every_device(settings.backend)
+    results: dict[int, TuneResult | BaseException] = {}
+    with ExitStack() as stack:
+        client = None
+        if settings.cluster is not None:
+            cluster = cluster_module(settings.wording)
+            spec = cluster.ClusterSpec(None if settings.cluster == LOCAL else settings.cluster,
+                                       settings.workers)
+            client = stack.enter_context(cluster.Cluster(spec, devices)).client
+            note(f"measuring on {spec.describe()}")
+
+        def run(dev: DeviceInfo) -> None:
+            one = replace(settings, device=dev)
+            try:
+                results[dev.index] = Tuning(one, DeviceReport(dev, note), client).run()
+            except (Exception, KeyboardInterrupt) as exc:
+                results[dev.index] = exc
+
+        threads = [threading.Thread(target=run, args=(d,), name=f"tune-{d.index}", daemon=True)
+                   for d in devices]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return [(d, results[d.index]) for d in devices]
 
 
 # -- the Python entry point -------------------------------------------------------------------
@@ -351,6 +425,9 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     stays the one writer of the journals and the database (docs/tuning.md)."""
     if starting_child():
         raise SystemExit(SCRIPT_RERUN_EXIT)
+    if isinstance(device, str) and device.strip().lower() == ALL:
+        raise UsageError("device='all' is the command's (clgemm tune --device all); from "
+                         "Python, tune each of clgemm.devices() in turn")
     given = {k: v for k, v in (("device", device), ("rungs", rungs), ("shapes", shapes),
                                ("seconds", seconds), ("backend", backend), ("budget", budget),
                                ("exhaustive", exhaustive or None))
@@ -365,5 +442,5 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
     return Tuning(settings, TuneReport(verbose)).run()
 
 
-__all__ = ["TuneReport", "TuneResult", "TuneRun", "Tuning", "device_line", "plan_steps",
-           "stored_by_slot", "tune"]
+__all__ = ["ALL", "TuneReport", "TuneResult", "TuneRun", "Tuning", "device_line", "every_device",
+           "plan_steps", "stored_by_slot", "tune", "tune_every_device"]

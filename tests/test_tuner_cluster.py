@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,21 @@ def test_a_worker_killed_mid_run_loses_nothing(device, tmp_path, monkeypatch):
     assert out.measured == 12 and out.entry is not None
 
 
+def test_a_stopped_cluster_tune_resumes_its_one_journal(device, tmp_path, monkeypatch):
+    """A cluster tune that stopped at its budget goes on from its journal: the second run
+    measures only what the first did not, each configuration once in the one journal."""
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    first = clgemm.tune(device, rungs=2, shapes=64, budget=2, strategy="exhaustive",
+                        cluster=True, workers=2, confirm=0, verbose=False)
+    second = clgemm.tune(device, rungs=2, shapes=64, budget=4, strategy="exhaustive",
+                         cluster=True, workers=2, confirm=0, resume=True, verbose=False)
+    assert first.journals == second.journals
+    [outcome] = [o for _, o in second.outcomes]
+    assert outcome.measured == 4 and outcome.measured_now == 2
+    configs = [r["config"]["TS"] for r in _search_records(second.journals[0])]
+    assert sorted(configs) == [4, 8, 16, 32]
+
+
 def test_without_dask_the_cluster_is_refused_in_one_line(tmp_path):
     code = ("import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None; "
             "from clgemm.cli import main; sys.exit(main())")
@@ -199,3 +215,55 @@ def test_every_device_refuses_one_database_and_python_names_the_command(tmp_path
     assert r.returncode == 2 and "each device into its own database" in r.stderr
     with pytest.raises(UsageError, match="clgemm tune --device all"):
         clgemm.tune("all", rungs=1, shapes=64, budget=1, verbose=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_running_cluster_of_dask_worker_is_tuned_on(device, tmp_path):
+    """The steps docs/tuning.md gives, on loopback: `dask scheduler`, then `dask worker ADDRESS
+    --resources GPU=1` as its command line starts it (a daemon process, which the measuring
+    processes must still be able to come from), then `clgemm tune --cluster ADDRESS`."""
+    dask_cli = Path(sys.executable).parent / "dask"
+    if not dask_cli.exists():
+        pytest.skip("no dask command beside this Python")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path), "CLGEMM_DEVICE": str(device.index)}
+    procs = [subprocess.Popen([str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port",
+                               address.rsplit(":", 1)[1], "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        procs.append(subprocess.Popen([str(dask_cli), "worker", address, "--nthreads", "1",
+                                       "--resources", "GPU=1", "--no-dashboard"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      env=env))
+        r = subprocess.run([sys.executable, "-m", "clgemm", "tune", "--device",
+                            str(device.index), "--rungs", "2", "--size", "64", "--budget", "3",
+                            "--confirm", "1", "--cluster", address, "--json", "-"],
+                           capture_output=True, text=True, timeout=300, env=env)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    assert r.returncode == 0, r.stdout + r.stderr
+    [journal] = json.loads(r.stdout)["journals"]
+    search = _search_records(Path(journal))
+    assert len(search) == 3 and all(r["status"] == "ok" for r in search)
+    assert {r["ran_on"]["index"] for r in search} == {device.index}
+
+
+def test_an_address_where_no_scheduler_answers_is_refused(device, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "clgemm", "tune", "--device", str(device.index),
+                        "--rungs", "1", "--size", "64", "--budget", "1", "--cluster",
+                        f"tcp://127.0.0.1:{_free_port()}"],
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "CLGEMM_RESULTS": str(tmp_path)})
+    assert r.returncode == 2 and "no scheduler answers there" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

@@ -25,6 +25,7 @@ differences between GPUs of one model do not choose them.
 from __future__ import annotations
 
 import logging
+import multiprocessing as mp
 import os
 import socket
 import threading
@@ -47,6 +48,8 @@ from clgemm.tuner.evaluate import Evaluator
 NO_WORKER_TIMEOUT = 300.0
 #: seconds between the driver's looks at which workers are still there
 POLL_S = 0.5
+#: seconds a scheduler's address is given to answer
+CONNECT_TIMEOUT = 10
 
 
 class ClusterError(ClgemmError):
@@ -94,11 +97,23 @@ def device_identity(dev: DeviceInfo) -> dict[str, Any]:
     return ident
 
 
+def _may_have_children() -> None:
+    """`dask worker` starts its worker processes as daemons (its default), which
+    multiprocessing forbids to start children; the measuring processes are such children. The
+    flag only says that the nanny may end this process without waiting for it: the measuring
+    processes are daemons themselves and die with this one (`worker.die_with_parent`), so the
+    worker may drop it for itself."""
+    me = mp.current_process()
+    if me.daemon:
+        me.daemon = False
+
+
 def _evaluator(dev: DeviceInfo, opened_for: tuple) -> Evaluator:
     """This worker's evaluator for the problem and limits; one at a time (a worker measures one
     shape at a time), the one before closed."""
     if _EVALUATOR and _EVALUATOR[0][0] == opened_for:
         return _EVALUATOR[0][1]
+    _may_have_children()
     while _EVALUATOR:
         _EVALUATOR.pop()[1].close()
     _, dims, batch, seed, launch_timeout, build_timeout = opened_for
@@ -185,7 +200,7 @@ class Cluster:
         self.local: SpecCluster | None = None
         if spec.address:
             try:
-                self.client = Client(spec.address, timeout=30)
+                self.client = Client(spec.address, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError) as exc:
                 raise UsageError(f"--cluster {spec.address}: no scheduler answers there "
                                  f"({type(exc).__name__}: {exc})") from None

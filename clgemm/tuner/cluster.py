@@ -132,7 +132,8 @@ def measure_task(key: str, dims: Sequence[int], batch: int, seed: int,
         dev = worker_device(key)
         ev = _evaluator(dev, (dev.index, tuple(dims), batch, seed, *limits))
         res = ev.evaluate(ref, params, repeats=repeats, warmup=warmup)
-    res["ran_on"] = {**device_identity(dev), "worker": get_worker().address}
+    res["ran_on"] = {**device_identity(dev), "worker": get_worker().address,
+                     "pid": os.getpid()}
     return res
 
 

@@ -89,8 +89,8 @@ def device_identity(dev: DeviceInfo) -> dict[str, Any]:
         slot = getattr(dev.handle, "pci_slot_id_nv", None)
     except Exception:  # a driver without the attribute query raises rather than answering
         bus = slot = None
-    if bus is not None:
-        ident["pci"] = f"{int(bus):02x}:{int(slot or 0) >> 3:02x}"
+    if bus is not None:  # NVIDIA's slot id is the PCI device number (nvidia-smi's 00:06.0)
+        ident["pci"] = f"{int(bus):02x}:{int(slot or 0):02x}"
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if dev.backend == "cuda" and visible:
         ident["cuda_visible_devices"] = visible
@@ -333,9 +333,11 @@ class ClusterEvaluator:
                 continue
             for future in _finished(list(running)):
                 params, address = running.pop(future)
-                if future.status == "cancelled":
+                if future.status == "cancelled":  # the scheduler gave it up: measured again
                     queue.appendleft(params)
                     self.requeued += 1
+                    self.note(f"worker {address} left with {_text(params)} under way: "
+                              f"it goes back to the queue")
                     continue
                 yield self._result(future, params)
 

@@ -194,6 +194,7 @@ def test_every_device_tuned_at_once_each_into_its_own_database(tmp_path, cluster
     assert r.returncode == 0, r.stdout + r.stderr
     data = json.loads(r.stdout)
     assert data["format"] == "clgemm-tune-all"
+    assert sorted(data) == ["command", "devices", "format"]  # docs/cli.md's keys of tune-all
     devices = data["devices"]
     assert len(devices) >= 2 and "numpy-test" in {d["device"]["backend"] for d in devices}
     assert len({d["database"] for d in devices}) == len(devices)

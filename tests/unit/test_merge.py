@@ -4,6 +4,7 @@ of each slot with its own provenance, other formats refused before anything is w
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from clgemm.configs.database import FORMAT, VERSION, Database, Entry, read_any
 from clgemm.configs.merge import merge
 from clgemm.core.errors import UsageError
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 KEY_A = "opencl-lab-gpu-a-1.0"
 KEY_B = "opencl-lab-gpu-b-1.0"
 
@@ -110,6 +112,11 @@ def test_the_command_merges_and_refuses_in_one_line(tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["format"] == "clgemm-merge"
+    documented = {m.group(1): re.findall(r"`([a-z_]+)`", m.group(2)) for m in re.finditer(
+        r"^- keys of (?:each of )?`([a-z-]+)`: (.*)$", DOCS.read_text(), re.MULTILINE)}
+    assert sorted(data) == sorted(documented["merge"])
+    assert sorted(data["databases"][0]) == sorted(documented["databases"])
+    assert sorted(data["databases"][0]["entries"][0]) == sorted(documented["entries"])
     assert data["databases"][0]["entries"][0]["stored"] is True
     r = subprocess.run([*run, str(tmp_path / "missing.json"), "--into", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)

@@ -127,6 +127,12 @@ def main() -> int:
                           or "none"))
     ok = proc.returncode == 0 and (args.kill_device is None or bool(killed))
     data: Any = json.loads(stdout) if stdout.strip().startswith("{") else {}
+    for d in data.get("devices", [data]):
+        for r in d.get("rungs", []):
+            shown = " ".join(f"{k}={v}" for k, v in (r.get("params") or {}).items())
+            print(f"best of rung {r['rung']} at {'x'.join(map(str, r['shape']))}: "
+                  f"{r.get('gflops') or 0:.1f} GFLOP/s after {r['measured']} evaluations "
+                  f"({r['stopped']}): {shown or '-'}")
     journals = [Path(j) for d in data.get("devices", [data]) for j in d.get("journals", [])]
     for journal in journals:
         lines, passed = check(journal)

@@ -28,6 +28,8 @@ COLUMNS                (none)           the width tables are fitted to: Python's
                                         `shutil.get_terminal_size` reads it
 CLGEMM_VENV            (none)           the virtual environment `./run` uses: only the `run`
                                         script reads it
+CUDA_VISIBLE_DEVICES   cuda_visible     the GPUs CUDA shows a process: a cluster tune's records
+                                        name it beside a CUDA device's ordinal
 =====================  ===============  ==========================================================
 """
 
@@ -48,6 +50,7 @@ CUPY_TF32 = "CUPY_TF32"
 NO_COLOR = "NO_COLOR"
 XDG_DATA_HOME = "XDG_DATA_HOME"
 BACKENDS = "CLGEMM_BACKENDS"
+CUDA_VISIBLE = "CUDA_VISIBLE_DEVICES"
 
 _OFF = ("0", "no", "false", "off")
 _ON = ("1", "yes", "true", "on")
@@ -134,3 +137,9 @@ def backend_modules() -> list[str]:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name):
             raise UsageError(f"{BACKENDS}={value!r}: {name!r} is not a Python module name")
     return names
+
+
+def cuda_visible() -> str | None:
+    """$CUDA_VISIBLE_DEVICES as set (CUDA reads it; clgemm only reports it), None where unset or
+    empty."""
+    return _raw(CUDA_VISIBLE) or None

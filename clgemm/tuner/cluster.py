@@ -91,7 +91,7 @@ def device_identity(dev: DeviceInfo) -> dict[str, Any]:
         bus = slot = None
     if bus is not None:  # NVIDIA's slot id is the PCI device number (nvidia-smi's 00:06.0)
         ident["pci"] = f"{int(bus):02x}:{int(slot or 0):02x}"
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    visible = settings.cuda_visible()
     if dev.backend == "cuda" and visible:
         ident["cuda_visible_devices"] = visible
     return ident

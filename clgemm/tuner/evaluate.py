@@ -42,18 +42,30 @@ from clgemm.tuner import worker as _worker
 
 class Measurer(Protocol):
     """What a search drives: an `Evaluator` on this machine, or a cluster's evaluator
-    (`cluster.ClusterEvaluator`) that measures on many devices at once."""
-
-    @property
-    def width(self) -> int: ...
+    (`cluster.ClusterEvaluator`) that measures on many devices at once. Two more members are
+    optional (`measure_many` reads them): `width`, how many configurations it measures at once
+    (1 where absent), and `evaluate_many`, a batch measured in any order (absent: one
+    `evaluate` after the other)."""
 
     def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None: ...
 
     def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]: ...
 
-    def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
-                      stop: Callable[[], bool] = ...) -> Iterator[dict[str, Any]]: ...
+
+def measure_many(evaluator: Measurer, ref: int | str, configs: Sequence[Mapping[str, int]],
+                 stop: Callable[[], bool]) -> Iterator[dict[str, Any]]:
+    """Each configuration's record (its `params` among its keys, which say which one it is:
+    a batch may come back in any order), through the evaluator's `evaluate_many` where it has
+    one, else one `evaluate` after the other, until `stop` says no more is to be started."""
+    many = getattr(evaluator, "evaluate_many", None)
+    if many is not None:
+        yield from many(ref, configs, stop)
+        return
+    for params in configs:
+        if stop():
+            return
+        yield {"params": dict(params), **evaluator.evaluate(ref, params)}
 
 
 #: statuses after which the measuring worker is replaced before the next configuration
@@ -348,22 +360,10 @@ class Evaluator:
         if self.pool:
             self.pool.resume_all()
 
-    #: configurations measured at once (a cluster's evaluator measures one per worker)
-    width = 1
-
     def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
         """Queue configurations for pre-building (a no-op without a pool)."""
         if self.pool:
             self.pool.submit(ref, configs)
-
-    def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
-                      stop: Callable[[], bool] = lambda: False) -> Iterator[dict[str, Any]]:
-        """Each configuration's record in turn, until `stop` says no more is to be started:
-        the face a search drives, which a cluster's evaluator gives too."""
-        for params in configs:
-            if stop():
-                return
-            yield self.evaluate(ref, params)
 
     def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from clgemm.core.version import __version__
 from clgemm.devices.info import DeviceInfo
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import VALUE_ERRORS, Rung
-from clgemm.tuner.evaluate import Measurer
+from clgemm.tuner.evaluate import Measurer, measure_many
 from clgemm.tuner.journal import Journal, now
 from clgemm.tuner.progress import Progress
 from clgemm.tuner.space import Config, SearchSpace
@@ -279,7 +279,8 @@ class _Search:
         stalls = 0
         try:
             while not (stop := self.spent()):
-                n = min(max(options.batch, self.evaluator.width), self.remaining())
+                n = min(max(options.batch, getattr(self.evaluator, "width", 1)),
+                        self.remaining())
                 proposed = seeds[:n] or strategy.propose(self.space, self.history, rng, n)
                 seeds = seeds[n:]
                 if not proposed:
@@ -318,7 +319,7 @@ class _Search:
             return
         configs = [self.space.params(c) for c in batch]
         self.evaluator.prebuild(self.ref, configs)
-        for res in self.evaluator.evaluate_many(self.ref, configs, self.out_of_time):
+        for res in measure_many(self.evaluator, self.ref, configs, self.out_of_time):
             params = res["params"]
             c = self.space.key(params)
             rec = _record(self.rung, params, res, "search")

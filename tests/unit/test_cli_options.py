@@ -12,7 +12,7 @@ from clgemm.cli import cli, main
 from clgemm.cli.options import device_options, timing_options
 
 #: commands that open no device; every other command must take the shared device options
-NO_DEVICE = {"devices", "show", "explain", "report"}
+NO_DEVICE = {"devices", "show", "explain", "report", "merge"}
 DEVICE_COMMANDS = sorted(set(cli.commands) - NO_DEVICE)
 PACKAGE = Path(__file__).resolve().parents[2] / "clgemm"
 

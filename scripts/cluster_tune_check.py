@@ -74,15 +74,23 @@ def check(journal: Path) -> tuple[list[str], bool]:
                          r["ran_on"].get("name"), r["ran_on"].get("pci", "-"))
                         for r in search if r.get("ran_on"))
     workers = Counter(r["ran_on"].get("worker") for r in search if r.get("ran_on"))
-    confirm_workers = {r["ran_on"].get("worker") for r in records
-                       if r.get("kind") == "confirm" and r.get("ran_on")}
-    ok = not twice and not unnamed and len(confirm_workers) <= 1
+    # each run of the journal (a resumed one adds its own) confirms after its "spent" record:
+    # one worker per run
+    runs: list[set[str]] = [set()]
+    for r in records:
+        if r.get("kind") == "spent":
+            runs.append(set())
+        elif r.get("kind") == "confirm" and r.get("ran_on"):
+            runs[-1].add(r["ran_on"].get("worker"))
+    confirm_workers = set().union(*runs)
+    ok = not twice and not unnamed and all(len(run) <= 1 for run in runs)
     out = [f"journal {journal}",
            f"  search records {len(search)}, configurations {len(keys)}, recorded twice "
            f"{len(twice)}, records naming no device {len(unnamed)}; statuses "
            f"{dict(Counter(r.get('status') for r in search))}",
            f"  workers of the search: {len(workers)} ({', '.join(f'{w}: {n}' for w, n in workers.items())}); "
-           f"of the confirmation: {len(confirm_workers)}"]
+           f"of the confirmation: {len(confirm_workers)} over {sum(1 for r in runs if r)} "
+           f"run(s), one a run"]
     out += [f"  ran on host {h}, device {i} ({name}), pci {pci}: {n} search records"
             for (h, i, name, pci), n in by_device.items()]
     out.append(f"  check: {'passed' if ok else 'FAILED'}")

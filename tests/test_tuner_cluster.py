@@ -18,10 +18,10 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+from fake_kernels import kernel_file
 
 pytest.importorskip("distributed")
 
@@ -49,15 +49,6 @@ MARKER = "CLGEMM_TEST_KILL_MARKER"
 DRIVER = "CLGEMM_TEST_DRIVER_PID"
 
 
-def _source() -> Path:
-    path = Path(tempfile.gettempdir()) / f"clgemm-test-killer-rung-{os.getuid()}.cl"
-    if not path.exists() or path.read_text() != SOURCE:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(SOURCE)
-        os.replace(tmp, path)
-    return path
-
-
 def _parent_of(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -83,7 +74,7 @@ def _local_size(params: dict) -> tuple[int, int]:
 
 KILLER = Rung(
     number=98, slug="killer", title="a rung that kills its worker once", adds="",
-    file=str(_source()), kernel="gemm_killer",
+    file=str(kernel_file("killer-rung", SOURCE)), kernel="gemm_killer",
     params=(Param("MODE", (1, 6), 1, "6: kill the measuring worker, once"),
             Param("TS", (4, 8), 8, "work-group side"),
             Param("X", (1, 2, 3), 1, "a parameter for the count")),

@@ -10,12 +10,10 @@ would take it down).
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
+from fake_kernels import kernel_file
 
 from clgemm.core.problem import Problem
 from clgemm.rungs import Param, Rung
@@ -51,19 +49,8 @@ void gemm_fake(const int M, const int N, const int K,
 """
 
 
-def _write_source() -> Path:
-    """The kernel file, written atomically at import by every process that imports this
-    module (the test process, the worker and the builders) with the same text."""
-    path = Path(tempfile.gettempdir()) / f"clgemm-test-fake-rung-{os.getuid()}.cl"
-    if not path.exists() or path.read_text() != FAKE_SOURCE:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(FAKE_SOURCE)
-        os.replace(tmp, path)
-    return path
-
-
 FAKE = Rung(
-    number=99, slug="fake", title="fake rung for failure tests", adds="", file=str(_write_source()),
+    number=99, slug="fake", title="fake rung for failure tests", adds="", file=str(kernel_file("fake-rung", FAKE_SOURCE)),
     kernel="gemm_fake",
     params=(Param("MODE", (1, 2, 3, 4, 5), 1, "1 ok, 2 build error, 3 wrong, 4 never ends, "
                   "5 crash"),

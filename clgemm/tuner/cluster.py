@@ -250,7 +250,11 @@ class ClusterEvaluator:
     # -- workers --------------------------------------------------------------------------------
     def workers(self) -> list[str]:
         """The addresses of the workers of this device there are now, in a stable order."""
-        current = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        try:  # every worker: newer versions list only the first five unless asked
+            info = self.client.scheduler_info(n_workers=-1)
+        except TypeError:  # a version from before the limit lists them all
+            info = self.client.scheduler_info()
+        current = sorted(info["workers"])
         new = [a for a in current if a not in self.eligible]
         if new:
             try:

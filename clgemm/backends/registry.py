@@ -84,6 +84,13 @@ def open_backend(device: DeviceInfo) -> Backend:
     return PACKAGES[device.backend].open_backend(device)
 
 
+def bus_id(device: DeviceInfo) -> str | None:
+    """Where the device sits on the PCI bus, where its backend can say (an optional `bus_id`
+    of a backend package); None where it cannot (a CPU, a backend without the question)."""
+    ask = getattr(PACKAGES.get(device.backend), "bus_id", None)
+    return ask(device) if ask is not None else None
+
+
 def vendor_blas(backend: str) -> VendorBlas:
     """The vendor SGEMM a backend is compared with."""
     return PACKAGES[backend].VENDOR

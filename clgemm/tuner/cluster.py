@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import dask
 from distributed import Client, Future, Nanny, Scheduler, SpecCluster, get_worker, wait
 
-from clgemm.backends import list_devices
+from clgemm.backends import list_devices, registry
 from clgemm.core import settings
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.problem import Problem
@@ -81,16 +81,12 @@ def worker_device(key: str) -> DeviceInfo:
 
 
 def device_identity(dev: DeviceInfo) -> dict[str, Any]:
-    """Which device a record was measured on: host, index and name, and the PCI bus where the
-    driver says it (NVIDIA's OpenCL), so that two GPUs of one model are told apart."""
+    """Which device a record was measured on: host, index and name, and the PCI bus where its
+    backend says it (NVIDIA's OpenCL and CUDA), so that two GPUs of one model are told apart."""
     ident: dict[str, Any] = {"host": socket.gethostname(), "index": dev.index, "name": dev.name}
-    try:
-        bus = getattr(dev.handle, "pci_bus_id_nv", None)
-        slot = getattr(dev.handle, "pci_slot_id_nv", None)
-    except Exception:  # a driver without the attribute query raises rather than answering
-        bus = slot = None
-    if bus is not None:  # NVIDIA's slot id is the PCI device number (nvidia-smi's 00:06.0)
-        ident["pci"] = f"{int(bus):02x}:{int(slot or 0):02x}"
+    bus = registry.bus_id(dev)
+    if bus:
+        ident["pci"] = bus
     visible = settings.cuda_visible()
     if dev.backend == "cuda" and visible:
         ident["cuda_visible_devices"] = visible

@@ -355,3 +355,10 @@ def test_a_backend_module_that_is_none_is_one_warning(monkeypatch):
         registry.register_modules(["no_such_module_here"])
     with pytest.warns(RuntimeWarning, match="is no backend package"):
         registry.register_modules(["json"])
+
+
+def test_a_backend_without_a_bus_says_none(numpy_backend):
+    """registry.bus_id is an optional question of a backend package: the NumPy test backend
+    has none, and its device's bus is None rather than an error."""
+    assert not hasattr(numpy_backend, "bus_id")
+    assert registry.bus_id(_device(numpy_backend)) is None

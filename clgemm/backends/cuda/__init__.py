@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from clgemm.backends.base import Lookups
 from clgemm.backends.cuda.arrays import CuPyArrays
-from clgemm.backends.cuda.backend import (CUDABackend, cupy, device_scope, discover, open_backend,
-                                          translate, versions)
+from clgemm.backends.cuda.backend import (CUDABackend, bus_id, cupy, device_scope, discover,
+                                          open_backend, translate, versions)
 from clgemm.backends.cuda.cublas import CuBLAS
 from clgemm.devices.info import DeviceInfo
 
@@ -19,7 +19,7 @@ ARRAY_LIBRARY = "cupy"
 VENDOR = CuBLAS()
 
 __all__ = ["ARRAY_LIBRARY", "INSTALL_HINT", "LABEL", "NAME", "VENDOR", "CUDABackend", "CuBLAS",
-           "CuPyArrays", "cupy", "device_arrays", "device_scope", "discover", "open_backend",
+           "CuPyArrays", "bus_id", "cupy", "device_arrays", "device_scope", "discover", "open_backend",
            "open_shared", "versions", "translate"]
 
 

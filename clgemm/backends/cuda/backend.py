@@ -154,6 +154,17 @@ def discover() -> list[DeviceInfo]:
     return found
 
 
+def bus_id(device: DeviceInfo) -> str | None:
+    """Where the GPU sits on the PCI bus, as CUDA says it ("0000:00:06.0"): what tells two GPUs
+    of one model apart in a cluster tune's records; None where CUDA does not answer."""
+    if cupy is None:
+        return None
+    try:
+        return str(cupy.cuda.runtime.deviceGetPCIBusId(int(device.handle)))
+    except Exception:
+        return None
+
+
 def device_scope(ordinal: int) -> ContextManager:
     """A context in which CUDA device `ordinal` is current, the caller's restored on leaving."""
     return cupy.cuda.Device(ordinal)

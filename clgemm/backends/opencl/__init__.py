@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from clgemm.backends.base import Lookups
 from clgemm.backends.opencl.arrays import PyOpenCLArrays
-from clgemm.backends.opencl.backend import (OpenCLBackend, discover, find_nvidia_opencl,
+from clgemm.backends.opencl.backend import (OpenCLBackend, bus_id, discover, find_nvidia_opencl,
                                             first_error, nvidia_icd_note, open_backend, versions)
 from clgemm.backends.opencl.clblast import (CLBlast, clblast_override, clblast_row_major,
                                             load_clblast)
@@ -19,7 +19,7 @@ ARRAY_LIBRARY = "pyopencl"
 VENDOR = CLBlast()
 
 __all__ = ["ARRAY_LIBRARY", "INSTALL_HINT", "LABEL", "NAME", "VENDOR", "CLBlast",
-           "OpenCLBackend", "PyOpenCLArrays", "clblast_override", "clblast_row_major",
+           "OpenCLBackend", "PyOpenCLArrays", "bus_id", "clblast_override", "clblast_row_major",
            "device_arrays", "discover", "find_nvidia_opencl", "first_error", "load_clblast",
            "nvidia_icd_note", "open_backend", "open_shared", "versions"]
 

@@ -291,6 +291,17 @@ class OpenCLBackend(Backend):
         self.queue.finish()
 
 
+def bus_id(device: DeviceInfo) -> str | None:
+    """Where the device sits on the PCI bus, where the driver says it: NVIDIA's attribute query
+    gives the bus and the slot (the PCI device number, "00:06"); None elsewhere (a CPU)."""
+    try:
+        bus = device.handle.pci_bus_id_nv
+        slot = device.handle.pci_slot_id_nv
+    except Exception:  # no such query on this driver: it raises rather than answering
+        return None
+    return f"{int(bus):02x}:{int(slot):02x}"
+
+
 def first_error(log: str) -> str:
     """The line of a build log that says what is wrong, for a one-line message: the first that
     names an error, else the first line. The program is built from a string, so a file the log

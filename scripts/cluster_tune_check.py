@@ -25,19 +25,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from clgemm.tuner.worker import parent_pid
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
+
 
 
 def _search_records(results: Path, device_key: str | None) -> list[dict[str, Any]]:
@@ -118,7 +108,7 @@ def main() -> int:
         if len(records) >= args.kill_after:
             # the worker that measured the last record, a child of the tune (its local cluster)
             pid = int(records[-1].get("ran_on", {}).get("pid", -1))
-            if pid in _children(proc.pid):
+            if parent_pid(pid) == proc.pid:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(f"killed the worker of device {args.kill_device} (pid {pid}) "
                               f"after {time.monotonic() - t0:.1f} s, its journal holding "

@@ -33,6 +33,7 @@ from clgemm.tuner.cluster import Cluster, ClusterEvaluator, ClusterSpec  # noqa:
 from clgemm.tuner.journal import Journal  # noqa: E402
 from clgemm.tuner.rung_tune import TuneOptions, journal_header, tune_rung  # noqa: E402
 from clgemm.tuner.space import build_space  # noqa: E402
+from clgemm.tuner.worker import parent_pid  # noqa: E402
 
 SOURCE = r"""
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1)))
@@ -49,21 +50,13 @@ MARKER = "CLGEMM_TEST_KILL_MARKER"
 DRIVER = "CLGEMM_TEST_DRIVER_PID"
 
 
-def _parent_of(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return -1
-
-
 def _local_size(params: dict) -> tuple[int, int]:
     """The work-group; and MODE=6 kills the Dask worker measuring it, once (see the module's
     docstring)."""
     marker, driver = os.environ.get(MARKER), os.environ.get(DRIVER)
     if params.get("MODE") == 6 and marker and driver:
         worker = os.getppid()
-        if _parent_of(worker) == int(driver):
+        if parent_pid(worker) == int(driver):
             try:
                 os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
             except FileExistsError:

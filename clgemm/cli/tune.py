@@ -161,19 +161,29 @@ def _every_device(settings: TuneSettings, out: Output) -> None:
             data["devices"].append({"device": dev.to_json(), "error": message})
             continue
         if result.outcomes:
-            tuned = [shape for shape, _ in result.outcomes]
-            out.table(summary_table([o for _, o in result.outcomes], out.layout,
-                                    tuned if len(set(tuned)) > 1 else None))
+            out.table(_summary(result, out))
         out.say(f"database: {result.database}")
         these = outcome_rows(result.outcomes)
         data["devices"].append({"device": dev.to_json(), "database": str(result.database),
                                 "journals": [str(p) for p in result.journals], "rungs": these})
-        rows += [{"device": dev.index, **r, "shape": "x".join(map(str, r["shape"])),
-                  "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
-                  "params": params_text(r["params"] or {})} for r in these]
+        rows += [{"device": dev.index, **r} for r in _csv_rows(these)]
     out.write(data, csv_text(rows))
     if failed:
         raise ClgemmError(f"--device all: the tune of {', '.join(failed)} failed (above)")
+
+
+def _summary(result: TuneResult, out: Output) -> str:
+    """A run's summary table, with a shape column where it tuned several shapes."""
+    tuned = [shape for shape, _ in result.outcomes]
+    return summary_table([o for _, o in result.outcomes], out.layout,
+                         tuned if len(set(tuned)) > 1 else None)
+
+
+def _csv_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`outcome_rows` as the CSV has them: shape, failures and parameters as text."""
+    return [{**r, "shape": "x".join(map(str, r["shape"])),
+             "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
+             "params": params_text(r["params"] or {})} for r in rows]
 
 
 def _shapes(shapes: str | None, size: int | None,
@@ -239,15 +249,11 @@ class CommandReport(TuneReport):
 
     def finished(self, result: TuneResult) -> None:
         if result.outcomes:
-            tuned = [shape for shape, _ in result.outcomes]
             self.say("")
-            self.out.table(summary_table([o for _, o in result.outcomes], self.layout,
-                                         tuned if len(set(tuned)) > 1 else None))
+            self.out.table(_summary(result, self.out))
             self.say(f"\ndatabase: {result.database}")
             if self.data["bounded"]:
                 self.say(GO_FURTHER)
         rows = outcome_rows(result.outcomes)
         self.data.update(database=str(result.database), rungs=rows)
-        self.rows = [{**r, "shape": "x".join(map(str, r["shape"])),
-                      "failed": " ".join(f"{k}={v}" for k, v in r["failed"].items()),
-                      "params": params_text(r["params"] or {})} for r in rows]
+        self.rows = _csv_rows(rows)

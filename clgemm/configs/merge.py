@@ -22,6 +22,7 @@ from typing import Sequence
 
 from clgemm.configs.database import Database, Recorded, database_path, read_any
 from clgemm.core.errors import UsageError
+from clgemm.core.problem import Problem
 
 
 @dataclass
@@ -60,11 +61,6 @@ def read_sources(paths: Sequence[Path]) -> list[Database]:
     return out
 
 
-def _slot_text(entry_shape: Sequence[int], rung: int, batch: int) -> str:
-    dims = "x".join(map(str, entry_shape))
-    return f"rung {rung} at {batch}x{dims}" if batch > 1 else f"rung {rung} at {dims}"
-
-
 def merge(paths: Sequence[Path], into: Path) -> list[Merged]:
     """Merge the databases at `paths` into the folder `into`, one file per device key there
     (`<into>/<device-key>.json`, added to what it holds); returns what became of each."""
@@ -89,8 +85,8 @@ def merge(paths: Sequence[Path], into: Path) -> list[Merged]:
             if src.unusable(entry) is not None:
                 done.skipped += 1
                 continue
-            done.outcomes.append((src.path, _slot_text(entry.shape, entry.rung, entry.batch),
-                                  db.record(entry)))
+            slot = f"rung {entry.rung} at {Problem.of((entry.batch, *entry.shape)).label}"
+            done.outcomes.append((src.path, slot, db.record(entry)))
     for key, db in dbs.items():
         db.save()
     return list(targets.values())

@@ -31,6 +31,7 @@ import socket
 import threading
 import time
 from collections import deque
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -41,7 +42,9 @@ from clgemm.backends import list_devices, registry
 from clgemm.core import settings
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.problem import Problem
+from clgemm.core.tables import params_text
 from clgemm.devices.info import DeviceInfo, pick_device
+from clgemm.tuner.settings import LOCAL
 from clgemm.tuner.evaluate import Evaluator
 
 #: seconds the driver waits for any worker of the device before it gives up on the cluster
@@ -188,6 +191,17 @@ def local_cluster(devices: Sequence[DeviceInfo], workers: int) -> SpecCluster:
                        name="clgemm")
 
 
+def open_cluster(stack: ExitStack, cluster: str, workers: int | None,
+                 devices: Sequence[DeviceInfo], note: Callable[[str], None]) -> Client:
+    """A client on the cluster a tune's settings name (`cluster`: settings.LOCAL or a
+    scheduler's address), kept open by `stack` for the whole run; a local one has a worker per
+    device of `devices`' models, or `workers`."""
+    spec = ClusterSpec(None if cluster == LOCAL else cluster, workers)
+    client = stack.enter_context(Cluster(spec, devices)).client
+    note(f"measuring on {spec.describe()}")
+    return client
+
+
 class Cluster:
     """A client on the cluster a spec names (a local one started and ended here)."""
 
@@ -307,39 +321,35 @@ class ClusterEvaluator:
         `stop` says so, nothing more is started and what is under way is waited for."""
         queue: deque[dict[str, int]] = deque(dict(p) for p in configs)
         running: dict[Future, tuple[dict[str, int], str]] = {}
+
+        def give_back(future: Future) -> None:
+            params, address = running.pop(future)
+            queue.appendleft(params)
+            self.requeued += 1
+            self.note(f"worker {address} left with {params_text(params)} under way: it goes "
+                      f"back to the queue")
+
         deadline = time.monotonic() + self.no_worker_timeout
         while running or (queue and not stop()):
+            # with nothing under way, wait (bounded) for a worker; else take who is there
             current = self.workers() if running else self._some_worker(deadline)
             if current:
                 deadline = time.monotonic() + self.no_worker_timeout
-            elif time.monotonic() > deadline:
-                raise ClusterError(f"no worker of the cluster has been there for "
-                                   f"{self.no_worker_timeout:g} s")
             busy = {address for _, address in running.values()}
             for address in current:
                 if address not in busy and queue and not stop():
                     params = queue.popleft()
                     running[self._submit(address, ref, params, self.repeats,
                                          self.warmup)] = (params, address)
-            for future, (params, address) in list(running.items()):
+            for future, (_, address) in list(running.items()):
                 if address not in current:  # the worker left: its configuration goes back
                     future.cancel()
-                    del running[future]
-                    queue.appendleft(params)
-                    self.requeued += 1
-                    self.note(f"worker {address} left with {_text(params)} under way: "
-                              f"it goes back to the queue")
-            if not running:
-                continue
-            for future in _finished(list(running)):
-                params, address = running.pop(future)
+                    give_back(future)
+            for future in _finished(list(running)) if running else []:
                 if future.status == "cancelled":  # the scheduler gave it up: measured again
-                    queue.appendleft(params)
-                    self.requeued += 1
-                    self.note(f"worker {address} left with {_text(params)} under way: "
-                              f"it goes back to the queue")
+                    give_back(future)
                     continue
-                yield self._result(future, params)
+                yield self._result(future, running.pop(future)[0])
 
     def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]:
@@ -381,7 +391,3 @@ def _finished(futures: list[Future]) -> list[Future]:
     except TimeoutError:
         return []
     return list(done)
-
-
-def _text(params: Mapping[str, int]) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items())

@@ -39,7 +39,7 @@ from clgemm.rungs import ALL_RUNGS, GEMM_RUNGS, get_rung
 from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
-from clgemm.tuner.settings import LOCAL, TuneSettings
+from clgemm.tuner.settings import TuneSettings
 from clgemm.tuner.shape_tune import (OpenEvaluator, PreparedShape, prepare_shape, run_shape,
                                      summary_table, units)
 from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
@@ -179,10 +179,7 @@ class TuneRun:
         cluster = cluster_module(self.wording)
         client = self.client
         if client is None:
-            spec = cluster.ClusterSpec(None if self.cluster == LOCAL else self.cluster,
-                                       self.workers)
-            client = stack.enter_context(cluster.Cluster(spec, [self.device])).client
-            note(f"measuring on {spec.describe()}")
+            client = cluster.open_cluster(stack, self.cluster, self.workers, [self.device], note)
 
         def open_evaluator(problem: Problem) -> Any:
             return cluster.ClusterEvaluator(client, self.device, problem, repeats=repeats,
@@ -360,11 +357,8 @@ def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
     with ExitStack() as stack:
         client = None
         if settings.cluster is not None:
-            cluster = cluster_module(settings.wording)
-            spec = cluster.ClusterSpec(None if settings.cluster == LOCAL else settings.cluster,
-                                       settings.workers)
-            client = stack.enter_context(cluster.Cluster(spec, devices)).client
-            note(f"measuring on {spec.describe()}")
+            client = cluster_module(settings.wording).open_cluster(
+                stack, settings.cluster, settings.workers, devices, note)
 
         def run(dev: DeviceInfo) -> None:
             one = replace(settings, device=dev)

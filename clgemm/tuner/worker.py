@@ -100,19 +100,20 @@ def _open_device(index: int, key: str):
     return devices[index]
 
 
+def parent_pid(pid: int) -> int | None:
+    """The parent of process `pid` as Linux's /proc says it; None where it cannot say (the
+    process is gone, or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _siblings(pids: Sequence[int]) -> list[int]:
     """Only the pids that are still our parent's children: a builder that died may have had its
     pid reused by a process we must not stop."""
-    mine = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) == os.getppid():
-                mine.append(pid)
-        except (OSError, IndexError, ValueError):
-            continue
-    return mine
+    return [pid for pid in pids if parent_pid(pid) == os.getppid()]
 
 
 class ReportingBackend(Backend):

@@ -1,14 +1,18 @@
-"""Run a cluster tune, optionally kill one of its local cluster's workers in the middle, and
-check its journals: every configuration recorded once per journal, every record naming the
-device (and worker) it ran on.
+"""Run a tune (on a cluster or not), optionally kill one of its local cluster's workers or the
+tune itself in the middle, and check its journals: every configuration recorded once per
+journal, and on a cluster every record naming the device (and worker) it ran on.
 
-    python scripts/cluster_tune_check.py [--kill-device I --kill-after N] -- TUNE-ARGS...
+    python scripts/cluster_tune_check.py [--kill-device I --kill-after N] [--stop-after N]
+        -- TUNE-ARGS...
 
-TUNE-ARGS go to `clgemm tune` as they are (give it --cluster and --json -). With --kill-device,
-once the journal of device I holds N search records, the local cluster's worker of device I
-(the process its last record names) is killed with SIGKILL; its nanny starts another,
-and the configuration it had under way must be measured again, once. The report goes to
-stdout, a table per journal; the exit status is 1 when a check fails.
+TUNE-ARGS go to `clgemm tune` as they are (give it --json -). With --kill-device, once the
+journal of device I holds N search records, the local cluster's worker of device I (the
+process its last record names) is killed with SIGKILL; its nanny starts another, and the
+configuration it had under way must be measured again, once. With --stop-after, once the
+journals hold N search records the tune itself gets SIGINT (a Ctrl-C): a run of the same
+command with --resume must then finish it. The report goes to stdout, a table per journal, and
+ends with a line `summary: {...}` (JSON: wall seconds, records, best) that
+`cluster_two_gpus_table.py` reads; the exit status is 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -51,14 +55,15 @@ def _device_key(index: int) -> str:
     return next(d["key"] for d in json.loads(out) if d["index"] == index)
 
 
-def check(journal: Path) -> tuple[list[str], bool]:
-    """The lines that describe one journal, and whether it passed."""
+def check(journal: Path, on_cluster: bool = True) -> tuple[list[str], bool]:
+    """The lines that describe one journal, and whether it passed (off a cluster, records need
+    not say where they ran)."""
     lines = journal.read_text().splitlines()
     records = [json.loads(line) for line in lines[1:] if line.strip()]
     search = [r for r in records if r.get("kind") == "search"]
     keys = Counter(json.dumps(r["config"], sort_keys=True) for r in search)
     twice = [k for k, n in keys.items() if n > 1]
-    unnamed = [r for r in records if r.get("kind") in ("search", "confirm")
+    unnamed = [r for r in records if on_cluster and r.get("kind") in ("search", "confirm")
                and not r.get("ran_on")]
     by_device = Counter((r["ran_on"].get("host"), r["ran_on"].get("index"),
                          r["ran_on"].get("name"), r["ran_on"].get("pci", "-"))
@@ -91,6 +96,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kill-device", type=int, default=None)
     ap.add_argument("--kill-after", type=int, default=3)
+    ap.add_argument("--stop-after", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("tune", nargs=argparse.REMAINDER)
     args = ap.parse_args()
@@ -103,7 +109,18 @@ def main() -> int:
     proc = subprocess.Popen([sys.executable, "-m", "clgemm", "tune", *tune_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed: list[str] = []
-    while args.kill_device is not None and not killed and proc.poll() is None:
+    stopped = ""
+    watching = args.kill_device is not None or args.stop_after is not None
+    while watching and proc.poll() is None:
+        if args.stop_after is not None and not stopped:
+            records = _search_records(results, None)
+            if len(records) >= args.stop_after:
+                proc.send_signal(signal.SIGINT)
+                stopped = (f"stopped the tune (SIGINT) after {time.monotonic() - t0:.1f} s, "
+                           f"its journals holding {len(records)} search records")
+        if args.kill_device is None or killed:
+            time.sleep(0.05)
+            continue
         records = _search_records(results, key)
         if len(records) >= args.kill_after:
             # the worker that measured the last record, a child of the tune (its local cluster)
@@ -119,12 +136,18 @@ def main() -> int:
           f"{time.monotonic() - t0:.1f} s")
     print(*killed or (["no worker killed"] if args.kill_device is None else
                       ["the worker was NOT killed: the tune ended first"]), sep="\n")
+    if args.stop_after is not None:
+        print(stopped or "the tune was NOT stopped: it ended first")
+    wall_s = time.monotonic() - t0
     # the notes are wrapped to the terminal's width: read them as one line
     requeued = re.findall(r"worker (\S+) left with (.*?) under way", " ".join(stderr.split()))
     print("requeued: " + ("; ".join(f"{params} (worker {w})" for w, params in requeued)
                           or "none"))
-    ok = proc.returncode == 0 and (args.kill_device is None or bool(killed))
+    ok = ((proc.returncode == 0 or (stopped and proc.returncode == 130))
+          and (args.kill_device is None or bool(killed))
+          and (args.stop_after is None or bool(stopped)))
     data: Any = json.loads(stdout) if stdout.strip().startswith("{") else {}
+    on_cluster = "--cluster" in tune_args
     for d in data.get("devices", [data]):
         for r in d.get("rungs", []):
             shown = " ".join(f"{k}={v}" for k, v in (r.get("params") or {}).items())
@@ -132,12 +155,27 @@ def main() -> int:
                   f"{r.get('gflops') or 0:.1f} GFLOP/s after {r['measured']} evaluations "
                   f"({r['stopped']}): {shown or '-'}")
     journals = [Path(j) for d in data.get("devices", [data]) for j in d.get("journals", [])]
+    if not journals:  # a stopped tune writes no JSON: its journals are where it wrote them
+        journals = sorted(results.glob("journals/*/*.jsonl"))
+    summary: dict[str, Any] = {"wall_s": round(wall_s, 1), "exit": proc.returncode,
+                               "records": 0, "configurations": 0, "best": None}
     for journal in journals:
-        lines, passed = check(journal)
+        lines, passed = check(journal, on_cluster)
         print(*lines, sep="\n")
         ok = ok and passed
+        search = [json.loads(line) for line in journal.read_text().splitlines()[1:]
+                  if '"search"' in line]
+        summary["records"] += len(search)
+        summary["configurations"] += len({json.dumps(r["config"], sort_keys=True)
+                                          for r in search})
+        summary["eval_s"] = round(sum(r.get("eval_s") or 0 for r in search), 1)
+    rungs = [r for d in data.get("devices", [data]) for r in d.get("rungs", [])]
+    if rungs:
+        summary["best"] = {"gflops": rungs[0].get("gflops"), "params": rungs[0].get("params")}
     if proc.returncode != 0 or os.environ.get("CLUSTER_CHECK_STDERR"):
         print(stderr[-3000:])
+    summary["passed"] = ok
+    print("summary: " + json.dumps(summary))
     return 0 if ok else 1
 
 

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The cluster tune on two GPUs of one machine against one of them: run from the repository root,
-# after the prelude where it is the device machine (with dask's wheels: ../shared/bin/gpu-wheels
-# dask distributed tornado zict tblib locket partd), on a machine with two GPUs of one model.
+# The cluster tune on two GPUs of one machine against a tune on one of them: run from the
+# repository root, after the prelude where it is the device machine (with dask's wheels:
+# ../shared/bin/gpu-wheels dask distributed tornado zict tblib locket partd).
 #   bash scripts/cluster_two_gpus.sh [STEPS]
 # STEPS (default: all of them, in order):
-#   budget      the tiled kernel at 4096 cubed, 200 evaluations of one seed: a local cluster of
-#               one worker (one GPU), then of one per GPU (two); wall times and best found
-#   exhaustive  a small space (rung 6 at 2048 cubed, as its funnel leaves it) measured whole on
-#               one GPU and on two: the sets of configurations measured must be the same, once
-#   kill        the two-GPU budget run with one worker killed after KILL_AFTER records, then
-#               run again with --resume: nothing lost, every configuration once
+#   budget      the tiled kernel at SIZE cubed, BUDGET evaluations of one seed: a tune on one GPU
+#               as a user with one GPU runs it (no cluster), then a local cluster of one worker
+#               per GPU; wall times, evaluations per minute, best found
+#   one-worker  the same search on a local cluster of one worker: what the cluster itself costs
+#   exhaustive  a small space (rung 6 at 2048 cubed, TSK=16: a few hundred configurations after
+#               the funnel) measured whole on one GPU and on two: the same set, each once
+#   kill        the two-GPU budget run with one worker killed after KILL_AFTER records and the
+#               tune stopped (Ctrl-C) after STOP_AFTER, then the same command with --resume:
+#               nothing lost, every configuration once, BUDGET in all
 # BACKEND (cuda, the default, or opencl), BUDGET (200), SIZE (4096) and KIND (GPU: the device
-# type, CPU to try the script on one machine's CPU device with several workers) change them.
-# Each step's output, and scripts/cluster_tune_check.py's check of its journals, go to $OUT.
+# type; CPU tries the script on one machine's CPU device, its workers sharing it) change them.
+# Each step's output, with scripts/cluster_tune_check.py's check of its journals, goes to $OUT;
+# scripts/cluster_two_gpus_table.py "$OUT" then writes the table.
 set -u
 OUT=${OUT:-/tmp/two-gpus}
 mkdir -p "$OUT"
@@ -21,6 +25,8 @@ BUDGET=${BUDGET:-200}
 SIZE=${SIZE:-4096}
 KIND=${KIND:-GPU}
 KILL_AFTER=${KILL_AFTER:-40}
+STOP_AFTER=${STOP_AFTER:-120}
+EXHAUSTIVE=${EXHAUSTIVE:-"--rungs 6 --size 2048 --only TSK=16"}
 steps=${1:-budget exhaustive kill}
 # the first device of the kind on the backend, and how many of its model there are
 read -r first count < <(python3 -m clgemm devices --json - | python3 -c "import json, sys
@@ -28,35 +34,44 @@ ds = [d for d in json.load(sys.stdin) if d['backend'] == '$BACKEND' and d['type'
 print(ds[0]['index'], sum(d['key'] == ds[0]['key'] for d in ds))")
 echo "device $first, $count of its model on $BACKEND" | tee "$OUT/devices.txt"
 python3 -m clgemm devices >> "$OUT/devices.txt" 2>&1
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv >> "$OUT/devices.txt" \
+  2>&1 || true
 # two workers: one per GPU where there are two of the model (else they share the one device,
 # which only tries the script)
 two=2
 tune=(--device "$first" --backend "$BACKEND" --confirm 3 --seed 1 --json -)
+budget=(--rungs tiled --size "$SIZE" --budget "$BUDGET" --strategy annealing)
 
-run() {  # NAME WORKERS RESULTS TUNE-ARGS...: one timed cluster tune, checked
-  local name=$1 workers=$2 results=$3; shift 3
-  local t0=$(date +%s.%N)
-  CLGEMM_RESULTS=$results python3 scripts/cluster_tune_check.py -- "$@" --cluster \
-    --workers "$workers" > "$OUT/$name.txt" 2>&1
-  local rc=$?
-  echo "$name: exit $rc, $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s" \
-    | tee -a "$OUT/summary.txt"
+run() {  # NAME RESULTS CHECK-ARGS... -- TUNE-ARGS...: one tune, checked, its output kept
+  local name=$1 results=$2; shift 2
+  rm -rf "$results"
+  CLGEMM_RESULTS=$results timeout 900 python3 scripts/cluster_tune_check.py "$@" \
+    > "$OUT/$name.txt" 2>&1
+  echo "$name: exit $?" | tee -a "$OUT/summary.txt"
+  keep "$name" "$results"
+}
+
+keep() {  # NAME RESULTS: the run's journals beside its output
+  mkdir -p "$OUT/journals/$1"
+  cp "$2"/journals/*/*.jsonl "$OUT/journals/$1/" 2>/dev/null || true
 }
 
 for step in $steps; do
   case $step in
     budget)
-      rm -rf /tmp/tg-b1 /tmp/tg-b2
-      run budget-one-gpu 1 /tmp/tg-b1 "${tune[@]}" --rungs tiled --size "$SIZE" \
-        --budget "$BUDGET" --strategy annealing
-      run budget-two-gpus "$two" /tmp/tg-b2 "${tune[@]}" --rungs tiled --size "$SIZE" \
-        --budget "$BUDGET" --strategy annealing
+      run budget-one-gpu /tmp/tg-b1 -- "${tune[@]}" "${budget[@]}"
+      run budget-two-gpus /tmp/tg-b2 -- "${tune[@]}" "${budget[@]}" --cluster --workers "$two"
+      ;;
+    one-worker)
+      run budget-one-worker /tmp/tg-bw -- "${tune[@]}" "${budget[@]}" --cluster --workers 1
       ;;
     exhaustive)
-      rm -rf /tmp/tg-e1 /tmp/tg-e2
-      run exhaustive-one-gpu 1 /tmp/tg-e1 "${tune[@]}" --rungs 6 --size 2048 --exhaustive
-      run exhaustive-two-gpus "$two" /tmp/tg-e2 "${tune[@]}" --rungs 6 --size 2048 --exhaustive
-      python3 - /tmp/tg-e1 /tmp/tg-e2 <<'PY' | tee -a "$OUT/summary.txt"
+      # shellcheck disable=SC2086  # the space's options are words
+      run exhaustive-one-gpu /tmp/tg-e1 -- "${tune[@]}" $EXHAUSTIVE --exhaustive
+      # shellcheck disable=SC2086
+      run exhaustive-two-gpus /tmp/tg-e2 -- "${tune[@]}" $EXHAUSTIVE --exhaustive --cluster \
+        --workers "$two"
+      python3 - /tmp/tg-e1 /tmp/tg-e2 <<'PY' | tee "$OUT/exhaustive-sets.txt"
 import json, sys
 from pathlib import Path
 sets = []
@@ -72,15 +87,15 @@ PY
       ;;
     kill)
       rm -rf /tmp/tg-k
-      CLGEMM_RESULTS=/tmp/tg-k python3 scripts/cluster_tune_check.py --kill-device "$first" \
-        --kill-after "$KILL_AFTER" -- "${tune[@]}" --rungs tiled --size "$SIZE" \
-        --budget "$BUDGET" --strategy annealing --cluster --workers "$two" \
-        > "$OUT/kill.txt" 2>&1
+      CLGEMM_RESULTS=/tmp/tg-k timeout 900 python3 scripts/cluster_tune_check.py \
+        --kill-device "$first" --kill-after "$KILL_AFTER" --stop-after "$STOP_AFTER" -- \
+        "${tune[@]}" "${budget[@]}" --cluster --workers "$two" > "$OUT/kill.txt" 2>&1
       echo "kill: exit $?" | tee -a "$OUT/summary.txt"
-      CLGEMM_RESULTS=/tmp/tg-k python3 scripts/cluster_tune_check.py -- "${tune[@]}" \
-        --rungs tiled --size "$SIZE" --budget "$BUDGET" --strategy annealing --cluster \
-        --workers "$two" --resume > "$OUT/kill-resume.txt" 2>&1
-      echo "kill, then --resume: exit $?" | tee -a "$OUT/summary.txt"
+      CLGEMM_RESULTS=/tmp/tg-k timeout 900 python3 scripts/cluster_tune_check.py -- \
+        "${tune[@]}" "${budget[@]}" --cluster --workers "$two" --resume \
+        > "$OUT/kill-resume.txt" 2>&1
+      echo "kill-resume: exit $?" | tee -a "$OUT/summary.txt"
+      keep kill-resume /tmp/tg-k
       ;;
   esac
 done

@@ -29,7 +29,8 @@ import clgemm  # noqa: E402
 from clgemm.core.errors import UsageError  # noqa: E402
 from clgemm.core.problem import Problem  # noqa: E402
 from clgemm.rungs import Param, Rung  # noqa: E402
-from clgemm.tuner.cluster import Cluster, ClusterEvaluator, ClusterSpec  # noqa: E402
+from clgemm.tuner.cluster import (Cluster, ClusterEvaluator, ClusterSpec,  # noqa: E402
+                                  builders_here)
 from clgemm.tuner.journal import Journal  # noqa: E402
 from clgemm.tuner.rung_tune import TuneOptions, journal_header, tune_rung  # noqa: E402
 from clgemm.tuner.space import build_space  # noqa: E402
@@ -93,6 +94,9 @@ def test_two_workers_record_every_configuration_once(device, tmp_path, monkeypat
     assert all(r["status"] == "ok" for r in search)
     assert all(r["ran_on"]["index"] == device.index for r in search)
     assert len({r["ran_on"]["worker"] for r in search}) == 2  # both workers measured
+    # each worker pre-built its share of the batch while it measured its first configuration
+    assert all(r["prebuilt"] != "off" for r in search)
+    assert any(str(r["prebuilt"]).startswith("done") for r in search)
     lines = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     confirms = [r for r in lines if r.get("kind") == "confirm"]
     assert confirms and len({r["ran_on"]["worker"] for r in confirms}) == 1
@@ -252,3 +256,11 @@ def test_an_address_where_no_scheduler_answers_is_refused(device, tmp_path):
                        env={**os.environ, "CLGEMM_RESULTS": str(tmp_path)})
     assert r.returncode == 2 and "no scheduler answers there" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_hosts_builders_are_shared_by_its_workers(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert builders_here(None, 2) == 8  # the host's cores, halved
+    assert builders_here(None, 32) == 1  # never none unless asked
+    assert builders_here(6, 4) == 1 and builders_here(12, 4) == 3  # --jobs is the host's
+    assert builders_here(0, 1) == 0  # --jobs 0: every worker builds only what it measures

@@ -30,13 +30,14 @@ import os
 import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import dask
 from distributed import Client, Future, Nanny, Scheduler, SpecCluster, get_worker, wait
+from distributed.comm import get_address_host
 
 from clgemm.backends import list_devices, registry
 from clgemm.core import settings
@@ -107,29 +108,45 @@ def _may_have_children() -> None:
         me.daemon = False
 
 
-def _evaluator(dev: DeviceInfo, opened_for: tuple) -> Evaluator:
+def _evaluator(dev: DeviceInfo, opened_for: tuple, builders: int) -> Evaluator:
     """This worker's evaluator for the problem and limits; one at a time (a worker measures one
-    shape at a time), the one before closed."""
+    shape at a time), the one before closed. Its pool of `builders` pre-building processes is
+    sized as it opens."""
     if _EVALUATOR and _EVALUATOR[0][0] == opened_for:
         return _EVALUATOR[0][1]
     _may_have_children()
     while _EVALUATOR:
         _EVALUATOR.pop()[1].close()
     _, dims, batch, seed, launch_timeout, build_timeout = opened_for
-    ev = Evaluator(dev, Problem(dims[0], dims[1], dims[2], batch=batch), repeats=1, warmup=0, jobs=0,
-                   launch_timeout=launch_timeout, build_timeout=build_timeout, seed=seed)
+    ev = Evaluator(dev, Problem(dims[0], dims[1], dims[2], batch=batch), repeats=1, warmup=0,
+                   jobs=builders, launch_timeout=launch_timeout, build_timeout=build_timeout,
+                   seed=seed)
     _EVALUATOR.append((opened_for, ev))
     return ev
 
 
+def builders_here(jobs: int | None, sharing: int) -> int:
+    """Pre-building processes for one worker: `jobs` (None: this host's cores) shared by the
+    `sharing` workers of its host, at least one unless `jobs` is 0."""
+    total = (os.cpu_count() or 1) if jobs is None else jobs
+    return 0 if total <= 0 else max(1, total // max(1, sharing))
+
+
 def measure_task(key: str, dims: Sequence[int], batch: int, seed: int,
                  limits: tuple[float, float], ref: int | str, params: Mapping[str, int],
-                 repeats: int, warmup: int) -> dict[str, Any]:
+                 repeats: int, warmup: int, ahead: Sequence[Mapping[str, int]] = (),
+                 jobs: int | None = 0, sharing: int = 1) -> dict[str, Any]:
     """One configuration measured on this worker's device: the record an `Evaluator` returns,
-    and which device made it (`ran_on`). Runs on a worker."""
+    and which device made it (`ran_on`). Meanwhile the worker pre-builds `ahead`, its share of
+    the batch, as a tune on one device pre-builds its batch (`evaluate` says how): the on-disk
+    compiler caches those builds fill belong to the host, so whichever worker of the host then
+    measures one of them finds it built. Runs on a worker."""
     with _LOCK:
         dev = worker_device(key)
-        ev = _evaluator(dev, (dev.index, tuple(dims), batch, seed, *limits))
+        ev = _evaluator(dev, (dev.index, tuple(dims), batch, seed, *limits),
+                        builders_here(jobs, sharing))
+        if ahead:
+            ev.prebuild(ref, [dict(p) for p in ahead])
         res = ev.evaluate(ref, params, repeats=repeats, warmup=warmup)
     res["ran_on"] = {**device_identity(dev), "worker": get_worker().address,
                      "pid": os.getpid()}
@@ -240,7 +257,8 @@ class ClusterEvaluator:
 
     def __init__(self, client: Client, device: DeviceInfo, problem: Problem, *, repeats: int,
                  warmup: int, launch_timeout: float = 30.0, build_timeout: float = 300.0,
-                 seed: int = 0, note: Callable[[str], None] | None = None,
+                 seed: int = 0, jobs: int | None = None,
+                 note: Callable[[str], None] | None = None,
                  no_worker_timeout: float = NO_WORKER_TIMEOUT) -> None:
         self.client = client
         self.device = device
@@ -249,6 +267,8 @@ class ClusterEvaluator:
         self.warmup = warmup
         self.args = (device.key, tuple(problem.as_list()), problem.batch, seed,
                      (launch_timeout, build_timeout))
+        #: pre-building processes of each host (None: its cores), shared by its workers
+        self.jobs = jobs
         self.note = note or (lambda text: None)
         self.no_worker_timeout = no_worker_timeout
         self.confirmer: str | None = None
@@ -293,8 +313,10 @@ class ClusterEvaluator:
             time.sleep(POLL_S)
 
     def _submit(self, address: str, ref: int | str, params: Mapping[str, int], repeats: int,
-                warmup: int) -> Future:
+                warmup: int, ahead: Sequence[Mapping[str, int]] = (),
+                sharing: int = 1) -> Future:
         return self.client.submit(measure_task, *self.args, ref, dict(params), repeats, warmup,
+                                  [dict(p) for p in ahead], self.jobs, sharing,
                                   workers=[address], allow_other_workers=False, pure=False,
                                   retries=0)
 
@@ -312,7 +334,8 @@ class ClusterEvaluator:
 
     # -- the Evaluator's face -----------------------------------------------------------------
     def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
-        """Workers build what they measure: nothing is built ahead."""
+        """Nothing here: `evaluate_many` hands each worker its share of the batch to pre-build
+        with its first configuration."""
 
     def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
                       stop: Callable[[], bool] = lambda: False
@@ -321,6 +344,12 @@ class ClusterEvaluator:
         `stop` says so, nothing more is started and what is under way is waited for."""
         queue: deque[dict[str, int]] = deque(dict(p) for p in configs)
         running: dict[Future, tuple[dict[str, int], str]] = {}
+        # each configuration pre-built by one worker (in turn, as the queue will hand them
+        # out), and each host's cores shared by its workers
+        workers = self.workers()
+        shares = {address: [configs[i] for i in range(k, len(configs), len(workers))]
+                  for k, address in enumerate(workers)}
+        hosts = Counter(get_address_host(a) for a in workers)
 
         def give_back(future: Future) -> None:
             params, address = running.pop(future)
@@ -339,8 +368,10 @@ class ClusterEvaluator:
             for address in current:
                 if address not in busy and queue and not stop():
                     params = queue.popleft()
-                    running[self._submit(address, ref, params, self.repeats,
-                                         self.warmup)] = (params, address)
+                    ahead = [p for p in shares.pop(address, []) if p in queue]
+                    running[self._submit(address, ref, params, self.repeats, self.warmup,
+                                         ahead, hosts[get_address_host(address)] or 1)
+                            ] = (params, address)
             for future, (_, address) in list(running.items()):
                 if address not in current:  # the worker left: its configuration goes back
                     future.cancel()

@@ -279,10 +279,13 @@ class _Search:
         stalls = 0
         try:
             while not (stop := self.spent()):
-                n = min(max(options.batch, getattr(self.evaluator, "width", 1)),
-                        self.remaining())
-                proposed = seeds[:n] or strategy.propose(self.space, self.history, rng, n)
-                seeds = seeds[n:]
+                # a batch for each device measuring at once
+                n = min(options.batch * getattr(self.evaluator, "width", 1), self.remaining())
+                # the seeds first, the strategy filling the batch (every device busy)
+                proposed, seeds = seeds[:n], seeds[n:]
+                if len(proposed) < n:
+                    proposed += strategy.propose(self.space, self.history, rng,
+                                                 n - len(proposed))
                 if not proposed:
                     stop = ("space exhausted"
                             if len(self.measured & set(self.space.index)) >= len(self.space)

@@ -36,6 +36,17 @@ echo "device $first, $count of its model on $BACKEND" | tee "$OUT/devices.txt"
 python3 -m clgemm devices >> "$OUT/devices.txt" 2>&1
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv >> "$OUT/devices.txt" \
   2>&1 || true
+python3 - >> "$OUT/devices.txt" 2>&1 <<'PY' || true
+import importlib.metadata as meta, platform
+found = []
+for name in ("clgemm", "dask", "distributed", "cupy", "cupy-cuda12x", "cupy-cuda13x", "pyopencl"):
+    try:
+        found.append(f"{name} {meta.version(name)}")
+    except meta.PackageNotFoundError:
+        pass
+print("python", platform.python_version() + ";", ", ".join(found))
+PY
+git log -1 --format='commit %H %cd' >> "$OUT/devices.txt" 2>&1 || true
 # two workers: one per GPU where there are two of the model (else they share the one device,
 # which only tries the script)
 two=2

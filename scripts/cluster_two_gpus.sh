@@ -46,7 +46,7 @@ for name in ("clgemm", "dask", "distributed", "cupy", "cupy-cuda12x", "cupy-cuda
         pass
 print("python", platform.python_version() + ";", ", ".join(found))
 PY
-git log -1 --format='commit %H %cd' >> "$OUT/devices.txt" 2>&1 || true
+echo "commit ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}" >> "$OUT/devices.txt"
 # two workers: one per GPU where there are two of the model (else they share the one device,
 # which only tries the script)
 two=2
@@ -62,9 +62,8 @@ run() {  # NAME RESULTS CHECK-ARGS... -- TUNE-ARGS...: one tune, checked, its ou
   keep "$name" "$results"
 }
 
-keep() {  # NAME RESULTS: the run's journals beside its output
-  mkdir -p "$OUT/journals/$1"
-  cp "$2"/journals/*/*.jsonl "$OUT/journals/$1/" 2>/dev/null || true
+keep() {  # NAME RESULTS: the run's journal beside its output
+  for j in "$2"/journals/*/*.jsonl; do cp "$j" "$OUT/$1.jsonl"; done 2>/dev/null || true
 }
 
 for step in $steps; do

@@ -344,12 +344,25 @@ class ClusterEvaluator:
         `stop` says so, nothing more is started and what is under way is waited for."""
         queue: deque[dict[str, int]] = deque(dict(p) for p in configs)
         running: dict[Future, tuple[dict[str, int], str]] = {}
-        # each configuration pre-built by one worker (in turn, as the queue will hand them
-        # out), and each host's cores shared by its workers
+        # each worker's share of the batch, pre-built by it as it measures the first and then
+        # measured by it, unless another worker runs out of its own first; each host's cores
+        # shared by its workers
         workers = self.workers()
-        shares = {address: [configs[i] for i in range(k, len(configs), len(workers))]
+        shares = {address: [dict(configs[i]) for i in range(k, len(configs), len(workers))]
                   for k, address in enumerate(workers)}
+        told: set[str] = set()
         hosts = Counter(get_address_host(a) for a in workers)
+
+        def take(address: str) -> tuple[dict[str, int], list[dict[str, int]]]:
+            """The worker's next configuration (its own share's first, else the last of the
+            queue, the one furthest from its own worker) and, the first time, what it is to
+            pre-build."""
+            own = [p for p in shares.get(address, []) if p in queue]
+            params = own[0] if own else queue[-1]
+            queue.remove(params)
+            ahead = [] if address in told else own[1:]
+            told.add(address)
+            return params, ahead
 
         def give_back(future: Future) -> None:
             params, address = running.pop(future)
@@ -367,8 +380,7 @@ class ClusterEvaluator:
             busy = {address for _, address in running.values()}
             for address in current:
                 if address not in busy and queue and not stop():
-                    params = queue.popleft()
-                    ahead = [p for p in shares.pop(address, []) if p in queue]
+                    params, ahead = take(address)
                     running[self._submit(address, ref, params, self.repeats, self.warmup,
                                          ahead, hosts[get_address_host(address)] or 1)
                             ] = (params, address)

@@ -20,6 +20,7 @@ import io
 import os
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -292,12 +293,15 @@ class Tuning:
     def prepare(self) -> tuple[TuneRun, list[PreparedShape]]:
         """The run planned and every shape prepared, nothing measured: all a dry run does."""
         run = self.plan()
+        return run, self._prepared(run)
+
+    def _prepared(self, run: TuneRun) -> list[PreparedShape]:
         self.report.planned(run)
         results = self.settings.results or results_dir()
         prepared = run.prepare(results, say=self.report.say, note=self.report.note,
                                layout=self.report.layout)
         self.report.prepared(run, prepared)
-        return run, prepared
+        return prepared
 
     def database(self, device: DeviceInfo) -> Database:
         """The database the winners go to, refused now if it could not be written."""
@@ -309,12 +313,32 @@ class Tuning:
 
     def run(self) -> TuneResult:
         """The whole run: prepared, measured, stored; what it stored returned."""
-        run, prepared = self.prepare()
-        result = run.measure(prepared, self.database(run.device), note=self.report.note,
-                             stream=self.report.stream)
+        with ExitStack() as stack:
+            run = self.plan()
+            if run.cluster is not None and run.client is None:
+                run.client, prepared = self._prepared_while_opening(stack, run)
+            else:
+                prepared = self._prepared(run)
+            result = run.measure(prepared, self.database(run.device), note=self.report.note,
+                                 stream=self.report.stream)
         api.clear_caches()  # the choices gemm() remembered predate what was just stored
         self.report.finished(result)
         return result
+
+    def _prepared_while_opening(self, stack: ExitStack,
+                                run: TuneRun) -> tuple[Any, list[PreparedShape]]:
+        """The run's cluster opened (kept open by `stack`) while its shapes are prepared: the
+        workers start in processes of their own while the funnels, the tiled kernel's above
+        all, take this one's time. Its note waits for the funnels' tables."""
+        notes: list[str] = []
+        with ThreadPoolExecutor(1) as pool:  # leaving it waits for the cluster, come what may
+            opening = pool.submit(cluster_module(run.wording).open_cluster, stack, run.cluster,
+                                  run.workers, [run.device], notes.append)
+            prepared = self._prepared(run)
+        client = opening.result()
+        for text in notes:
+            self.report.note(text)
+        return client, prepared
 
 
 # -- every device at once ----------------------------------------------------------------------

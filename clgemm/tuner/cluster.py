@@ -299,7 +299,7 @@ class ClusterEvaluator:
 
     @property
     def width(self) -> int:
-        """How many configurations the search should propose at a time: one per worker."""
+        """How many devices measure at once: the search proposes a batch for each."""
         return max(1, len(self.workers()))
 
     def _some_worker(self, deadline: float) -> list[str]:

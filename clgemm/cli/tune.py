@@ -76,7 +76,8 @@ def strategy_help() -> str:
                    "<device>/rung<N>-<M>x<N>x<K>.jsonl per rung and shape)")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the strategies")
 @click.option("--jobs", "-j", type=int, default=None,
-              help="pre-building processes (default: one per core; 0: build only when measuring)")
+              help="pre-building processes (default: one per core; 0: build only when "
+                   "measuring); with --cluster, each host's, shared by its workers")
 @timing_options(repeats_help="timed launches per evaluation",
                 warmup_help="untimed launches before timing")
 @click.option("--confirm", type=int, default=3, show_default=True,

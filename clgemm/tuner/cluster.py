@@ -46,7 +46,7 @@ from clgemm.core.problem import Problem
 from clgemm.core.tables import params_text
 from clgemm.devices.info import DeviceInfo, pick_device
 from clgemm.tuner.settings import LOCAL
-from clgemm.tuner.evaluate import Evaluator, More
+from clgemm.tuner.evaluate import Evaluator
 
 #: seconds the driver waits for any worker of the device before it gives up on the cluster
 NO_WORKER_TIMEOUT = 300.0
@@ -338,12 +338,10 @@ class ClusterEvaluator:
         with its first configuration."""
 
     def evaluate_many(self, ref: int | str, configs: Sequence[Mapping[str, int]],
-                      stop: Callable[[], bool] = lambda: False, more: More | None = None
+                      stop: Callable[[], bool] = lambda: False
                       ) -> Iterator[dict[str, Any]]:
         """Every configuration measured once on some worker, each record as it arrives; once
-        `stop` says so, nothing more is started and what is under way is waited for. Workers
-        that run out of work while others still measure get more from `more` (the search's),
-        a share each, rather than waiting for the batch's slowest."""
+        `stop` says so, nothing more is started and what is under way is waited for."""
         queue: deque[dict[str, int]] = deque(dict(p) for p in configs)
         running: dict[Future, tuple[dict[str, int], str]] = {}
         # each worker's share of the batch, pre-built by it as it measures the first and then
@@ -373,27 +371,13 @@ class ClusterEvaluator:
             self.note(f"worker {address} left with {params_text(params)} under way: it goes "
                       f"back to the queue")
 
-        def refill(idle: list[str]) -> None:
-            """A share of more configurations for each idle worker, told to it with the
-            first it measures."""
-            extra = [dict(p) for p in more(len(idle))] if more is not None else []
-            for k, address in enumerate(idle):
-                shares[address] = extra[k::len(idle)]
-                told.discard(address)
-            queue.extend(extra)
-
         deadline = time.monotonic() + self.no_worker_timeout
-        asking = more is not None
         while running or (queue and not stop()):
             # with nothing under way, wait (bounded) for a worker; else take who is there
             current = self.workers() if running else self._some_worker(deadline)
             if current:
                 deadline = time.monotonic() + self.no_worker_timeout
             busy = {address for _, address in running.values()}
-            idle = [a for a in current if a not in busy]
-            if asking and idle and running and not queue and not stop():
-                refill(idle)
-                asking = bool(queue)  # the search had nothing more: it is not asked again
             for address in current:
                 if address not in busy and queue and not stop():
                     params, ahead = take(address)

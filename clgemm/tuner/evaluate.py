@@ -45,8 +45,7 @@ class Measurer(Protocol):
     (`cluster.ClusterEvaluator`) that measures on many devices at once. Two more members are
     optional (`measure_many` reads them): `width`, how many configurations it measures at once
     (1 where absent), and `evaluate_many`, a batch measured in any order (absent: one
-    `evaluate` after the other), which may ask the search for more as devices run out of
-    work."""
+    `evaluate` after the other)."""
 
     def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None: ...
 
@@ -54,22 +53,14 @@ class Measurer(Protocol):
                  warmup: int | None = None) -> dict[str, Any]: ...
 
 
-#: what a search hands an evaluator that measures on several devices: given how many devices
-#: have run out of work, configurations for them (none: the search has no more to give now)
-More = Callable[[int], Sequence[Mapping[str, int]]]
-
-
 def measure_many(evaluator: Measurer, ref: int | str, configs: Sequence[Mapping[str, int]],
-                 stop: Callable[[], bool], more: More | None = None
-                 ) -> Iterator[dict[str, Any]]:
+                 stop: Callable[[], bool]) -> Iterator[dict[str, Any]]:
     """Each configuration's record (its `params` among its keys, which say which one it is:
     a batch may come back in any order), through the evaluator's `evaluate_many` where it has
-    one, else one `evaluate` after the other, until `stop` says no more is to be started.
-    `evaluate_many` may call `more` for configurations beyond the batch, so that a device
-    that finished its share need not wait for the others."""
+    one, else one `evaluate` after the other, until `stop` says no more is to be started."""
     many = getattr(evaluator, "evaluate_many", None)
     if many is not None:
-        yield from many(ref, configs, stop, more)
+        yield from many(ref, configs, stop)
         return
     for params in configs:
         if stop():

@@ -218,10 +218,6 @@ class _Search:
     start: float = 0.0
     #: seconds of search the journal says earlier runs spent on this rung (`spent_before`)
     before_s: float = 0.0
-    #: configurations handed out and not yet recorded
-    pending: set[Config] = field(default_factory=set)
-    strategy: Strategy | None = None
-    rng: random.Random = field(default_factory=random.Random)
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -280,7 +276,6 @@ class _Search:
         left_s = None if options.time_s is None else max(options.time_s - self.before_s, 0.0)
         progress = Progress(f"rung {self.rung.number}", total, left_s, stream=stream)
         self.start = time.monotonic()
-        self.strategy, self.rng = strategy, rng
         stalls = 0
         try:
             while not (stop := self.spent()):
@@ -327,32 +322,15 @@ class _Search:
             return
         configs = [self.space.params(c) for c in batch]
         self.evaluator.prebuild(self.ref, configs)
-        self.pending = set(batch)
-        for res in measure_many(self.evaluator, self.ref, configs, self.out_of_time, self.more):
+        for res in measure_many(self.evaluator, self.ref, configs, self.out_of_time):
             params = res["params"]
             c = self.space.key(params)
-            self.pending.discard(c)
             rec = _record(self.rung, params, res, "search")
             self.journal.append(rec)
             if c is not None:
                 self.count(c, rec)
             progress.update(self.out.measured, self.out.measured_now, self.out.failures,
                             _short(self.best))
-
-    def more(self, idle: int) -> list[dict[str, int]]:
-        """A batch for each of `idle` devices that ran out of work while others still measure,
-        proposed from the history as it stands, within what the budget leaves after the
-        configurations still under way; none once the budget, the time or the strategy is
-        spent."""
-        left = self.remaining() - len(self.pending)
-        if left <= 0 or self.out_of_time() or self.strategy is None:
-            return []
-        n = min(self.options.batch * idle, left)
-        proposed = self.strategy.propose(self.space, self.history, self.rng, n)
-        fresh = [c for c in dict.fromkeys(proposed) if c in self.space.index
-                 and c not in self.measured and c not in self.pending][:n]
-        self.pending.update(fresh)
-        return [self.space.params(c) for c in fresh]
 
     def count(self, c: Config, rec: dict) -> None:
         self.measured.add(c)

@@ -55,9 +55,10 @@ def _device_key(index: int) -> str:
     return next(d["key"] for d in json.loads(out) if d["index"] == index)
 
 
-def check(journal: Path, on_cluster: bool = True) -> tuple[list[str], bool]:
-    """The lines that describe one journal, and whether it passed (off a cluster, records need
-    not say where they ran)."""
+def check(journal: Path, on_cluster: bool = True
+          ) -> tuple[list[str], bool, list[dict[str, Any]]]:
+    """The lines that describe one journal, whether it passed (off a cluster, records need
+    not say where they ran), and its search records."""
     lines = journal.read_text().splitlines()
     records = [json.loads(line) for line in lines[1:] if line.strip()]
     search = [r for r in records if r.get("kind") == "search"]
@@ -89,7 +90,7 @@ def check(journal: Path, on_cluster: bool = True) -> tuple[list[str], bool]:
     out += [f"  ran on host {h}, device {i} ({name}), pci {pci}: {n} search records"
             for (h, i, name, pci), n in by_device.items()]
     out.append(f"  check: {'passed' if ok else 'FAILED'}")
-    return out, ok
+    return out, ok, search
 
 
 def main() -> int:
@@ -148,28 +149,26 @@ def main() -> int:
           and (args.stop_after is None or bool(stopped)))
     data: Any = json.loads(stdout) if stdout.strip().startswith("{") else {}
     on_cluster = "--cluster" in tune_args
-    for d in data.get("devices", [data]):
-        for r in d.get("rungs", []):
-            shown = " ".join(f"{k}={v}" for k, v in (r.get("params") or {}).items())
-            print(f"best of rung {r['rung']} at {'x'.join(map(str, r['shape']))}: "
-                  f"{r.get('gflops') or 0:.1f} GFLOP/s after {r['measured']} evaluations "
-                  f"({r['stopped']}): {shown or '-'}")
+    rungs = [r for d in data.get("devices", [data]) for r in d.get("rungs", [])]
+    for r in rungs:
+        shown = " ".join(f"{k}={v}" for k, v in (r.get("params") or {}).items())
+        print(f"best of rung {r['rung']} at {'x'.join(map(str, r['shape']))}: "
+              f"{r.get('gflops') or 0:.1f} GFLOP/s after {r['measured']} evaluations "
+              f"({r['stopped']}): {shown or '-'}")
     journals = [Path(j) for d in data.get("devices", [data]) for j in d.get("journals", [])]
     if not journals:  # a stopped tune writes no JSON: its journals are where it wrote them
         journals = sorted(results.glob("journals/*/*.jsonl"))
     summary: dict[str, Any] = {"wall_s": round(wall_s, 1), "exit": proc.returncode,
-                               "records": 0, "configurations": 0, "best": None}
+                               "records": 0, "configurations": 0, "eval_s": 0.0, "best": None}
     for journal in journals:
-        lines, passed = check(journal, on_cluster)
+        lines, passed, search = check(journal, on_cluster)
         print(*lines, sep="\n")
         ok = ok and passed
-        search = [json.loads(line) for line in journal.read_text().splitlines()[1:]
-                  if '"search"' in line]
         summary["records"] += len(search)
         summary["configurations"] += len({json.dumps(r["config"], sort_keys=True)
                                           for r in search})
-        summary["eval_s"] = round(sum(r.get("eval_s") or 0 for r in search), 1)
-    rungs = [r for d in data.get("devices", [data]) for r in d.get("rungs", [])]
+        summary["eval_s"] = round(summary["eval_s"]
+                                  + sum(r.get("eval_s") or 0 for r in search), 1)
     if rungs:
         summary["best"] = {"gflops": rungs[0].get("gflops"), "params": rungs[0].get("params")}
     if proc.returncode != 0 or os.environ.get("CLUSTER_CHECK_STDERR"):

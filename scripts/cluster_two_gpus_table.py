@@ -37,9 +37,8 @@ def search_seconds(journal: Path) -> float | None:
     without its one-device parts (planning the space, starting, confirming the winners)."""
     if not journal.exists():
         return None
-    spent = [json.loads(line) for line in journal.read_text().splitlines()[1:]
-             if '"spent"' in line]
-    return sum(float(r["seconds"]) for r in spent) or None
+    records = [json.loads(line) for line in journal.read_text().splitlines()[1:] if line.strip()]
+    return sum(float(r["seconds"]) for r in records if r.get("kind") == "spent") or None
 
 
 def main() -> int:

@@ -146,7 +146,7 @@ def measure_task(key: str, dims: Sequence[int], batch: int, seed: int,
         ev = _evaluator(dev, (dev.index, tuple(dims), batch, seed, *limits),
                         builders_here(jobs, sharing))
         if ahead:
-            ev.prebuild(ref, [dict(p) for p in ahead])
+            ev.prebuild(ref, ahead)
         res = ev.evaluate(ref, params, repeats=repeats, warmup=warmup)
     res["ran_on"] = {**device_identity(dev), "worker": get_worker().address,
                      "pid": os.getpid()}

@@ -125,12 +125,10 @@ class TuneRun:
     workers: int | None = None
     #: the client of a cluster opened for several runs at once (None: this run opens its own)
     client: Any = None
-    #: `jobs` as given: on a cluster, None leaves each host its own cores
-    jobs_given: int | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.jobs_given = self.jobs
-        self.repeats, self.warmup, self.jobs = self._settings()
+        # `jobs` stays as given: on a cluster, None leaves each host its own cores
+        self.repeats, self.warmup, _ = self._settings()
         if self.journal_file and len(units(self.steps)) > 1:
             raise UsageError(f"{self.wording.name('journal')} holds one shape: give one shape "
                              f"with it")
@@ -189,7 +187,7 @@ class TuneRun:
             return cluster.ClusterEvaluator(client, self.device, problem, repeats=repeats,
                                             warmup=warmup, launch_timeout=self.launch_timeout,
                                             build_timeout=self.build_timeout,
-                                            jobs=self.jobs_given, note=note)
+                                            jobs=self.jobs, note=note)
         return open_evaluator
 
 

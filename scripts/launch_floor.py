@@ -3,10 +3,13 @@ for the kernel a repeated gemm() call runs: what a hot path can reach without a 
 extension. Usage: python scripts/launch_floor.py DEVICE BACKEND M N K [CALLS]
 
 Every way queues the same kernel with the same arguments on the same queue or stream; the time
-is the host's per launch (queued, not waited for), then the device drained once."""
+is the host's per launch (queued, not waited for), then the device drained once. On OpenCL the
+arrays are made on the backend's own queue, which profiles its launches, or with QUEUE=plain in
+the environment on a queue of the same context that does not, as a user's queue is made."""
 
 import ctypes
 import ctypes.util
+import os
 import sys
 import time
 
@@ -20,21 +23,29 @@ dev, backend_name, m, n, k = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
 calls = int(sys.argv[6]) if len(sys.argv) > 6 else 2000
 be = api.backend_for(dev, backend_name)
 side = Side(be, "device")
+put, sync = side.put, side.sync
+if backend_name == "opencl" and os.environ.get("QUEUE") == "plain":
+    import pyopencl as cl
+    import pyopencl.array as cla
+    user_queue = cl.CommandQueue(be.context)
+    put = lambda host: cla.to_device(user_queue, host)  # noqa: E731
+    sync = user_queue.finish
+    backend_name = "opencl-plain-queue"
 rng = np.random.default_rng(0)
-a = side.put(rng.standard_normal((m, k), dtype=np.float32))
-b = side.put(rng.standard_normal((k, n), dtype=np.float32))
-c = side.put(np.zeros((m, n), np.float32))
+a = put(rng.standard_normal((m, k), dtype=np.float32))
+b = put(rng.standard_normal((k, n), dtype=np.float32))
+c = put(np.zeros((m, n), np.float32))
 
 
 def timed(label, fn):
     for _ in range(20):
         fn()
-    side.sync()
+    sync()
     t0 = time.perf_counter()
     for _ in range(calls):
         fn()
     host = time.perf_counter() - t0
-    side.sync()
+    sync()
     drained = time.perf_counter() - t0
     print(f"{backend_name} {m}x{n}x{k} {label:<44} host {host / calls * 1e6:6.1f} us, "
           f"drained {drained / calls * 1e6:6.1f} us per call", flush=True)
@@ -92,6 +103,7 @@ if backend_name == "cuda":
 else:
     import pyopencl as cl
     from pyopencl import _cl
+    queue.finish()
     be.enqueue(knl, gsize, lsize, args, queue)
     g, lo = tuple(gsize), tuple(lsize)
     timed("enqueue_nd_range_kernel, arguments set", lambda: cl.enqueue_nd_range_kernel(

@@ -134,7 +134,9 @@ class CLBlast(VendorBlas):
         lib, why = load_clblast()
         if lib is None:
             raise RuntimeError(why)
-        queue = opencl_backend(backend, "CLBlast").queue
+        ocl = opencl_backend(backend, "CLBlast")
+        ocl.queue.finish()
+        queue = ocl.timing_queue
         timing = {"label": "device clock, marker to last kernel end"}
 
         def call() -> float:

@@ -71,7 +71,7 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
     for step, rung in zip(steps, rungs):
         step_options = replace(options, time_s=step.seconds) if bounded else options
         space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
-                            only=only)
+                            only=only, keep=seeds(dev, rung, problem.as_tuple()))
         spaces[rung.number] = space
         how = resolved[rung.number] = resolve_strategy(options.strategy, step_options,
                                                        len(space))

@@ -21,10 +21,11 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
 from clgemm.devices.limits import DeviceLimits
@@ -255,12 +256,16 @@ def _legal_items(rung: Rung, limits: DeviceLimits,
 def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                 heuristics: bool = True,
                 extra_heuristics: Iterable[Constraint] = (),
-                only: Mapping[str, Sequence[int]] | None = None) -> SearchSpace:
+                only: Mapping[str, Sequence[int]] | None = None,
+                keep: Iterable[Mapping[str, int]] = ()) -> SearchSpace:
     """Generate every combination of candidates and run it through the funnel.
 
     `only` replaces the candidates of the parameters it names (those the rung lacks are ignored),
     so a search can be focused on a region that experience or an earlier run points to; the
-    funnel still checks every combination."""
+    funnel still checks every combination. The configurations of `keep` (what gemm() runs at
+    the shape now) stay in the space whatever the heuristics say, where they pass every other
+    stage: a tune that could not measure them could store one slower than them (a heuristic's
+    line is a guess: "work-groups >= compute units" drops 128 tiles on 132 compute units)."""
     only = only or {}
     names = tuple(p.name for p in rung.params)
     candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
@@ -276,17 +281,38 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
     if heuristics:
+        wanted = _resolved_keys(rung, names, keep)
+        held = [p for p in items if tuple(p[n] for n in names) in wanted]
         own = [c for c in constraints if c.stage == "heuristic"]
         tiles = tuner_heuristics(rung, limits, problem, items) if rung.tile_heuristics else ()
         ours = list(tiles) + list(extra_heuristics)
         for c in own + ours:
             items = _apply(rows, c, limits, items, may_empty=False)
+        back = [p for p in held if not any(p is q for q in items)]
+        if back:
+            items = items + back
+            rows.append(FunnelRow("heuristic", "what gemm() runs at this shape now, kept", 0,
+                                  len(items), f"{len(back)} put back"))
     unknown = {c.stage for c in constraints} - set(STAGES)
     for stage in sorted(unknown):  # a stage this tuner does not know: apply it, say so
         for c in (c for c in constraints if c.stage == stage):
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
     return SearchSpace(names, candidates, configs, rows, generated)
+
+
+def _resolved_keys(rung: Rung, names: tuple[str, ...],
+                   configs: Iterable[Mapping[str, int]]) -> set[tuple[Any, ...]]:
+    """Each configuration with the rung's defaults filled in, as a tuple in `names` order; one
+    the rung refuses (a name it lacks) is left out."""
+    out = set()
+    for config in configs:
+        try:
+            full = rung.resolve(dict(config))
+        except UsageError:
+            continue
+        out.add(tuple(full.get(n) for n in names))
+    return out
 
 
 def funnel_table(space: SearchSpace, title: str = "", layout: Layout = FULL) -> str:

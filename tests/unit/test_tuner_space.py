@@ -71,6 +71,21 @@ def test_heuristics_off_and_never_emptying():
     assert last.note == "skipped: would remove all" and len(space) == 3
 
 
+def test_what_gemm_runs_now_survives_the_heuristics_but_not_the_hard_stages():
+    """At 40 cubed rung 3 keeps TS=8 with WPT 1, 2 and 4 (the count by hand above); the
+    heuristics drop TS=8 WPT=8 (8 work-items). Kept, it comes back and the funnel says so;
+    TS=16 (does not divide 40) and a name the rung lacks stay out."""
+    keep = [{"TS": 8, "WPT": 8}, {"TS": 16, "WPT": 4}, {"NOPE": 1}]
+    space = build_space(get_rung(3), GPU, Problem(40, 40, 40), keep=keep)
+    assert sorted(space.configs) == [(8, 1), (8, 2), (8, 4), (8, 8)]
+    last = space.funnel[-1]
+    assert (last.stage, last.left, last.note) == ("heuristic", 4, "1 put back")
+    assert "to measure" in funnel_table(space)
+    plain = build_space(get_rung(3), GPU, Problem(40, 40, 40), keep=[{"TS": 8, "WPT": 2}])
+    assert sorted(plain.configs) == [(8, 1), (8, 2), (8, 4)]  # kept anyway: nothing put back
+    assert "put back" not in plain.funnel[-1].note
+
+
 BLOCKED = Rung(
     number=98, slug="blocked", title="2D blocking, for counting", adds="", file="none.cl",
     kernel="none",

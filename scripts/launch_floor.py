@@ -109,6 +109,19 @@ else:
     timed("enqueue_nd_range_kernel, arguments set", lambda: cl.enqueue_nd_range_kernel(
         queue, knl, g, lo))
     timed("_cl.enqueue_nd_range_kernel", lambda: _cl.enqueue_nd_range_kernel(queue, knl, g, lo))
+    done = [_cl.enqueue_nd_range_kernel(queue, knl, g, lo) for _ in range(12)]
+    queue.finish()
+    timed("  the same, waiting for 12 finished launches", lambda: _cl.enqueue_nd_range_kernel(
+        queue, knl, g, lo, wait_for=done))
+    timed("  the same, waiting for one finished launch", lambda: _cl.enqueue_nd_range_kernel(
+        queue, knl, g, lo, wait_for=done[:1]))
+
+    def gemm_one_event():
+        del c.events[:-1]
+        clgemm.gemm(a, b, c)
+    timed("gemm(a, b, c), C's events cut to one first", gemm_one_event)
+    print(f"  events held by A, B, C after gemm(): {len(a.events)}, {len(b.events)}, "
+          f"{len(c.events)}")
     bufs = [(i, args[i]) for i, _ in slots]
 
     def set_and_enqueue():

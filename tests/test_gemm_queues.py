@@ -281,3 +281,39 @@ def test_non_default_stream(every_backend):
         out = clgemm.gemm(da, cp.asarray(b), wait_for=[ready])
     stream.synchronize()
     assert _close(kind.download(out), want)
+
+
+def test_a_repeated_call_leaves_c_one_event_and_still_waits(every_backend):
+    """Repeated into one C, a call leaves C's events at its last launch alone (which waited for
+    all the others), so the list does not grow; an event someone else puts on C afterwards
+    still holds the next call back, read through another queue as C's poison."""
+    be = every_backend
+    _opencl_only(be)
+    q, other = _queue(be, False), _queue(be, False)
+    rng = np.random.default_rng(23)
+    a, b = rand(rng, (64, 48)), rand(rng, (48, 40))
+    want = reference(a, b, None, 1.0, 0.0, False, False)
+    da, db = cla.to_device(q, a), cla.to_device(q, b)
+    dc = cla.empty(q, (64, 40), np.float32)
+    for _ in range(20):
+        assert clgemm.gemm(da, db, dc) is dc
+    assert len(dc.events) == 1
+    assert _close(dc.get(), want)
+    dc.fill(np.float32(np.nan))
+    dc.finish()
+    ue = cl.UserEvent(be.context)
+    dc.add_event(ue)
+    try:
+        clgemm.gemm(da, db, dc)
+        last = dc.events[-1]
+        q.flush()
+        time.sleep(0.3)
+        assert last.command_execution_status != COMPLETE
+        seen = np.empty(dc.shape, np.float32)
+        cl.enqueue_copy(other, seen, dc.base_data)
+        assert np.isnan(seen).all(), "C was written before the event it waits for"
+    finally:
+        ue.set_status(COMPLETE)
+    last.wait()
+    assert dc.events == [last]
+    assert _close(dc.get(), want)

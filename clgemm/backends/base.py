@@ -299,8 +299,8 @@ class DeviceArrays(ABC):
     label: str
     #: the array type, as messages say it
     array_type: str
-    #: whether arrays carry events of their pending work (`events`, `add_event`), which a call
-    #: must wait for and add to; where they do not, a repeated call need not ask
+    #: whether arrays carry events of their pending work (`events`, `replace_events`), which a
+    #: call must wait for and add to; where they do not, a repeated call need not ask
     has_events: bool = False
 
     @abstractmethod
@@ -347,6 +347,12 @@ class DeviceArrays(ABC):
     def add_event(self, x: Any, event: Any) -> None:
         """Record that `event` writes the array, so that whoever uses it next waits for it
         (pyopencl's `Array.add_event`); nothing where the stream orders everything."""
+
+    def replace_events(self, x: Any, event: Any) -> None:
+        """Record that `event` writes the array after waiting for every event the array held:
+        the event alone then stands for all of them. A repeated call into one C would otherwise
+        make its list grow and hand the whole list to every launch."""
+        self.add_event(x, event)
 
     @abstractmethod
     def memory_range(self, buf: Any, offset: int, count: int) -> tuple[Any, int, int]:

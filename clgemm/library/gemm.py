@@ -500,7 +500,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
             flat = be.to_host(c_op.buf, m * n)
             result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
     else:
-        out_kind.add_event(result, order.last)
+        out_kind.replace_events(result, order.last)
     return result
 
 

@@ -88,7 +88,7 @@ class HotCall:
         bc = kind.kernel_arg(result)
         with be.lock:
             self.program.run(order, bx, by, bc)
-        kind.add_event(result, order.last)
+        kind.replace_events(result, order.last)
         return result
 
     def __post_init__(self) -> None:
@@ -111,16 +111,21 @@ class HotCall:
         skips is a share of the microseconds the call costs."""
         be, kind, launch = self.be, self.kind, self.one_launch
         assert launch is not None
-        arg, add_event, check_alias, swap = (kind.kernel_arg, kind.add_event, self.check_alias,
-                                             self.swap)
+        arg, settle, check_alias, swap = (kind.kernel_arg, kind.replace_events, self.check_alias,
+                                          self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
         slots, may_share, same_alias = self.slot_index, self._may_share, self._same_alias
+        # This call's last launch: on its in-order queue every later launch follows it anyway,
+        # so where an array's events name it, it is left out of the wait list.
+        last: list[Any] = [None]
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
             if check_alias and may_share(a, b, c) and not same_alias(*bound):
                 return None
             waits = pending(be, kind, wait_for, a, b, c)
+            if waits and last[0] is not None:
+                waits = [e for e in waits if e is not last[0]]
             buffers = [bound[i] for i in slots]
             with lock:
                 if active is None or active():
@@ -129,7 +134,8 @@ class HotCall:
                     with activate():
                         event = launch(buffers, queue, waits)
             if event is not None:
-                add_event(c, event)
+                settle(c, event)  # the launch waited for all C's events: it stands for them
+                last[0] = event
             return c
         return quick
 

@@ -52,6 +52,6 @@ class HotStack:
                     order = LaunchOrder(be, self.queue, waits)
                     self.program.run(order, *buffers)
                     event = order.last
-            if event is not None:
-                kind.add_event(c, event)
+            if event is not None:  # the launches waited for all C's events
+                kind.replace_events(c, event)
         return c

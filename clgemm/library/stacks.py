@@ -289,7 +289,7 @@ def _scaled(call: CheckedCall, c: Any, out_kind: DeviceArrays | None,
     rows, cols = (shape[-1], shape[-2]) if s.op.c_order else (shape[-2], shape[-1])
     scale_products(be, order, s.op.mat(False), rows, cols, call.beta, s.stride,
                    math.prod(shape[:-2]))
-    out_kind.add_event(result, order.last)
+    out_kind.replace_events(result, order.last)
     return result
 
 
@@ -388,7 +388,7 @@ def _refusal(kind: DeviceArrays, strides: dict[str, int], mats: tuple[Mat, Mat, 
 def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any, c_stack: Stack,
             c: Any, shape: tuple[int, ...], order: LaunchOrder) -> Any:
     if out_kind is not None:
-        out_kind.add_event(result, order.last)
+        out_kind.replace_events(result, order.last)
         return result
     if queue is not None and queue is not getattr(be, "queue", None):
         queue.finish()

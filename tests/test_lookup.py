@@ -161,6 +161,9 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
     assert seeds(GPU, REGISTRY[3], (512,) * 3)[0] == {"TS": 16, "WPT": 4}
     assert seeds(CPU, REGISTRY[3], (512,) * 3) == []  # nothing for a CPU from a GPU
     assert seeds(CPU, lookup.get_rung(11), (256,) * 3)[0]["WPTM"] == 64  # its CPU defaults
+    micro = seeds(CPU, lookup.get_rung(12), (2048,) * 3)[0]  # the tiled kernel's micro-kernel
+    assert (micro["PANELS"], micro["LOCKSTEP"], micro["VWM"], micro["WPTM"]) == (1, 0, 16, 16)
+    assert all(s.get("PANELS") != 1 for s in seeds(GPU, lookup.get_rung(12), (2048,) * 3))
     for dev, limit in ((GPU, 10), (CPU, 15)):
         assert estimated_minutes(dev, default_plan(dev)) <= limit
 

@@ -212,6 +212,16 @@
   #define B_VEC(k, v) VLOADN(BTf + (k0 + (k)) * N + offn + VWN * (v))
 #endif
 
+// Panels read straight from global memory with no barrier are a CPU's micro-kernel: its
+// register block is unrolled outright, so that the sums stay in vector registers rather than
+// in an array in memory (PoCL does not unroll it by itself). With LOCKSTEP's barrier the
+// unrolled loop came out slower there, so it is left as it is.
+#if PANELS && !LOCKSTEP
+  #define UNROLLED _Pragma("unroll")
+#else
+  #define UNROLLED
+#endif
+
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_tiled(const int M, const int N, const int K,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
@@ -335,9 +345,13 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
         for (int k = 0; k < TSK; k++) {
+            UNROLLED
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
+            UNROLLED
             for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);
+            UNROLLED
             for (int vm = 0; vm < VPTM; vm++)
+                UNROLLED
                 for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
         }
 

@@ -163,6 +163,16 @@ TILED = Rung(
 )
 
 
+#: a CPU's micro-kernel: one work-item a group, a 16 x 16 block of sums in 16 vector registers
+#: of 16 floats, A and BT read from panels with no barrier (its register block unrolled: see
+#: tiled.cl). The tuner measures it first on a CPU, since a search of this kernel's space in
+#: a plain tune's time rarely reaches it by chance (the measurements are in
+#: results/pocl/README.md).
+CPU_MICRO_KERNEL: dict[str, int] = {"TSM": 16, "TSN": 16, "TSK": 32, "WPTM": 16, "WPTN": 16,
+                                    "VWM": 16, "VWN": 1, "CACHE_A": 0, "CACHE_B": 0,
+                                    "PANELS": 1, "LOCKSTEP": 0}
+
+
 def reads_b_itself(params: Params) -> bool:
     """Whether a configuration can take B (K x N) where it lies instead of BT (BT_FROM_B): its
     B tiles go through local memory, where the transpose happens, each a whole number of

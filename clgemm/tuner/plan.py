@@ -27,6 +27,8 @@ from clgemm.model.bound import bound
 from clgemm.rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import CPU_MICRO_KERNEL as TILED_CPU_MICRO_KERNEL
+from clgemm.rungs.tiled import TILED
 from clgemm.tuner.budget import DEFAULT_MINUTES
 
 #: a step's shape: (M, N, K), or (BATCH, M, N, K) for a stack (`Problem.dims`)
@@ -121,6 +123,8 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[st
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
+    if rung.number == TILED.number and device.is_cpu:
+        out.append(TILED.resolve(TILED_CPU_MICRO_KERNEL))
     for f in found:
         if f.params not in out:
             out.append(f.params)

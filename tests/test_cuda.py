@@ -81,7 +81,7 @@ def test_cuda_discover_reads_properties(monkeypatch):
 
 def test_cuda_backend_build_and_launch_calls(monkeypatch):
     """What the backend hands CuPy, against a stand-in: the translated source with -D options,
-    a 3D grid of work-groups, and 32-bit ints and floats."""
+    a 3D grid of work-groups, and 32-bit ints and floats; a timed launch queued behind a hold."""
     import numpy as np
 
     from clgemm.backends.cuda import backend as cuda
@@ -102,8 +102,12 @@ def test_cuda_backend_build_and_launch_calls(monkeypatch):
         def synchronize(self):
             pass
 
+    def hold_kernel(code, name):
+        return lambda grid, block, args: calls.setdefault("holds", []).append(
+            (name, args, "grid" in calls))
+
     fake = SimpleNamespace(
-        RawModule=Module,
+        RawModule=Module, RawKernel=hold_kernel,
         cuda=SimpleNamespace(Device=lambda i: SimpleNamespace(use=lambda: None), Event=Event,
                              get_elapsed_time=lambda a, b: 1.5,
                              compiler=SimpleNamespace(CompileException=RuntimeError)))
@@ -115,6 +119,8 @@ def test_cuda_backend_build_and_launch_calls(monkeypatch):
     assert backend.launch(knl, (64, 32), (16, 8), [3, 2.5, "buf"]) == 1.5
     assert calls["grid"] == (4, 4, 1) and calls["block"] == (16, 8, 1)
     assert [type(a) for a in calls["args"]] == [np.int32, np.float32, str]
+    # the timed launch waits behind a kernel that holds the device, queued before it
+    assert calls["holds"] == [("clgemm_hold", (np.int64(cuda.HOLD_CYCLES),), False)]
 
 
 def test_nvidia_icd_note(monkeypatch, tmp_path):

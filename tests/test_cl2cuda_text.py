@@ -99,7 +99,8 @@ def _header_names() -> set[str]:
     macros = set(re.findall(r"#\s*define\s+(\w+)", HEADER))
     funcs = set(re.findall(r"\b(\w+)\s*\([^;{}]*\)\s*\{", HEADER))
     generated = {f"vload{n}" for n in (2, 4, 8, 16)} | {f"vstore{n}" for n in (2, 4, 8, 16)}
-    return macros | funcs | generated | {"mad", "fma"}
+    # _Pragma is C99's and C++11's operator form of #pragma: both compilers know it
+    return macros | funcs | generated | {"mad", "fma", "_Pragma"}
 
 
 def _kernel_own_names(text: str) -> set[str]:

@@ -79,11 +79,9 @@ for s in sizes:
         args[i] = bound[slot.name]
     knl, gsize, lsize = launch.kernel, launch.global_size, launch.local_size
     tuner = [be.launch(knl, gsize, lsize, args) for _ in range(repeats)]
-    # OpenCL: on the backend's profiling queue (the library's own does not profile)
-    timing = {"queue": getattr(be, "timing_queue", None)}
-    held = [held_ms(lambda: be.enqueue(knl, gsize, lsize, args, **timing))
-            for _ in range(repeats)]
-    runs = [run_ms(lambda: be.enqueue(knl, gsize, lsize, args, **timing)) for _ in range(5)]
+    # on the backend's own queue, which profiles on OpenCL (the arrays' queue does not)
+    held = [held_ms(lambda: be.enqueue(knl, gsize, lsize, args)) for _ in range(repeats)]
+    runs = [run_ms(lambda: be.enqueue(knl, gsize, lsize, args)) for _ in range(5)]
     side.sync()
 
     def us(xs):

@@ -4,8 +4,9 @@ extension. Usage: python scripts/launch_floor.py DEVICE BACKEND M N K [CALLS]
 
 Every way queues the same kernel with the same arguments on the same queue or stream; the time
 is the host's per launch (queued, not waited for), then the device drained once. On OpenCL the
-arrays are made on the backend's own queue, which profiles its launches, or with QUEUE=plain in
-the environment on a queue of the same context that does not, as a user's queue is made."""
+arrays are made as `bench --call` makes them, on a queue that does not profile, as a user's is
+made (QUEUE=plain does the same), or with QUEUE=profiling on the backend's own queue, which
+profiles its launches."""
 
 import ctypes
 import ctypes.util
@@ -24,13 +25,10 @@ calls = int(sys.argv[6]) if len(sys.argv) > 6 else 2000
 be = api.backend_for(dev, backend_name)
 side = Side(be, "device")
 put, sync = side.put, side.sync
-if backend_name == "opencl" and os.environ.get("QUEUE") == "plain":
-    import pyopencl as cl
+if backend_name == "opencl" and os.environ.get("QUEUE") == "profiling":
     import pyopencl.array as cla
-    user_queue = cl.CommandQueue(be.context)
-    put = lambda host: cla.to_device(user_queue, host)  # noqa: E731
-    sync = user_queue.finish
-    backend_name = "opencl-plain-queue"
+    put = lambda host: cla.to_device(be.queue, host)  # noqa: E731
+    backend_name = "opencl-profiling-queue"
 rng = np.random.default_rng(0)
 a = put(rng.standard_normal((m, k), dtype=np.float32))
 b = put(rng.standard_normal((k, n), dtype=np.float32))

@@ -159,9 +159,17 @@ class Side:
     def __init__(self, backend: Backend, mode: str):
         self.backend, self.mode = backend, mode
         self.kind = KINDS[backend.name]
+        #: the queues the arrays were made on, which `sync` finishes besides the backend's
+        self.queues: list[Any] = []
 
     def put(self, host: np.ndarray) -> Any:
-        return host if self.mode == "numpy" else self.kind.upload(self.backend, host)
+        if self.mode == "numpy":
+            return host
+        x = self.kind.upload(self.backend, host)
+        queue = getattr(x, "queue", None)  # pyopencl's: a queue of its own, as a user's
+        if queue is not None and not any(queue == q for q in self.queues):
+            self.queues.append(queue)
+        return x
 
     def nan(self, shape: tuple[int, ...]) -> Any:
         return self.put(np.full(shape, np.nan, np.float32))
@@ -171,6 +179,8 @@ class Side:
 
     def sync(self) -> None:
         if self.mode != "numpy":
+            for queue in self.queues:
+                queue.finish()
             self.backend.synchronize()
 
 

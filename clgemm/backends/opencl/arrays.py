@@ -199,7 +199,8 @@ class PyOpenCLArrays(DeviceArrays):
         return queue if queue is not None else opencl_backend(backend, _MEMORY).queue
 
     def upload(self, backend: Backend, host: np.ndarray) -> Any:
-        return cla.to_device(opencl_backend(backend, _MEMORY).queue, host)
+        # on a queue as a user's is made (`OpenCLBackend.plain_queue`)
+        return cla.to_device(opencl_backend(backend, _MEMORY).plain_queue, host)
 
     def download(self, x: Any) -> np.ndarray:
         return x.get()

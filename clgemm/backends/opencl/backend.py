@@ -86,8 +86,8 @@ class OpenCLBackend(Backend):
     def __init__(self, device: DeviceInfo):
         self.device = device
         self.context = cl.Context([device.handle])
-        self.queue = cl.CommandQueue(self.context, device.handle)
-        self._timing: Any = None
+        self.queue = cl.CommandQueue(self.context,
+                                     properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels: dict[str, Any] = {}
         self._pools: dict[int, Any] = {}
         #: per queue handle: (queue, whether it runs in order)
@@ -99,13 +99,14 @@ class OpenCLBackend(Backend):
     @classmethod
     def in_context(cls, context: Any, device: DeviceInfo) -> "OpenCLBackend":
         """A backend inside a caller's context (a pyopencl array's, say), so the caller's
-        buffers can be used as they are. It gets its own queues on the device (the caller
-        finishes its own before handing buffers over)."""
+        buffers can be used as they are. It gets its own profiling queue on the device, because
+        `launch` times by events and the caller's queue need not profile; the caller finishes
+        its own queue before handing buffers over."""
         self = cls.__new__(cls)
         self.device = device
         self.context = context
-        self.queue = cl.CommandQueue(context, device.handle)
-        self._timing = None
+        self.queue = cl.CommandQueue(context, device.handle,
+                                     properties=cl.command_queue_properties.PROFILING_ENABLE)
         self._kernels = {}
         self._pools = {}
         self._in_order = {}
@@ -116,15 +117,19 @@ class OpenCLBackend(Backend):
         return ""
 
     @property
-    def timing_queue(self) -> Any:
-        """A queue that profiles its launches, for measuring code alone. The library path
-        queues on `queue`, which does not, as a user's queue does not: NVIDIA's OpenCL makes a
-        launch's event dearer on a profiling queue, by several microseconds, which a small
-        product's repeated call would pay every time."""
-        if self._timing is None:
-            self._timing = cl.CommandQueue(self.context, self.device.handle,
-                                           properties=cl.command_queue_properties.PROFILING_ENABLE)
-        return self._timing
+    def plain_queue(self) -> Any:
+        """A queue of the backend's context made as a user makes one, which does not profile:
+        where measuring code puts the device arrays it calls gemm() on, so that the call's
+        launches cost what a user's cost (NVIDIA's OpenCL makes a launch's event several
+        microseconds dearer on a profiling queue). The backend's own queue profiles, because
+        `launch` and the launch log time by events; measuring code keeps its own buffers there,
+        on that one queue (PoCL 5.0 gave wrong results now and then with a rung's launch on a
+        second queue, however the queues were finished in between)."""
+        found = self.__dict__.get("_plain_queue")
+        if found is None:
+            found = self.__dict__["_plain_queue"] = cl.CommandQueue(self.context,
+                                                                    self.device.handle)
+        return found
 
     def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
         options = define_options(defines)
@@ -192,8 +197,7 @@ class OpenCLBackend(Backend):
         self._last_args.pop(kernel.int_ptr, None)  # set anew here, so not what enqueue last set
         try:
             kernel.set_args(*cargs)
-            self.queue.finish()  # what the measuring code queued there comes first
-            event = cl.enqueue_nd_range_kernel(self.timing_queue, kernel, tuple(global_size),
+            event = cl.enqueue_nd_range_kernel(self.queue, kernel, tuple(global_size),
                                                tuple(local_size))
             event.wait()
             return (event.profile.end - event.profile.start) * 1e-6
@@ -206,21 +210,23 @@ class OpenCLBackend(Backend):
         log = self._logged()
         try:
             self._set_args(kernel, args)
-            if log is None:
-                return cl.enqueue_nd_range_kernel(queue or self.queue, kernel,
-                                                  tuple(global_size), tuple(local_size),
-                                                  wait_for=wait_for or None)
-            # Measuring code wants the launch's own time: it runs on the timing queue, after
-            # what its queue holds, and is waited for, so that what comes after it on its queue
-            # comes after it too.
-            (queue or self.queue).finish()
-            event = cl.enqueue_nd_range_kernel(self.timing_queue, kernel, tuple(global_size),
-                                               tuple(local_size), wait_for=wait_for or None)
-            event.wait()
+            if log is None or queue is None or queue == self.queue:
+                event = cl.enqueue_nd_range_kernel(queue or self.queue, kernel,
+                                                   tuple(global_size), tuple(local_size),
+                                                   wait_for=wait_for or None)
+            else:
+                # Measuring code wants the launch's own time, which a queue that does not
+                # profile cannot give: the launch runs on the backend's queue after what its
+                # own holds, and is waited for, so that what comes after it there follows it.
+                queue.finish()
+                event = cl.enqueue_nd_range_kernel(self.queue, kernel, tuple(global_size),
+                                                   tuple(local_size), wait_for=wait_for or None)
+                event.wait()
         except cl.Error as exc:
             self._last_args.pop(kernel.int_ptr, None)
             raise LaunchError(f"launch failed: {exc}") from exc
-        log.add(kernel, event)
+        if log is not None:
+            log.add(kernel, event)
         return event
 
     def prepare(self, kernel: Any, global_size: Sequence[int], local_size: Sequence[int],
@@ -302,14 +308,12 @@ class OpenCLBackend(Backend):
 
     def synchronize(self) -> None:
         self.queue.finish()
-        if self._timing is not None:
-            self._timing.finish()
 
     def release(self) -> None:
         self._kernels.clear()
         self._pools.clear()
         self._in_order.clear()
-        self.synchronize()
+        self.queue.finish()
 
 
 def bus_id(device: DeviceInfo) -> str | None:

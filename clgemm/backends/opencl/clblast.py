@@ -134,9 +134,7 @@ class CLBlast(VendorBlas):
         lib, why = load_clblast()
         if lib is None:
             raise RuntimeError(why)
-        ocl = opencl_backend(backend, "CLBlast")
-        ocl.queue.finish()
-        queue = ocl.timing_queue
+        queue = opencl_backend(backend, "CLBlast").queue
         timing = {"label": "device clock, marker to last kernel end"}
 
         def call() -> float:
@@ -165,15 +163,15 @@ class CLBlast(VendorBlas):
         return TimedCall(call, timing)
 
     def matmul(self, backend: Backend, a: Any, b: Any, out: Any = None) -> Any:
-        """CLBlastSgemm, row-major, on the arrays' buffers (CLBlastSgemmStridedBatched on
-        stacks of three dimensions); a new C from the backend's pool."""
+        """CLBlastSgemm, row-major, on the arrays' buffers and queue (CLBlastSgemmStridedBatched
+        on stacks of three dimensions); a new C from the backend's pool."""
         lib, why = load_clblast()
         if lib is None:
             raise RuntimeError(why)
         m, k = a.shape[-2:]
         n = b.shape[-1]
         ocl = opencl_backend(backend, "CLBlast")
-        queue = ocl.queue
+        queue = a.queue if a.queue is not None else ocl.queue  # the arrays' own, as a user's
         if a.ndim > 2 or b.ndim > 2:  # C-ordered stacks; a 2-D operand repeats for every product
             count = a.shape[0] if a.ndim > 2 else b.shape[0]
             if out is None:

@@ -122,9 +122,8 @@ class OpenCLBackend(Backend):
         where measuring code puts the device arrays it calls gemm() on, so that the call's
         launches cost what a user's cost (NVIDIA's OpenCL makes a launch's event several
         microseconds dearer on a profiling queue). The backend's own queue profiles, because
-        `launch` and the launch log time by events; measuring code keeps its own buffers there,
-        on that one queue (PoCL 5.0 gave wrong results now and then with a rung's launch on a
-        second queue, however the queues were finished in between)."""
+        `launch` and the launch log time by events; measuring code keeps its own buffers and
+        launches on that one queue, so that nothing it runs has to be ordered across queues."""
         found = self.__dict__.get("_plain_queue")
         if found is None:
             found = self.__dict__["_plain_queue"] = cl.CommandQueue(self.context,

@@ -25,7 +25,7 @@ from clgemm.rungs import ANY_SIZE_RUNG, GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SHORT_MAX, SKINNY, k_slices, short_is_n
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
 #: direct kernel: packing, padding and a second launch cost more than they save on small
@@ -207,14 +207,23 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
                     rejected: Rejected) -> Config | None:
     """The tiled kernel's configuration that would split K at this shape: the packing
     kernels' choice where it is that, else the tiled kernel's own best stored one (the choice
-    over every packing kernel ranks them by tiles of C, which the split multiplies)."""
-    if tiled_split(device, indirect, shape) > 1:
-        return indirect
+    over every packing kernel ranks them by tiles of C, which the split multiplies). Where
+    reading B as it lies beats packing it (`read_b_pays`), the best of those that can read it
+    comes first: one that cannot (a cp.async pipeline) packs the long operand at every call,
+    which on the H100's OpenCL took 4096x64x4096 from 76 to 151 us per call."""
     found = lookup.best(device, TILED, shape)
-    if found is None or rejected(TILED.number, found.params):
-        return None
-    config = from_found(found)
-    return config if tiled_split(device, config, shape) > 1 else None
+    candidates = [indirect] + ([] if found is None or rejected(TILED.number, found.params)
+                               else [from_found(found)])
+    splitting = [c for c in candidates if tiled_split(device, c, shape) > 1]
+    if splitting and read_b_pays(device, shape) and not any(
+            c.rung == TILED.number and reads_b_itself(c.params) for c in splitting):
+        reading = next((f for f in lookup.ranked(device, TILED, shape)
+                        if not rejected(TILED.number, f.params)
+                        and reads_b_itself(f.params)
+                        and tiled_split(device, from_found(f), shape) > 1), None)
+        if reading is not None:
+            return from_found(reading)
+    return splitting[0] if splitting else None
 
 
 #: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its

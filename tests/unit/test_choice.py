@@ -203,3 +203,21 @@ def test_reading_b_pays_where_c_has_few_rows_against_the_devices_flops_per_byte(
     crossing = [next(m for m in range(1, 10**4) if not choice.read_b_pays(d, (m, 4096, 4096)))
                 for d in (big, wide)]
     assert crossing[1] < crossing[0]
+
+
+def test_long_k_prefers_a_configuration_that_reads_b_where_reading_it_pays(stored, monkeypatch):
+    """A cp.async pipeline cannot read B as it lies, so it packs the long operand at every
+    call: where reading B pays, the best stored configuration that can read it takes the
+    slices instead, though ranked below; where it does not, the ranking stands."""
+    piped = dataclasses.replace(_found(TILED, 4096, 45000.0),
+                                params={**TILED.defaults(), "PIPELINE": 2})
+    plain = _found(TILED, 1024, 33000.0)
+    stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
+    stored[TILED.number] = [piped, plain]
+    cross = choice.crossover(GPU)
+    shape = (256, 256, 16384)
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: True)
+    config = choice.choose_kernel(GPU, shape, cross=cross)
+    assert config.rung == TILED.number and config.params["PIPELINE"] == 0
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
+    assert choice.choose_kernel(GPU, shape, cross=cross).params["PIPELINE"] == 2

@@ -86,12 +86,38 @@ def crossover(device: DeviceInfo) -> Crossover:
 
 def _tuned(device: DeviceInfo, shape: tuple[int, int, int],
            rejected: Rejected) -> tuple[Config, lookup.Found] | None:
-    """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`)."""
+    """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`), or the
+    tiled kernel's panels padded to its tiles where those are expected faster."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return not rejected(rung.number, params)
 
     found = lookup.best_over_rungs(device, shape, accept=accept)
+    padded = _padded_panels(device, shape, rejected)
+    if padded is not None and (found is None or padded[1] > lookup.expected_gflops(
+            device, get_rung(found.rung), found, shape)):
+        found = padded[0]
     return None if found is None else (from_found(found), found)
+
+
+def _padded_panels(device: DeviceInfo, shape: tuple[int, int, int],
+                   rejected: Rejected) -> tuple[lookup.Found, float] | None:
+    """The tiled kernel's best stored panel configuration at a shape its tiles do not divide,
+    with its expected speed counted on the useful share of the padded product. Its panels are
+    packed from the caller's layout anyway, padding included, so sizes that are not multiples
+    cost it no pass of its own; the lookup, which asks for configurations that divide the
+    shape, would otherwise send such a product to the tiled kernel for any size (on a 2-core
+    Xeon 1000 cubed ran at 29-34 GFLOP/s there and 88-99 padded: results/pocl/README.md)."""
+    m, n, k = shape
+    for f in lookup.ranked(device, TILED, shape, fit=False):
+        if not f.params.get("PANELS") or rejected(TILED.number, f.params):
+            continue
+        tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(f.params)))
+        if not (m % tm or n % tn or k % tk):
+            return None  # it divides the shape: the lookup has it already
+        padded = (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
+        useful = m * n * k / math.prod(padded)
+        return f, lookup.expected_gflops(device, TILED, f, padded) * useful
+    return None
 
 
 def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never,

@@ -221,3 +221,32 @@ def test_long_k_prefers_a_configuration_that_reads_b_where_reading_it_pays(store
     assert config.rung == TILED.number and config.params["PIPELINE"] == 0
     monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
     assert choice.choose_kernel(GPU, shape, cross=cross).params["PIPELINE"] == 2
+
+
+def test_panels_take_a_shape_their_tiles_do_not_divide_padded(stored, monkeypatch):
+    """The tiled kernel's panel configurations pack from the caller's layout, padding
+    included: at 1000 cubed the stored one at 1024 cubed is counted on the useful share of its
+    padded product and wins over a slower kernel for any size; a configuration without panels
+    (which would need copies to pad) is not counted that way, and a shape its tiles divide
+    is the lookup's as before."""
+    panels = dataclasses.replace(_found(TILED, 1024, 300.0), params={
+        **TILED.defaults(), "TSM": 16, "TSN": 16, "WPTM": 16, "WPTN": 16, "VWM": 16,
+        "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1})
+    any_size = _found(get_rung(13), 1024, 50.0)
+    cpu = dataclasses.replace(GPU, type="CPU", compute_units=2)
+
+    def fitting(device, rung, shape, roots=None):  # as the lookup: what divides the shape
+        return [f for f in stored.get(rung.number, []) if shape is None
+                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
+
+    monkeypatch.setattr(lookup, "candidates", fitting)
+    stored[13] = [any_size]
+    stored[TILED.number] = [panels]
+    cross = choice.no_crossover(cpu)
+    config = choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross)
+    assert config.rung == TILED.number and config.params["PANELS"] == 1
+    assert choice.choose_kernel(cpu, (1024, 1024, 1024), cross=cross).rung == TILED.number
+    stored[TILED.number] = [dataclasses.replace(panels, params={**panels.params, "PANELS": 0})]
+    assert choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross).rung == 13
+    stored[TILED.number] = [dataclasses.replace(panels, gflops=40.0)]  # slower even padded
+    assert choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross).rung == 13

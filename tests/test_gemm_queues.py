@@ -135,16 +135,22 @@ def test_nothing_runs_before_the_events_it_waits_for(every_backend, out_of_order
     try:
         dc, last, want = _held_back(be, q, ue, entry, 70, 90, 50)
         assert last is not None, "the call's last event is not exposed"
-        q.flush()
-        time.sleep(0.3)
-        assert last.command_execution_status != COMPLETE
-        seen = np.empty(dc.shape, np.float32)
-        cl.enqueue_copy(other, seen, dc.base_data)
-        assert np.isnan(seen).all(), "C was written before the event it waits for"
+        _held_poisoned(q, other, last, dc)
     finally:
         ue.set_status(COMPLETE)
     last.wait()
     assert _close(dc.get(), want)
+
+
+def _held_poisoned(q, other, last, dc) -> None:
+    """The call's last launch, queued on `q`, has not run: its event is incomplete and C, read
+    through `other`, still holds its poison."""
+    q.flush()
+    time.sleep(0.3)
+    assert last.command_execution_status != COMPLETE
+    seen = np.empty(dc.shape, np.float32)
+    cl.enqueue_copy(other, seen, dc.base_data)
+    assert np.isnan(seen).all(), "C was written before the event it waits for"
 
 
 def _recording(be, monkeypatch) -> list[tuple[list, object]]:
@@ -306,12 +312,7 @@ def test_a_repeated_call_leaves_c_one_event_and_still_waits(every_backend):
     try:
         clgemm.gemm(da, db, dc)
         last = dc.events[-1]
-        q.flush()
-        time.sleep(0.3)
-        assert last.command_execution_status != COMPLETE
-        seen = np.empty(dc.shape, np.float32)
-        cl.enqueue_copy(other, seen, dc.base_data)
-        assert np.isnan(seen).all(), "C was written before the event it waits for"
+        _held_poisoned(q, other, last, dc)
     finally:
         ue.set_status(COMPLETE)
     last.wait()

@@ -105,8 +105,8 @@ def _padded_panels(device: DeviceInfo, shape: tuple[int, int, int],
     with its expected speed counted on the useful share of the padded product. Its panels are
     packed from the caller's layout anyway, padding included, so sizes that are not multiples
     cost it no pass of its own; the lookup, which asks for configurations that divide the
-    shape, would otherwise send such a product to the tiled kernel for any size (on a 2-core
-    Xeon 1000 cubed ran at 29-34 GFLOP/s there and 88-99 padded: results/pocl/README.md)."""
+    shape, would otherwise send such a product to the tiled kernel for any size, several times
+    slower on a CPU (results/pocl/README.md)."""
     m, n, k = shape
     for f in lookup.ranked(device, TILED, shape, fit=False):
         if not f.params.get("PANELS") or rejected(TILED.number, f.params):
@@ -236,7 +236,7 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
     over every packing kernel ranks them by tiles of C, which the split multiplies). Where
     reading B as it lies beats packing it (`read_b_pays`), the best of those that can read it
     comes first: one that cannot (a cp.async pipeline) packs the long operand at every call,
-    which on the H100's OpenCL took 4096x64x4096 from 76 to 151 us per call."""
+    which can double a skinny call's time (results/h100/call/final-8a8ef43)."""
     found = lookup.best(device, TILED, shape)
     candidates = [indirect] + ([] if found is None or rejected(TILED.number, found.params)
                                else [from_found(found)])

@@ -214,9 +214,9 @@ class CUDABackend(Backend):
 
     def _hold(self) -> None:
         """Keep the device busy while a timed launch is queued. Events around a launch on an
-        idle device also time the host's way to the stream (tens of microseconds from Python,
-        more than a small product's kernel takes), so a tune at small shapes compared noise;
-        behind the hold, the start event fires only once the launch is waiting."""
+        idle device also time the host's way to the stream, from Python longer than a small
+        product's kernel takes, so a tune at small shapes compared noise; behind the hold, the
+        start event fires only once the launch is waiting (results/h100/call/held-timing)."""
         if self._hold_kernel is None:
             self._hold_kernel = cupy.RawKernel(_HOLD_SOURCE, "clgemm_hold")
         self._hold_kernel((1,), (1,), (np.int64(HOLD_CYCLES),))

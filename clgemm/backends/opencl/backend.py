@@ -120,8 +120,8 @@ class OpenCLBackend(Backend):
     def plain_queue(self) -> Any:
         """A queue of the backend's context made as a user makes one, which does not profile:
         where measuring code puts the device arrays it calls gemm() on, so that the call's
-        launches cost what a user's cost (NVIDIA's OpenCL makes a launch's event several
-        microseconds dearer on a profiling queue). The backend's own queue profiles, because
+        launches cost what a user's cost (NVIDIA's OpenCL makes a launch's event dearer on a
+        profiling queue: results/h100/call/held-timing). The backend's own queue profiles, because
         `launch` and the launch log time by events; measuring code keeps its own buffers and
         launches on that one queue, so that nothing it runs has to be ordered across queues."""
         found = self.__dict__.get("_plain_queue")

@@ -23,7 +23,7 @@ from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
 
 TOL = 1e-5
 
@@ -214,6 +214,40 @@ def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
         rng = np.random.default_rng(7)
         a, b = rand(rng, (128, 128)), rand(rng, (128, 128))
         assert close(clgemm.gemm(a, b, device=device), reference(a, b, None, 1, 0, 0, 0))
+    finally:
+        api.clear_caches()
+
+
+@pytest.mark.no_shipped_tuning
+@pytest.mark.parametrize("m,n,k,trans_a,trans_b", [(50, 37, 29, False, False),
+                                                  (33, 70, 17, True, False),
+                                                  (70, 33, 45, False, True)])
+def test_panels_run_sizes_their_tiles_do_not_divide_padded(device, tmp_path, monkeypatch,
+                                                           m, n, k, trans_a, trans_b):
+    """The tiled kernel's panel form (a CPU's micro-kernel) stored at a size its tiles divide
+    also takes products they do not, padded by its packs: chosen there, and right, with C
+    poisoned first, whatever the operands' transposes."""
+    database = pytest.importorskip("clgemm.configs.database")
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
+    params = TILED.resolve(CPU_MICRO_KERNEL)
+    if TILED.first_violation(params, device.limits(), stages=("divisibility", "device")):
+        pytest.skip("the micro-kernel does not fit this device")
+    api.clear_caches()
+    db = database.load(device)
+    db.record(database.Entry(rung=TILED.number, shape=[64, 64, 64], backend=device.backend,
+                             params=params, ms=1.0, gflops=1e6))
+    db.save()
+    api.clear_caches()
+    try:
+        chosen = api.choose_kernel(device, n, m, k)  # C-ordered: the kernels see N x M
+        assert (chosen.rung, chosen.params["PANELS"]) == (TILED.number, 1)
+        rng = np.random.default_rng(11)
+        a = rand(rng, (k, m) if trans_a else (m, k))
+        b = rand(rng, (n, k) if trans_b else (k, n))
+        c = np.full((m, n), np.nan, np.float32)
+        got = clgemm.gemm(a, b, c, trans_a=trans_a, trans_b=trans_b, device=device)
+        assert close(got, reference(a, b, None, 1, 0, trans_a, trans_b))
     finally:
         api.clear_caches()
 

@@ -10,6 +10,7 @@ import sys
 import time
 
 import numpy as np
+from bound_launch import bound_launch
 
 import clgemm
 from clgemm.library import gemm as api
@@ -66,17 +67,10 @@ for s in sizes:
     clgemm.gemm(a, b, c)
     side.sync()
     call_us = per_call_ms(lambda: clgemm.gemm(a, b, c), side.sync) * 1e3
-    hot = next(iter(api.CACHE.hot.values()))
-    if len(hot.program.launches) != 1 or hot.program.scratch:
-        print(f"{backend_name} {s}^3: {len(hot.program.launches)} launches, skipped")
+    hot, launch, args = bound_launch(a, b, c)
+    if hot is None:
+        print(f"{backend_name} {s}^3: more than one launch, skipped")
         continue
-    launch, slots = hot.program.launches[0], hot.program.slots[0]
-    x, y = (b, a) if hot.swap else (a, b)
-    bound = {"a": hot.kind.kernel_arg(x), "b": hot.kind.kernel_arg(y),
-             "c": hot.kind.kernel_arg(c)}
-    args = list(launch.args)
-    for i, slot in slots:
-        args[i] = bound[slot.name]
     knl, gsize, lsize = launch.kernel, launch.global_size, launch.local_size
     tuner = [be.launch(knl, gsize, lsize, args) for _ in range(repeats)]
     # on the backend's own queue, which profiles on OpenCL (the arrays' queue does not)

@@ -15,6 +15,7 @@ import sys
 import time
 
 import numpy as np
+from bound_launch import bound_launch
 
 import clgemm
 from clgemm.library import gemm as api
@@ -50,15 +51,10 @@ def timed(label, fn):
 
 
 timed("gemm(a, b, c)", lambda: clgemm.gemm(a, b, c))
-hot = next(iter(api.CACHE.hot.values()))
-if len(hot.program.launches) != 1 or hot.program.scratch:
-    sys.exit(f"{len(hot.program.launches)} launches: this script measures one")
-launch, slots = hot.program.launches[0], hot.program.slots[0]
-x, y = (b, a) if hot.swap else (a, b)
-bound = {"a": hot.kind.kernel_arg(x), "b": hot.kind.kernel_arg(y), "c": hot.kind.kernel_arg(c)}
-args = list(launch.args)
-for i, slot in slots:
-    args[i] = bound[slot.name]
+hot, launch, args = bound_launch(a, b, c)
+if hot is None:
+    sys.exit("the call is more than one launch: this script measures one")
+slots = hot.program.slots[0]
 knl, gsize, lsize = launch.kernel, launch.global_size, launch.local_size
 queue = hot.kind.queue_for(be, [("a", a), ("b", b), ("c", c)])
 ready = hot.program.ready[0]

@@ -14,7 +14,7 @@ import numpy as np
 
 import clgemm
 from clgemm.configs.configuration import Config
-from clgemm.core.files import read_json
+from clgemm.configs.database import read_any
 from clgemm.library import gemm as api
 from clgemm.measure.call_bench import Side, per_call_ms
 from clgemm.rungs.direct import DIRECT
@@ -26,9 +26,9 @@ be = api.backend_for(dev, backend_name)
 side = Side(be, "device")
 
 
-def nearest(entries: list[dict], size: int) -> dict:
+def nearest(entries: list, size: int) -> dict:
     """The direct kernel's entry of a database nearest in size (log scale) to a square."""
-    return min(entries, key=lambda e: abs(np.log2(e["shape"][0] / size)))["params"]
+    return dict(min(entries, key=lambda e: abs(np.log2(e.shape[0] / size))).params)
 
 
 candidates: dict[str, dict[int, dict]] = {}
@@ -38,8 +38,8 @@ for arg in sys.argv[5:]:
         params = dict(zip(("TSM", "TSN", "TSK", "WPTM", "WPTN", "PAD"), map(int, values.split(","))))
         candidates[name] = {s: params for s in sizes}
     else:
-        entries = [e for e in read_json(Path(arg))["entries"]
-                   if e["rung"] == DIRECT.number and not e.get("batch")]
+        entries = [e for e in read_any(Path(arg)).entries
+                   if e.rung == DIRECT.number and e.batch == 1]
         candidates[Path(arg).stem[:24]] = {s: nearest(entries, s) for s in sizes}
 
 times: dict[tuple[str, int], list[float]] = {}

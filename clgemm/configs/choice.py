@@ -237,14 +237,13 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
     reading B as it lies beats packing it (`read_b_pays`), the best of those that can read it
     comes first: one that cannot (a cp.async pipeline) packs the long operand at every call,
     which can double a skinny call's time (results/h100/call/final-8a8ef43)."""
-    found = lookup.best(device, TILED, shape)
-    candidates = [indirect] + ([] if found is None or rejected(TILED.number, found.params)
-                               else [from_found(found)])
+    ranked = lookup.ranked(device, TILED, shape)  # its first is `lookup.best`
+    candidates = [indirect] + ([] if not ranked or rejected(TILED.number, ranked[0].params)
+                               else [from_found(ranked[0])])
     splitting = [c for c in candidates if tiled_split(device, c, shape) > 1]
     if splitting and read_b_pays(device, shape) and not any(
             c.rung == TILED.number and reads_b_itself(c.params) for c in splitting):
-        reading = next((f for f in lookup.ranked(device, TILED, shape)
-                        if not rejected(TILED.number, f.params)
+        reading = next((f for f in ranked if not rejected(TILED.number, f.params)
                         and reads_b_itself(f.params)
                         and tiled_split(device, from_found(f), shape) > 1), None)
         if reading is not None:

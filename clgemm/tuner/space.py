@@ -288,7 +288,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         ours = list(tiles) + list(extra_heuristics)
         for c in own + ours:
             items = _apply(rows, c, limits, items, may_empty=False)
-        back = [p for p in held if not any(p is q for q in items)]
+        left = {id(p) for p in items}
+        back = [p for p in held if id(p) not in left]
         if back:
             items = items + back
             rows.append(FunnelRow("heuristic", "what gemm() runs at this shape now, kept", 0,

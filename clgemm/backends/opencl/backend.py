@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes.util
+import functools
 import hashlib
 import os
 import re
@@ -116,7 +117,7 @@ class OpenCLBackend(Backend):
     def header(self) -> str:
         return ""
 
-    @property
+    @functools.cached_property
     def plain_queue(self) -> Any:
         """A queue of the backend's context made as a user makes one, which does not profile:
         where measuring code puts the device arrays it calls gemm() on, so that the call's
@@ -124,11 +125,7 @@ class OpenCLBackend(Backend):
         profiling queue: results/h100/call/held-timing). The backend's own queue profiles, because
         `launch` and the launch log time by events; measuring code keeps its own buffers and
         launches on that one queue, so that nothing it runs has to be ordered across queues."""
-        found = self.__dict__.get("_plain_queue")
-        if found is None:
-            found = self.__dict__["_plain_queue"] = cl.CommandQueue(self.context,
-                                                                    self.device.handle)
-        return found
+        return cl.CommandQueue(self.context, self.device.handle)
 
     def build(self, source: str, defines: Mapping[str, int], kernel: str) -> Any:
         options = define_options(defines)

@@ -218,21 +218,28 @@ def test_tuned_choice_nearest_that_fits(device, tmp_path, monkeypatch):
         api.clear_caches()
 
 
+#: a tiled configuration through local memory, with tiles of C of 32 x 32: the form a GPU runs
+LOCAL_TILES = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+               "VWN": 4, "CACHE_A": 1, "CACHE_B": 1, "PANELS": 0}
+
+
 @pytest.mark.no_shipped_tuning
+@pytest.mark.parametrize("form", ["panels", "local"])
 @pytest.mark.parametrize("m,n,k,trans_a,trans_b", [(50, 37, 29, False, False),
                                                   (33, 70, 17, True, False),
                                                   (70, 33, 45, False, True)])
-def test_panels_run_sizes_their_tiles_do_not_divide_padded(device, tmp_path, monkeypatch,
-                                                           m, n, k, trans_a, trans_b):
-    """The tiled kernel's panel form (a CPU's micro-kernel) stored at a size its tiles divide
-    also takes products they do not, padded by its packs: chosen there, and right, with C
-    poisoned first, whatever the operands' transposes."""
+def test_tiled_runs_sizes_its_tiles_do_not_divide_padded(device, tmp_path, monkeypatch, form,
+                                                         m, n, k, trans_a, trans_b):
+    """The tiled kernel stored at a size its tiles divide also takes products they do not,
+    padded: the panel form (a CPU's micro-kernel) by its packs, the form through local memory
+    (a GPU's) by padded copies of A and B and an epilogue into C. Chosen there, and right, with
+    C poisoned first (or, with beta, C's own values), whatever the operands' transposes."""
     database = pytest.importorskip("clgemm.configs.database")
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
     monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
-    params = TILED.resolve(CPU_MICRO_KERNEL)
+    params = TILED.resolve(CPU_MICRO_KERNEL if form == "panels" else LOCAL_TILES)
     if TILED.first_violation(params, device.limits(), stages=("divisibility", "device")):
-        pytest.skip("the micro-kernel does not fit this device")
+        pytest.skip(f"the {form} form does not fit this device")
     api.clear_caches()
     db = database.load(device)
     db.record(database.Entry(rung=TILED.number, shape=[64, 64, 64], backend=device.backend,
@@ -241,13 +248,20 @@ def test_panels_run_sizes_their_tiles_do_not_divide_padded(device, tmp_path, mon
     api.clear_caches()
     try:
         chosen = api.choose_kernel(device, n, m, k)  # C-ordered: the kernels see N x M
-        assert (chosen.rung, chosen.params["PANELS"]) == (TILED.number, 1)
+        assert chosen.rung == TILED.number and chosen.params == params
         rng = np.random.default_rng(11)
         a = rand(rng, (k, m) if trans_a else (m, k))
         b = rand(rng, (n, k) if trans_b else (k, n))
-        c = np.full((m, n), np.nan, np.float32)
-        got = clgemm.gemm(a, b, c, trans_a=trans_a, trans_b=trans_b, device=device)
-        assert close(got, reference(a, b, None, 1, 0, trans_a, trans_b))
+        if form == "panels":
+            c = np.full((m, n), np.nan, np.float32)
+            got = clgemm.gemm(a, b, c, trans_a=trans_a, trans_b=trans_b, device=device)
+            assert close(got, reference(a, b, None, 1, 0, trans_a, trans_b))
+        else:
+            c = rand(rng, (m, n))
+            want = reference(a, b, c, 1.5, -0.5, trans_a, trans_b)
+            got = clgemm.gemm(a, b, c, alpha=1.5, beta=-0.5, trans_a=trans_a,
+                              trans_b=trans_b, device=device)
+            assert close(got, want)
     finally:
         api.clear_caches()
 

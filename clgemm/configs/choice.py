@@ -87,37 +87,58 @@ def crossover(device: DeviceInfo) -> Crossover:
 def _tuned(device: DeviceInfo, shape: tuple[int, int, int],
            rejected: Rejected) -> tuple[Config, lookup.Found] | None:
     """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`), or the
-    tiled kernel's panels padded to its tiles where those are expected faster."""
+    tiled kernel padded to its tiles where that is expected faster."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return not rejected(rung.number, params)
 
     found = lookup.best_over_rungs(device, shape, accept=accept)
-    padded = _padded_panels(device, shape, rejected)
+    padded = _padded_tiled(device, shape, rejected)
     if padded is not None and (found is None or padded[1] > lookup.expected_gflops(
             device, get_rung(found.rung), found, shape)):
         found = padded[0]
     return None if found is None else (from_found(found), found)
 
 
-def _padded_panels(device: DeviceInfo, shape: tuple[int, int, int],
-                   rejected: Rejected) -> tuple[lookup.Found, float] | None:
-    """The tiled kernel's best stored panel configuration at a shape its tiles do not divide,
-    with its expected speed counted on the useful share of the padded product. Its panels are
-    packed from the caller's layout anyway, padding included, so sizes that are not multiples
-    cost it no pass of its own; the lookup, which asks for configurations that divide the
-    shape, would otherwise send such a product to the tiled kernel for any size, several times
-    slower on a CPU (results/pocl/README.md)."""
+def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
+                     padded: tuple[int, int, int]) -> float:
+    """Seconds the passes that padding adds take at the device's memory bandwidth: A and B
+    each read and written into a padded copy, and the padded product read into C (C read and
+    written, for beta)."""
+    (m, n, k), (mp, np_, kp) = shape, padded
+    floats = m * k + mp * kp + k * n + kp * np_ + mp * np_ + 2 * m * n
+    return 4 * floats / (hardware_for_device(device).mem_gbps * 1e9)
+
+
+def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
+                  rejected: Rejected) -> tuple[lookup.Found, float] | None:
+    """The tiled kernel's stored configuration expected fastest at a shape its tiles do not
+    divide, run on the product padded to its tiles, with its speed counted on the useful
+    share of that product. A panel configuration packs its panels from the caller's layout
+    anyway, padding included, so padding costs it no pass; any other one pays a padded copy of
+    each operand and an epilogue from the padded product (`padding_passes_s`). The lookup asks
+    for configurations that divide the shape, so without this a large product one row off the
+    tiles runs on the tiled kernel for any size, well below the tiled kernel padded on the H100
+    (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md)."""
     m, n, k = shape
+    best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):
-        if not f.params.get("PANELS") or rejected(TILED.number, f.params):
+        if rejected(TILED.number, f.params):
             continue
-        tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(f.params)))
+        params = TILED.resolve(dict(f.params))
+        tm, tn, tk = TILED.size_multiples(params)
         if not (m % tm or n % tn or k % tk):
-            return None  # it divides the shape: the lookup has it already
+            continue  # it divides the shape: the lookup has it already
         padded = (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
-        useful = m * n * k / math.prod(padded)
-        return f, lookup.expected_gflops(device, TILED, f, padded) * useful
-    return None
+        speed = lookup.expected_gflops(device, TILED, f, padded)
+        if speed <= 0:
+            continue
+        seconds = 2 * math.prod(padded) / (speed * 1e9)
+        if not params["PANELS"]:
+            seconds += padding_passes_s(device, shape, padded)
+        useful = 2 * m * n * k / seconds / 1e9
+        if best is None or useful > best[1]:
+            best = (f, useful)
+    return best
 
 
 def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never,

@@ -227,11 +227,12 @@ def test_panels_take_a_shape_their_tiles_do_not_divide_padded(stored, monkeypatc
     """The tiled kernel's panel configurations pack from the caller's layout, padding
     included: at 1000 cubed the stored one at 1024 cubed is counted on the useful share of its
     padded product and wins over a slower kernel for any size; a configuration without panels
-    (which would need copies to pad) is not counted that way, and a shape its tiles divide
-    is the lookup's as before."""
+    pays copies to pad, so with the same measured speed it is counted slower; a shape its tiles
+    divide is the lookup's as before."""
     panels = dataclasses.replace(_found(TILED, 1024, 300.0), params={
         **TILED.defaults(), "TSM": 16, "TSN": 16, "WPTM": 16, "WPTN": 16, "VWM": 16,
         "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1})
+    copying = dataclasses.replace(panels, params={**panels.params, "PANELS": 0})
     any_size = _found(get_rung(13), 1024, 50.0)
     cpu = dataclasses.replace(GPU, type="CPU", compute_units=2)
 
@@ -246,7 +247,45 @@ def test_panels_take_a_shape_their_tiles_do_not_divide_padded(stored, monkeypatc
     config = choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross)
     assert config.rung == TILED.number and config.params["PANELS"] == 1
     assert choice.choose_kernel(cpu, (1024, 1024, 1024), cross=cross).rung == TILED.number
-    stored[TILED.number] = [dataclasses.replace(panels, params={**panels.params, "PANELS": 0})]
-    assert choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross).rung == 13
+    stored[TILED.number] = [copying, panels]
+    config = choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross)
+    assert config.rung == TILED.number and config.params["PANELS"] == 1
+    stored[TILED.number] = [panels]
+    with_panels = choice._padded_tiled(cpu, (1000, 1000, 1000), choice.never)
+    stored[TILED.number] = [copying]
+    with_copies = choice._padded_tiled(cpu, (1000, 1000, 1000), choice.never)
+    assert with_panels is not None and with_copies is not None
+    copies_s = choice.padding_passes_s(cpu, (1000,) * 3, (1008,) * 3)  # tiles of 16
+    assert copies_s > 0
+    assert 2e9 / with_copies[1] == pytest.approx(2e9 / with_panels[1] + copies_s * 1e9)
     stored[TILED.number] = [dataclasses.replace(panels, gflops=40.0)]  # slower even padded
     assert choice.choose_kernel(cpu, (1000, 1000, 1000), cross=cross).rung == 13
+
+
+def test_a_large_product_off_the_tiles_runs_the_tiled_kernel_padded_where_that_pays(
+        stored, monkeypatch):
+    """One row off the tiles, a large product runs the tiled kernel on the padded product,
+    its copies counted at the device's memory bandwidth, where that beats the tiled kernel for
+    any size measured there; where the padded kernel is not fast enough to repay them, the
+    kernel for any size stays."""
+    tiled = dataclasses.replace(_found(TILED, 4096, 48000.0), params={
+        **TILED.defaults(), "TSM": 64, "TSN": 128, "TSK": 32})
+    any_size = dataclasses.replace(_found(get_rung(13), 4097, 36500.0))
+    h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
+
+    def fitting(device, rung, shape, roots=None):
+        return [f for f in stored.get(rung.number, []) if shape is None
+                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
+
+    monkeypatch.setattr(lookup, "candidates", fitting)
+    stored[13] = [any_size]
+    stored[TILED.number] = [tiled]
+    cross = choice.no_crossover(h100)
+    shape = (4097, 4097, 4097)
+    config = choice.choose_kernel(h100, shape, cross=cross)
+    assert config.rung == TILED.number and config.params["TSN"] == 128
+    found = choice._padded_tiled(h100, shape, choice.never)
+    assert found is not None and 40000 < found[1] < 48000
+    stored[TILED.number] = [dataclasses.replace(tiled, gflops=38000.0)]
+    assert choice.choose_kernel(h100, shape, cross=cross).rung == 13
+    assert choice.choose_kernel(h100, (4096,) * 3, cross=cross).rung == TILED.number

@@ -21,7 +21,7 @@ for turn in $1; do
         sizes=$set; [ $set = extra ] && sizes=$extra
         [ $set = extra ] && [ "$turn" != "${1%% *}" ] && continue
         cmd="python3 -m clgemm bench --call --device H100 --backend $be --sizes $sizes --c-given --json $set-$be-$turn-$v.json"
-        { header "$v" "$cmd"; (cd "$dir" && PYTHONPATH=$dir timeout 150 $cmd 2>&1); } \
+        { header "$v" "$cmd"; (cd "$dir" && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 150 $cmd 2>&1); } \
           > "$OUT/$set-$be-$turn-$v.txt"
         mv "$dir/$set-$be-$turn-$v.json" "$OUT/" 2>/dev/null
         echo "turn $turn $set $be $v: $(tail -n 2 "$OUT/$set-$be-$turn-$v.txt" | head -n 1)"

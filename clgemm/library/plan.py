@@ -114,6 +114,9 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
         # The tiled kernel's batched form multiplies the slices into partial products at
         # once; one more launch sums them into alpha*P + beta*C (`tiled_split` keeps it to
         # multiples of the tiles, so the partial products are M x N).
+        if not exact:
+            raise UsageError(f"K is split only where the tiles divide M, N and K (M={m} N={n} "
+                             f"K={k}, tiles {tm} x {tn} x {tk})")
         plan.split, plan.direct_c = split, False
     if plan.pack_a and not plan.panels:
         plan.temps.append(("packed A", plan.mp * plan.kp))

@@ -23,7 +23,10 @@
 # tune-small (the direct kernel at the shapes in $SMALL_SHAPES, by default 128, 256 and 512
 # cubed, $SMALL_TUNE_S seconds each, 30 by default, the same way; its entries also choose the
 # tile of stacks of small products, so results/h100/call/tune-small-ab/run.sh weighs them in
-# turns before they are kept), tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
+# turns before they are kept), tune-split (the tiled kernel, measured with the slices of K gemm()
+# runs it in, at the long-K and skinny shapes in $SPLIT_SHAPES as the kernels see them, by default
+# those of the classes below 0.8x cuBLAS, $SPLIT_TUNE_S seconds each, 45 by default, the same
+# way), tune-skinny (the skinny kernel at the shapes in $SKINNY_SHAPES, by default N and then M of 16
 # with the other sizes 4096, $SKINNY_TUNE_S seconds each, 40 by default, the same way) and ladder
 # (the ladder at 4096 on both backends, defaults and tuned, JSON into $OUT).
 set -u
@@ -84,6 +87,15 @@ print(s('$gpu', backend='$be').key)")
                   step tune-small-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
                     tune --device "$gpu" --backend $be --rungs direct --time ${SMALL_TUNE_S:-30} \
                     --shapes ${SMALL_SHAPES:-128,256,512} \
+                    --database "$PWD/clgemm/tuning/$key.json"
+                  mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
+                done ;;
+    tune-split) for be in cuda opencl; do
+                  key=$(python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$be').key)")
+                  step tune-split-$be env CLGEMM_RESULTS=/tmp/clgemm-journals python3 -m clgemm \
+                    tune --device "$gpu" --backend $be --rungs tiled --time ${SPLIT_TUNE_S:-45} \
+                    --shapes ${SPLIT_SHAPES:-4096x32x4096,4096x64x4096,512x512x16384,256x256x16384} \
                     --database "$PWD/clgemm/tuning/$key.json"
                   mkdir -p "$OUT/tuning" && cp "clgemm/tuning/$key.json" "$OUT/tuning/"
                 done ;;

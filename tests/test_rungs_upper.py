@@ -458,3 +458,35 @@ def test_pipeline_local_memory_counts_every_stage():
         rung.validate({**fits, "TSK": 32},
                       DeviceLimits(local_mem_bytes=48 * 1024, compute_capability="9.0"))
     assert info.value.constraint == "local memory <= device local memory"
+
+
+def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, workspace_for,
+                                                                    monkeypatch):
+    """Where gemm() splits K for the tiled kernel (long K, few tiles of C), its measurement
+    (the tuner's, the bench's) runs the same slices and their sum, and the result is right;
+    where gemm() splits nothing, the measurement is one launch."""
+    from clgemm.configs import choice, launch
+
+    rung = get_rung(12)
+    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
+                           "VWM": 4, "VWN": 4})
+    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
+        pytest.skip("the configuration does not fit this device")
+    sums: list[int] = []
+    real = launch.sum_of_slices
+
+    def counted(backend_, m, n, slices, *args, **kwargs):
+        sums.append(slices)
+        return real(backend_, m, n, slices, *args, **kwargs)
+
+    monkeypatch.setattr(launch, "sum_of_slices", counted)
+    shape = (64, 64, 2048)
+    expected = choice.tiled_slices(backend.device.compute_units, params, shape)
+    assert expected > 1
+    res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
+    assert res.status == "ok", res.message
+    assert sums and set(sums) == {expected}
+    sums.clear()
+    res = run_rung(backend, workspace_for(64, 64, 256), rung, params, repeats=1, warmup=0)
+    assert res.status == "ok", res.message
+    assert not sums

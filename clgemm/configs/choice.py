@@ -211,15 +211,15 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
     if k < SPLIT_FROM_K:
         return 1
     tm, tn = DIRECT.output_tile(DIRECT.resolve(dict(params)))
-    return _slices(device, -(-m // tm) * -(-n // tn), k, 1)
+    return _slices(device.compute_units, -(-m // tm) * -(-n // tn), k, 1)
 
 
-def _slices(device: DeviceInfo, groups: int, k: int, depth_step: int) -> int:
+def _slices(compute_units: int, groups: int, k: int, depth_step: int) -> int:
     """The power of two of slices that fills the device with `groups` work-groups per slice:
     at most GROUPS_PER_UNIT groups per compute unit, each slice at least MIN_SLICE deep and a
     multiple of `depth_step`."""
     split = 1
-    while (groups * split * 2 <= GROUPS_PER_UNIT * device.compute_units
+    while (groups * split * 2 <= GROUPS_PER_UNIT * compute_units
            and k % (split * 2 * depth_step) == 0 and k // (split * 2) >= MIN_SLICE):
         split *= 2
     return split
@@ -227,17 +227,34 @@ def _slices(device: DeviceInfo, groups: int, k: int, depth_step: int) -> int:
 
 def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices a packing kernel splits K at this shape (1: none), as `split_of`
-    does for the direct kernel: only the tiled kernel through local memory (its batched form
-    runs the slices; panels lie whole along K), at multiples of its tiles, where its tiles of C
-    are too few to fill the device. A slice's depth stays a multiple of the tile depth."""
-    m, n, k = shape
-    if (config.rung != TILED.number or config.params.get("PANELS") or k < SPLIT_FROM_K
-            or m < MIN_SPLIT_ROWS):
+    does for the direct kernel: only the tiled kernel (`tiled_slices`)."""
+    if config.rung != TILED.number:
         return 1
-    tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(config.params)))
+    return tiled_slices(device.compute_units, config.params, shape)
+
+
+def tiled_slices(compute_units: int, params: Mapping[str, int],
+                 shape: tuple[int, int, int]) -> int:
+    """Into how many slices the tiled kernel splits K at this shape on a device of so many
+    compute units (1: none): through local memory only (its batched form runs the slices;
+    panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
+    fill the device. A slice's depth stays a multiple of the tile depth. The tuner measures a
+    configuration so split where gemm() would split it, so its ranking is gemm()'s."""
+    m, n, k = shape
+    if params.get("PANELS") or k < SPLIT_FROM_K or m < MIN_SPLIT_ROWS:
+        return 1
+    tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(params)))
     if m % tm or n % tn or k % tk:
         return 1
-    return _slices(device, (m // tm) * (n // tn), k, tk)
+    return _slices(compute_units, (m // tm) * (n // tn), k, tk)
+
+
+def slices_gemm_decides(compute_units: int, rung: Rung, params: Mapping[str, int],
+                        shape: tuple[int, int, int]) -> int | None:
+    """The slices of K gemm() runs a configuration in at a shape where gemm() decides them
+    (the tiled kernel, `tiled_slices`), so that measuring it there measures what gemm() runs;
+    None where the configuration says itself (`Rung.k_slices`) or the measurement is whole."""
+    return tiled_slices(compute_units, params, shape) if rung.number == TILED.number else None
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:

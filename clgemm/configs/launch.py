@@ -131,12 +131,16 @@ def helper_rows(helper: Helper, m: int, n: int, k: int) -> tuple[int, int]:
 
 
 def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
-            a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch) -> Prepared:
+            a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch,
+            slices: int | None = None) -> Prepared:
     """Build and chain one configuration computing C := A B on tight column-major buffers
     (M x N x K as the rung sees them). `helpers` are the steps to run before the rung: all of
     `rung.helpers_for(params)` for operands as they come, fewer where the caller has done
-    some (gemm() transposes B while packing it). Raises BuildError before anything runs."""
-    slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
+    some (gemm() transposes B while packing it). K runs in `slices` where given (the caller's
+    split, for a rung with a batched form over slices), else in those the configuration says
+    (`Rung.k_slices`). Raises BuildError before anything runs."""
+    if slices is None or rung.slice_args is None:
+        slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
     main_kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}
                                   if slices > 1 else rung.macros(params), rung.kernel)
     steps = []

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from clgemm.backends.base import Backend
+from clgemm.configs.choice import slices_gemm_decides
 from clgemm.configs.launch import helper_rows, prepare, prepare_stack, scratch_name
 from clgemm.core import accuracy
 from clgemm.core.errors import BuildError, ClgemmError, LaunchError
@@ -151,8 +152,11 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
             prepared = prepare_stack(backend, rung, params, p.m, p.n, p.k, p.batch, ws.buf_a,
                                      ws.buf_b, ws.buf_c)
         else:
+            # K in the slices gemm() would split it into here, so the time is gemm()'s
+            slices = slices_gemm_decides(backend.device.compute_units, rung, params,
+                                         (p.m, p.n, p.k))
             prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
-                               ws.buf_c, rung.helpers_for(params), ws.scratch)
+                               ws.buf_c, rung.helpers_for(params), ws.scratch, slices)
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result

@@ -142,6 +142,14 @@ def pipeline_tile_bytes(p: Params) -> int:
     return max(2, p["PIPELINE"]) * double_tile_bytes(p) // 2
 
 
+def tiled_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
+                     out: object) -> list:
+    """The batched form's arguments for C := A B on tight column-major A (M x K) and BT
+    (N x K) with K in slices of `depth`: slice z is the next `depth` columns of each, its
+    partial product the next M x N floats of `out`."""
+    return [m, n, depth, a, bt, out, depth * m, depth * n, m * n]
+
+
 TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",
@@ -158,6 +166,8 @@ TILED = Rung(
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
     extra_helpers=helpers_with_panels,
+    # the slices are gemm()'s (`clgemm.configs.choice.tiled_slices`), not the configuration's
+    slice_args=tiled_slice_args,
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",
 )

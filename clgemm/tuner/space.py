@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from clgemm.configs.choice import slices_gemm_decides
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
@@ -133,6 +134,9 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def enough_groups(p: Params, d: DeviceLimits) -> bool:
         tm, tn = rung.output_tile(p)
         groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
+        if problem.batch == 1:  # slices of K that gemm() runs as one grid with the tiles
+            groups *= slices_gemm_decides(d.compute_units, rung, p,
+                                          (problem.m, problem.n, problem.k)) or 1
         return groups >= d.compute_units
 
     return (

@@ -230,3 +230,20 @@ def test_variant_parameters_give_the_full_products_space():
         assert as_tuples == sorted(tuple(p[n] for n in names) for p in whole)
         assert any(p["PIPELINE"] for p in kept) == (limits.device_type == "GPU")
         assert sum(r.removed for r in rows) + len(kept) == math.prod(map(len, candidates))
+
+
+def test_occupancy_counts_the_slices_of_k_gemm_runs_the_tiled_kernel_in():
+    """At a long K with few tiles of C, gemm() splits K for the tiled kernel, and the tiles
+    times the slices are what fills the device: the occupancy heuristic counts them, so
+    configurations that gemm() would run well split are measured. At a short K nothing is
+    split and the tiles alone count."""
+    from clgemm.tuner.space import tuner_heuristics
+
+    big = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                       local_mem_bytes=48 * 1024, compute_units=132, device_type="GPU")
+    params = TILED.resolve({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4})
+    occupancy = {k: next(c for c in tuner_heuristics(TILED, big, Problem(4096, 64, k), [params])
+                         if c.name.startswith("work-groups"))
+                 for k in (4096, 256)}
+    assert occupancy[4096].holds(params, big)       # 64 tiles x 8 slices of 512
+    assert not occupancy[256].holds(params, big)    # 64 tiles, no split

@@ -150,8 +150,10 @@ def test_kernel_choice_from_the_cuda_database(monkeypatch):
         fastest = max(same_chip, key=lambda f: f.gflops)
         assert (choice.rung, dict(choice.params)) == (fastest.rung, fastest.params), \
             choice.describe()
+        # no tile divides 4097: the configuration of 4096 cubed runs padded, expected faster
+        # there than the tiled kernel for any size (results/h100/padded)
         odd = api.choose_kernel(info, 4097, 4097, 4097)
-        assert odd.rung == 13, odd.describe()
+        assert (odd.rung, dict(odd.params)) == (choice.rung, dict(choice.params)), odd.describe()
     finally:
         api.clear_caches()
 

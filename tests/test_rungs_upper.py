@@ -465,7 +465,7 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     """Where gemm() splits K for the tiled kernel (long K, few tiles of C), its measurement
     (the tuner's, the bench's) runs the same slices and their sum, and the result is right;
     where gemm() splits nothing, the measurement is one launch."""
-    from clgemm.configs import choice, launch
+    from clgemm.configs import launch, splits
 
     rung = get_rung(12)
     params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
@@ -481,7 +481,7 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
 
     monkeypatch.setattr(launch, "sum_of_slices", counted)
     shape = (64, 64, 2048)
-    expected = choice.tiled_slices(backend.device.compute_units, params, shape)
+    expected = splits.tiled_slices(backend.device.compute_units, params, shape)
     assert expected > 1
     res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
     assert res.status == "ok", res.message

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
+from clgemm.configs.splits import SPLIT_FROM_K, slices_to_fill, tiled_slices
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -84,19 +85,29 @@ def crossover(device: DeviceInfo) -> Crossover:
     return Crossover(int(math.sqrt(max(below) * above)), "measured")
 
 
-def _tuned(device: DeviceInfo, shape: tuple[int, int, int],
-           rejected: Rejected) -> tuple[Config, lookup.Found] | None:
+@dataclass(frozen=True)
+class Tuned:
+    """The packing kernels' stored choice at a shape, and the speed it is expected to reach
+    there as gemm() would run it (padded, where it is)."""
+
+    config: Config
+    found: lookup.Found
+    gflops: float
+
+
+def _tuned(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected) -> Tuned | None:
     """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`), or the
     tiled kernel padded to its tiles where that is expected faster."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return not rejected(rung.number, params)
 
     found = lookup.best_over_rungs(device, shape, accept=accept)
+    expected = (0.0 if found is None
+                else lookup.expected_gflops(device, get_rung(found.rung), found, shape))
     padded = _padded_tiled(device, shape, rejected)
-    if padded is not None and (found is None or padded[1] > lookup.expected_gflops(
-            device, get_rung(found.rung), found, shape)):
-        found = padded[0]
-    return None if found is None else (from_found(found), found)
+    if padded is not None and (found is None or padded[1] > expected):
+        found, expected = padded
+    return None if found is None else Tuned(from_found(found), found, expected)
 
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
@@ -129,7 +140,7 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         if not (m % tm or n % tn or k % tk):
             continue  # it divides the shape: the lookup has it already
         padded = (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
-        speed = lookup.expected_gflops(device, TILED, f, padded)
+        speed = lookup.expected_gflops(device, TILED, f, padded, split=False)  # never split
         if speed <= 0:
             continue
         seconds = 2 * math.prod(padded) / (speed * 1e9)
@@ -171,37 +182,22 @@ def default_config(device: DeviceInfo) -> Config:
 
 
 def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: lookup.Found | None,
-                  indirect: lookup.Found | None, cross: Crossover) -> bool:
+                  indirect_gflops: float | None, cross: Crossover) -> bool:
     """Below the device's crossover, the direct kernel: no measurement has a packing kernel
     winning there, and one launch instead of several is what a small product's call costs
     (expected speeds know nothing of launches). Above it, where both kinds are stored, the
-    higher expected speed at this shape; else the packing kernels."""
+    higher expected speed at this shape (the packing kernels' as `Tuned` has it); else the
+    packing kernels."""
     if shape[0] * shape[1] * shape[2] < cross.min_indirect:
         return True
-    if direct is not None and indirect is not None:
-        return (lookup.expected_gflops(device, DIRECT, direct, shape)
-                >= lookup.expected_gflops(device, get_rung(indirect.rung), indirect, shape))
+    if direct is not None and indirect_gflops is not None:
+        return lookup.expected_gflops(device, DIRECT, direct, shape) >= indirect_gflops
     return False
 
 
 #: above the crossover, a product the direct kernel would split into this many slices or more has
 #: too few tiles of C to fill the device with the packing kernels' larger tiles
 SPLIT_OVER = 4
-#: a split of K keeps each slice at least this deep, so the partial products stay few and each
-#: slice's loop long enough to hide its loads
-MIN_SLICE = 256
-#: the shortest K that is split at all: a split costs one more launch (the sum of the slices),
-#: which a short K does not repay
-SPLIT_FROM_K = 2048
-#: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
-#: waiting on memory
-GROUPS_PER_UNIT = 4
-#: the fewest rows of C the tiled kernel splits K for: a C-ordered call packs the long operand
-#: into BT first (K x N floats, read and written once), which on a thinner product costs more
-#: than the direct kernel's reads in place save (results/h100/call/tune-medium.md)
-MIN_SPLIT_ROWS = 64
-
-
 def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, int, int]) -> int:
     """Into how many slices the direct kernel splits K at this shape (1: none): a power of two
     dividing K, while the tiles of C times the slices stay within a few work-groups per compute
@@ -211,18 +207,7 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
     if k < SPLIT_FROM_K:
         return 1
     tm, tn = DIRECT.output_tile(DIRECT.resolve(dict(params)))
-    return _slices(device.compute_units, -(-m // tm) * -(-n // tn), k, 1)
-
-
-def _slices(compute_units: int, groups: int, k: int, depth_step: int) -> int:
-    """The power of two of slices that fills the device with `groups` work-groups per slice:
-    at most GROUPS_PER_UNIT groups per compute unit, each slice at least MIN_SLICE deep and a
-    multiple of `depth_step`."""
-    split = 1
-    while (groups * split * 2 <= GROUPS_PER_UNIT * compute_units
-           and k % (split * 2 * depth_step) == 0 and k // (split * 2) >= MIN_SLICE):
-        split *= 2
-    return split
+    return slices_to_fill(device.compute_units, -(-m // tm) * -(-n // tn), k, 1)
 
 
 def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
@@ -231,22 +216,6 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     if config.rung != TILED.number:
         return 1
     return tiled_slices(device.compute_units, config.params, shape)
-
-
-def tiled_slices(compute_units: int, params: Mapping[str, int],
-                 shape: tuple[int, int, int]) -> int:
-    """Into how many slices the tiled kernel splits K at this shape on a device of so many
-    compute units (1: none): through local memory only (its batched form runs the slices;
-    panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
-    fill the device. A slice's depth stays a multiple of the tile depth. The tuner measures a
-    configuration so split where gemm() would split it, so its ranking is gemm()'s."""
-    m, n, k = shape
-    if params.get("PANELS") or k < SPLIT_FROM_K or m < MIN_SPLIT_ROWS:
-        return 1
-    tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(params)))
-    if m % tm or n % tn or k % tk:
-        return 1
-    return _slices(compute_units, (m // tm) * (n // tn), k, tk)
 
 
 def slices_gemm_decides(compute_units: int, rung: Rung, params: Mapping[str, int],
@@ -267,26 +236,44 @@ def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -
     return tiled_split(device, config, shape)
 
 
-def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: Config,
+def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int],
+                    tuned: Tuned | None, indirect: Config,
                     rejected: Rejected) -> Config | None:
     """The tiled kernel's configuration that would split K at this shape: the packing
-    kernels' choice where it is that, else the tiled kernel's own best stored one (the choice
-    over every packing kernel ranks them by tiles of C, which the split multiplies). Where
-    reading B as it lies beats packing it (`read_b_pays`), the best of those that can read it
-    comes first: one that cannot (a cp.async pipeline) packs the long operand at every call,
-    which can double a skinny call's time (results/h100/call/final-8a8ef43)."""
+    kernels' choice where it is that, else the tiled kernel's own best stored one. Where
+    reading B as it lies pays (`read_b_pays`) and that configuration cannot read it (a cp.async
+    pipeline, which packs the long operand at every call: results/h100/call/final-8a8ef43),
+    the best stored one that can read it runs instead if its expected time, reading B, is the
+    shorter (`_reading_wins`)."""
     ranked = lookup.ranked(device, TILED, shape)  # its first is `lookup.best`
-    candidates = [indirect] + ([] if not ranked or rejected(TILED.number, ranked[0].params)
-                               else [from_found(ranked[0])])
-    splitting = [c for c in candidates if tiled_split(device, c, shape) > 1]
-    if splitting and read_b_pays(device, shape) and not any(
-            c.rung == TILED.number and reads_b_itself(c.params) for c in splitting):
+    options: list[tuple[Config, lookup.Found | None]] = [
+        (indirect, tuned.found if tuned else None)]
+    if ranked and not rejected(TILED.number, ranked[0].params):
+        options.append((from_found(ranked[0]), ranked[0]))
+    splitting = [(c, f) for c, f in options if tiled_split(device, c, shape) > 1]
+    if not splitting:
+        return None
+    chosen, found = splitting[0]
+    if read_b_pays(device, shape) and not reads_b_itself(chosen.params):
         reading = next((f for f in ranked if not rejected(TILED.number, f.params)
                         and reads_b_itself(f.params)
                         and tiled_split(device, from_found(f), shape) > 1), None)
-        if reading is not None:
+        if reading is not None and (found is None
+                                    or _reading_wins(device, shape, reading, found)):
             return from_found(reading)
-    return splitting[0] if splitting else None
+    return chosen
+
+
+def _reading_wins(device: DeviceInfo, shape: tuple[int, int, int], reading: lookup.Found,
+                  packing: lookup.Found) -> bool:
+    """Whether a configuration that reads B as it lies is expected to finish before one that
+    needs B packed first: each one's expected time at the shape (its expected speed, split
+    included), the first slowed by READ_B_COST, the second lengthened by the pack."""
+    def seconds(f: lookup.Found) -> float:
+        speed = lookup.expected_gflops(device, TILED, f, shape)
+        return 2 * math.prod(shape) / (speed * 1e9) if speed > 0 else math.inf
+
+    return seconds(reading) * (1 + READ_B_COST) < seconds(packing) + b_pack_s(device, shape)
 
 
 #: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
@@ -302,10 +289,15 @@ def read_b_pays(device: DeviceInfo, shape: tuple[int, int, int]) -> bool:
     products with many rows of C (a square), reading B on those with few: there a C-ordered
     call would transpose its whole long operand for little work."""
     m, n, k = shape
-    hw = hardware_for_device(device)
-    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
-    product_s = 2 * m * n * k / (hw.peak_gflops * 1e9)
-    return pack_s > READ_B_COST * product_s
+    product_s = 2 * m * n * k / (hardware_for_device(device).peak_gflops * 1e9)
+    return b_pack_s(device, shape) > READ_B_COST * product_s
+
+
+def b_pack_s(device: DeviceInfo, shape: tuple[int, int, int]) -> float:
+    """Seconds a pack of B (K x N, read and written once) takes at the device's memory
+    bandwidth."""
+    _, n, k = shape
+    return 2 * 4 * k * n / (hardware_for_device(device).mem_gbps * 1e9)
 
 
 #: the fewest floats of the long operand for which the skinny kernel is considered: below it
@@ -322,14 +314,15 @@ def skinny_class(shape: tuple[int, int, int], widest: int = SHORT_MAX) -> bool:
 
 
 def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
-            rivals: list[tuple[Rung, lookup.Found | None]]) -> Config | None:
+            rivals: list[float]) -> Config | None:
     """The skinny kernel's stored configuration at a skinny shape, where its expected speed
-    there is above every rival's that is stored. It has no defaults of its own, and runs no
+    there is above every rival's expected speed (`rivals`). It has no defaults of its own, and runs no
     wider than the widest short side it was measured at on the device: a device runs it once a
     tune has measured it (the plain tune's plan does, at a short side of 16), and where it
     loses to the tiled kernels (wider short sides) a tune does not measure it there. The
-    expected speeds of the others know nothing of the splits of K they would run with, so they
-    cannot draw that line themselves (results/h100/call/skinny.md)."""
+    direct kernel's expected speed knows nothing of the splits of K it would run with, so it
+    cannot draw that line itself (results/h100/call/skinny.md); the tiled kernel's counts
+    them."""
     if not skinny_class(shape):
         return None
     stored = lookup.ranked(device, SKINNY, shape)  # it runs any size: every entry fits
@@ -340,9 +333,7 @@ def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
                                         if not rejected(SKINNY.number, f.params)])
     if found is None:
         return None
-    mine = lookup.expected_gflops(device, SKINNY, found, shape)
-    if any(f is not None and lookup.expected_gflops(device, rung, f, shape) > mine
-           for rung, f in rivals):
+    if any(r > lookup.expected_gflops(device, SKINNY, found, shape) for r in rivals):
         return None
     return from_found(found)
 
@@ -367,23 +358,22 @@ def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
     """The configuration gemm() runs at a shape, leaving out those `rejected`. A skinny product
     runs on the skinny kernel where it is stored and expected fastest. Above the crossover, a
-    product whose K the tiled kernel splits (long K, few tiles of C) runs there: expected
-    speeds count the tiles of C alone, which the split multiplies."""
+    product whose K the tiled kernel splits (long K, few tiles of C) runs there."""
     tuned = _tuned(device, shape, rejected)
-    indirect = tuned[0] if tuned else default_config(device)
+    indirect = tuned.config if tuned else default_config(device)
     direct = direct_config(device, shape, rejected)
-    skinny = _skinny(device, shape, rejected,
-                     [(DIRECT, direct[1] if direct else None),
-                      (get_rung(indirect.rung), tuned[1] if tuned else None)])
+    rivals = ([lookup.expected_gflops(device, DIRECT, direct[1], shape)]
+              if direct and direct[1] else []) + ([tuned.gflops] if tuned else [])
+    skinny = _skinny(device, shape, rejected, rivals)
     if skinny is not None:
         return skinny
     cross = cross or crossover(device)
     if math.prod(shape) >= cross.min_indirect:
-        split = _split_on_tiled(device, shape, indirect, rejected)
+        split = _split_on_tiled(device, shape, tuned, indirect, rejected)
         if split is not None:
             return split
-    if direct is not None and prefer_direct(device, shape, direct[1], tuned[1] if tuned else None,
-                                            cross):
+    if direct is not None and prefer_direct(device, shape, direct[1],
+                                            tuned.gflops if tuned else None, cross):
         return direct[0]
     if direct is not None and split_of(device, direct[0].params, shape) >= SPLIT_OVER:
         return direct[0]  # too few tiles of C for the packing kernels: split K instead

@@ -166,7 +166,7 @@ TILED = Rung(
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
     extra_helpers=helpers_with_panels,
-    # the slices are gemm()'s (`clgemm.configs.choice.tiled_slices`), not the configuration's
+    # the slices are gemm()'s (`clgemm.configs.splits.tiled_slices`), not the configuration's
     slice_args=tiled_slice_args,
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",

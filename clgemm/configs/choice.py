@@ -236,44 +236,27 @@ def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -
     return tiled_split(device, config, shape)
 
 
-def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int],
-                    tuned: Tuned | None, indirect: Config,
+def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: Config,
                     rejected: Rejected) -> Config | None:
     """The tiled kernel's configuration that would split K at this shape: the packing
     kernels' choice where it is that, else the tiled kernel's own best stored one. Where
-    reading B as it lies pays (`read_b_pays`) and that configuration cannot read it (a cp.async
-    pipeline, which packs the long operand at every call: results/h100/call/final-8a8ef43),
-    the best stored one that can read it runs instead if its expected time, reading B, is the
-    shorter (`_reading_wins`)."""
+    reading B as it lies pays (`read_b_pays`), the best of those that can read it comes first:
+    one that cannot (a cp.async pipeline) packs the long operand at every call, which can
+    double a skinny call's time (results/h100/call/final-8a8ef43); weighing the pack against
+    expected speeds measured far from the shape chose worse at two of four shapes
+    (results/h100/call/split-tune)."""
     ranked = lookup.ranked(device, TILED, shape)  # its first is `lookup.best`
-    options: list[tuple[Config, lookup.Found | None]] = [
-        (indirect, tuned.found if tuned else None)]
-    if ranked and not rejected(TILED.number, ranked[0].params):
-        options.append((from_found(ranked[0]), ranked[0]))
-    splitting = [(c, f) for c, f in options if tiled_split(device, c, shape) > 1]
-    if not splitting:
-        return None
-    chosen, found = splitting[0]
-    if read_b_pays(device, shape) and not reads_b_itself(chosen.params):
+    candidates = [indirect] + ([] if not ranked or rejected(TILED.number, ranked[0].params)
+                               else [from_found(ranked[0])])
+    splitting = [c for c in candidates if tiled_split(device, c, shape) > 1]
+    if splitting and read_b_pays(device, shape) and not any(
+            c.rung == TILED.number and reads_b_itself(c.params) for c in splitting):
         reading = next((f for f in ranked if not rejected(TILED.number, f.params)
                         and reads_b_itself(f.params)
                         and tiled_split(device, from_found(f), shape) > 1), None)
-        if reading is not None and (found is None
-                                    or _reading_wins(device, shape, reading, found)):
+        if reading is not None:
             return from_found(reading)
-    return chosen
-
-
-def _reading_wins(device: DeviceInfo, shape: tuple[int, int, int], reading: lookup.Found,
-                  packing: lookup.Found) -> bool:
-    """Whether a configuration that reads B as it lies is expected to finish before one that
-    needs B packed first: each one's expected time at the shape (its expected speed, split
-    included), the first slowed by READ_B_COST, the second lengthened by the pack."""
-    def seconds(f: lookup.Found) -> float:
-        speed = lookup.expected_gflops(device, TILED, f, shape)
-        return 2 * math.prod(shape) / (speed * 1e9) if speed > 0 else math.inf
-
-    return seconds(reading) * (1 + READ_B_COST) < seconds(packing) + b_pack_s(device, shape)
+    return splitting[0] if splitting else None
 
 
 #: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
@@ -369,7 +352,7 @@ def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
         return skinny
     cross = cross or crossover(device)
     if math.prod(shape) >= cross.min_indirect:
-        split = _split_on_tiled(device, shape, tuned, indirect, rejected)
+        split = _split_on_tiled(device, shape, indirect, rejected)
         if split is not None:
             return split
     if direct is not None and prefer_direct(device, shape, direct[1],

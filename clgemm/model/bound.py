@@ -37,12 +37,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from clgemm.configs.splits import tiled_slices
 from clgemm.core.problem import Problem
 from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
 from clgemm.devices.hardware import Hardware
 from clgemm.model.inner_loops import LoopStep, step_for
 from clgemm.rungs import Rung, get_rung
 from clgemm.rungs.skinny import SKINNY, short_is_n
+from clgemm.rungs.tiled import TILED
 
 PEAK = "peak"
 LANES = "lanes"
@@ -359,7 +361,13 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
+    slices = (tiled_slices(hw.compute_units, params, problem.as_tuple())
+              if rung.number == TILED.number else 1)
+    groups *= slices  # gemm()'s slices of K are one grid with the tiles
     occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)
+    if slices > 1:
+        notes.append(f"K in {slices} slices, as gemm() splits it here: {groups} work-groups, "
+                     f"and one more launch sums the slices (not in the bound)")
     lanes = _lanes_term(hw, l0 * l1)
     dram, tiles = _traffic(problem, tm, tn)
     mix = _mix_term(step, hw, lanes.share)

@@ -289,3 +289,49 @@ def test_a_large_product_off_the_tiles_runs_the_tiled_kernel_padded_where_that_p
     stored[TILED.number] = [dataclasses.replace(tiled, gflops=38000.0)]
     assert choice.choose_kernel(h100, shape, cross=cross).rung == 13
     assert choice.choose_kernel(h100, (4096,) * 3, cross=cross).rung == TILED.number
+
+
+def test_expected_speeds_count_the_slices_of_k_the_tiled_kernel_runs_in(stored):
+    """A 64 x 64 tile gives 4096 x 64 x 4096 64 work-groups, half of 132 compute units; gemm()
+    splits K eight ways there, which fills them: the tiled kernel's expected speed counts that
+    (a configuration measured so, at the very shape, is expected at its measured speed), unless
+    asked for K whole. The direct kernel's does not."""
+    params = TILED.resolve({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4})
+    found = dataclasses.replace(_found(TILED, 4096, 30000.0), shape=(4096, 64, 4096),
+                                params=params)
+    shape = (4096, 64, 4096)
+    assert choice.tiled_split(GPU, choice.from_found(found), shape) == 8
+    assert lookup.expected_gflops(GPU, TILED, found, shape) == pytest.approx(30000.0)
+    assert lookup.expected_gflops(GPU, TILED, found, shape, split=False) == pytest.approx(
+        30000.0 * 64 / 132)
+    direct = dataclasses.replace(_found(DIRECT, 4096, 30000.0), shape=shape,
+                                 params=DIRECT.resolve({"TSM": 64, "TSN": 64}))
+    assert lookup.expected_gflops(GPU, DIRECT, direct, shape) == pytest.approx(30000.0 * 64 / 132)
+
+
+def test_a_padded_product_is_expected_at_its_tiles_alone(stored, monkeypatch):
+    """gemm() never splits K on a padded product, so the estimate of a configuration padded to
+    a shape it would split counts its tiles alone, and the skinny kernel is weighed against that
+    estimate: at 16 columns, a 32-column tile split eight ways measured at 32 columns must not
+    pass for faster than the skinny kernel measured at 16 (the H100's CUDA database once sent
+    16 x 4096 x 4096 to the direct kernel so: 162 us a call against the skinny kernel's 54)."""
+    tiled = dataclasses.replace(_found(TILED, 4096, 29000.0), shape=(4096, 32, 4096), params={
+        **TILED.defaults(), "TSM": 64, "TSN": 32, "TSK": 32, "WPTM": 4, "WPTN": 8, "VWM": 2,
+        "VWN": 4})
+    skinny = dataclasses.replace(_found(SKINNY, 4096, 7500.0), shape=(4096, 16, 4096),
+                                 params=SKINNY.defaults())
+
+    def fitting(device, rung, shape, roots=None):
+        return [f for f in stored.get(rung.number, []) if shape is None
+                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
+
+    monkeypatch.setattr(lookup, "candidates", fitting)
+    stored[TILED.number] = [tiled]
+    stored[SKINNY.number] = [skinny]
+    shape, to = (4096, 16, 4096), (4096, 32, 4096)
+    padded = choice._padded_tiled(GPU, shape, choice.never)
+    whole = lookup.expected_gflops(GPU, TILED, tiled, to, split=False)
+    assert whole < lookup.expected_gflops(GPU, TILED, tiled, to)  # it would split at 32
+    seconds = 2 * 4096 * 32 * 4096 / (whole * 1e9) + choice.padding_passes_s(GPU, shape, to)
+    assert padded is not None and padded[1] == pytest.approx(2 * 4096 * 16 * 4096 / seconds / 1e9)
+    assert choice.choose_kernel(GPU, shape).rung == SKINNY.number

@@ -18,7 +18,8 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import SPLIT_FROM_K, slices_to_fill, tiled_slices
+from clgemm.configs.splits import (READ_B_COST, SPLIT_FROM_K, gemm_tiled_slices,
+                                   read_b_pays, slices_to_fill)
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -212,18 +213,20 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
 
 def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices a packing kernel splits K at this shape (1: none), as `split_of`
-    does for the direct kernel: only the tiled kernel (`tiled_slices`)."""
+    does for the direct kernel: only the tiled kernel (`splits.gemm_tiled_slices`)."""
     if config.rung != TILED.number:
         return 1
-    return tiled_slices(device.compute_units, config.params, shape)
+    return gemm_tiled_slices(device, config.params, shape)
 
 
-def slices_gemm_decides(compute_units: int, rung: Rung, params: Mapping[str, int],
+def slices_gemm_decides(device: DeviceInfo, rung: Rung, params: Mapping[str, int],
                         shape: tuple[int, int, int]) -> int | None:
     """The slices of K gemm() runs a configuration in at a shape where gemm() decides them
-    (the tiled kernel, `tiled_slices`), so that measuring it there measures what gemm() runs;
-    None where the configuration says itself (`Rung.k_slices`) or the measurement is whole."""
-    return tiled_slices(compute_units, params, shape) if rung.number == TILED.number else None
+    (the tiled kernel, `splits.gemm_tiled_slices`), so that measuring it there measures what
+    gemm() runs; None where the configuration says itself (`Rung.k_slices`) or the measurement
+    is whole."""
+    return (gemm_tiled_slices(device, params, shape) if rung.number == TILED.number
+            else None)
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
@@ -257,30 +260,6 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
         if reading is not None:
             return from_found(reading)
     return splitting[0] if splitting else None
-
-
-#: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
-#: time with a packed BT: its B tiles are gathered down columns instead of along rows
-#: (results/h100/call/bt-from-b.md has the measurements)
-READ_B_COST = 0.1
-
-
-def read_b_pays(device: DeviceInfo, shape: tuple[int, int, int]) -> bool:
-    """Whether the tiled kernel should read B as it lies at this shape rather than a BT packed
-    first. The pack reads and writes all of B once, at the device's memory bandwidth; reading B
-    itself slows the product by READ_B_COST of its time at the device's peak. The pack wins on
-    products with many rows of C (a square), reading B on those with few: there a C-ordered
-    call would transpose its whole long operand for little work."""
-    m, n, k = shape
-    product_s = 2 * m * n * k / (hardware_for_device(device).peak_gflops * 1e9)
-    return b_pack_s(device, shape) > READ_B_COST * product_s
-
-
-def b_pack_s(device: DeviceInfo, shape: tuple[int, int, int]) -> float:
-    """Seconds a pack of B (K x N, read and written once) takes at the device's memory
-    bandwidth."""
-    _, n, k = shape
-    return 2 * 4 * k * n / (hardware_for_device(device).mem_gbps * 1e9)
 
 
 #: the fewest floats of the long operand for which the skinny kernel is considered: below it

@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from clgemm.configs.database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any,
                                      read_roots, shape_distance, usable_params)
-from clgemm.configs.splits import tiled_slices
+from clgemm.configs.splits import gemm_tiled_slices
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_bytes, real_path
 from clgemm.core.settings import shipped_tuning
@@ -189,13 +189,13 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
 def _groups(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[int],
             split: bool = True) -> int:
     """The work-groups of one product's launch: its tiles of C, times the slices of K gemm()
-    runs the tiled kernel in there (`splits.tiled_slices`; `split` False: K whole), which fill
+    runs the tiled kernel in there (`splits.gemm_tiled_slices`; `split` False: K whole), which fill
     the device with it."""
     (gx, gy), (lx, ly) = rung.geometry(params, shape[0], shape[1])
     groups = (gx // lx) * (gy // ly)
     if split and rung.number == TILED.number and len(shape) == 3:
-        groups *= tiled_slices(device.compute_units, params,
-                               (int(shape[0]), int(shape[1]), int(shape[2])))
+        groups *= gemm_tiled_slices(device, params,
+                                    (int(shape[0]), int(shape[1]), int(shape[2])))
     return groups
 
 

@@ -4,9 +4,10 @@ the device), kept apart so that the lookup can count it without the choice above
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
-from clgemm.rungs.tiled import TILED
+from clgemm.devices.hardware import Hardware, hardware_for_device
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 #: a split of K keeps each slice at least this deep, so the partial products stay few and each
 #: slice's loop long enough to hide its loads
@@ -17,9 +18,11 @@ SPLIT_FROM_K = 2048
 #: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
 #: waiting on memory
 GROUPS_PER_UNIT = 4
-#: the fewest rows of C the tiled kernel splits K for: a C-ordered call packs the long operand
-#: into BT first (K x N floats, read and written once), which on a thinner product costs more
-#: than the direct kernel's reads in place save (results/h100/call/tune-medium.md)
+#: the fewest rows of C the tiled kernel splits K for where it would pack B: a C-ordered call
+#: packs the long operand into BT first (K x N floats, read and written once), which on a
+#: thinner product costs more than the direct kernel's reads in place save
+#: (results/h100/call/tune-medium.md); a configuration that reads B as it lies there is split
+#: whatever the rows
 MIN_SPLIT_ROWS = 64
 
 
@@ -35,14 +38,16 @@ def slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int) -> 
 
 
 def tiled_slices(compute_units: int, params: Mapping[str, int],
-                 shape: tuple[int, int, int]) -> int:
+                 shape: tuple[int, int, int], reads_b: bool = False) -> int:
     """Into how many slices the tiled kernel splits K at this shape on a device of so many
     compute units (1: none): through local memory only (its batched form runs the slices;
     panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
-    fill the device. A slice's depth stays a multiple of the tile depth. The tuner measures a
-    configuration so split where gemm() would split it, so its ranking is gemm()'s."""
+    fill the device. A slice's depth stays a multiple of the tile depth; fewer than
+    MIN_SPLIT_ROWS rows of C are split only where the kernel `reads_b` as it lies. The tuner
+    measures a configuration so split where gemm() would split it, so its ranking is
+    gemm()'s."""
     m, n, k = shape
-    if params.get("PANELS") or k < SPLIT_FROM_K or m < MIN_SPLIT_ROWS:
+    if params.get("PANELS") or k < SPLIT_FROM_K or (m < MIN_SPLIT_ROWS and not reads_b):
         return 1
     tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(params)))
     if m % tm or n % tn or k % tk:
@@ -50,3 +55,31 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     return slices_to_fill(compute_units, (m // tm) * (n // tn), k, tk)
 
 
+#: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
+#: time with a packed BT: its B tiles are gathered down columns instead of along rows
+#: (results/h100/call/bt-from-b.md has the measurements)
+READ_B_COST = 0.1
+
+
+def read_b_pays(device: Any, shape: tuple[int, int, int]) -> bool:
+    """Whether the tiled kernel should read B as it lies at this shape rather than a BT packed
+    first. The pack reads and writes all of B once, at the device's memory bandwidth; reading B
+    itself slows the product by READ_B_COST of its time at the device's peak. The pack wins on
+    products with many rows of C (a square), reading B on those with few: there a C-ordered
+    call would transpose its whole long operand for little work."""
+    return read_b_pays_on(hardware_for_device(device), shape)
+
+
+def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
+    """`read_b_pays` with the device's figures given."""
+    m, n, k = shape
+    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
+    return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
+
+
+def gemm_tiled_slices(device: Any, params: Mapping[str, int],
+                      shape: tuple[int, int, int]) -> int:
+    """Into how many slices gemm() splits K for this configuration of the tiled kernel on
+    `device` (`tiled_slices`), counting whether it reads B as it lies there."""
+    reads_b = reads_b_itself(params) and read_b_pays(device, shape)
+    return tiled_slices(device.compute_units, params, shape, reads_b)

@@ -153,8 +153,7 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
                                      ws.buf_b, ws.buf_c)
         else:
             # K in the slices gemm() would split it into here, so the time is gemm()'s
-            slices = slices_gemm_decides(backend.device.compute_units, rung, params,
-                                         (p.m, p.n, p.k))
+            slices = slices_gemm_decides(backend.device, rung, params, (p.m, p.n, p.k))
             prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
                                ws.buf_c, rung.helpers_for(params), ws.scratch, slices)
     except BuildError as exc:

@@ -25,12 +25,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.configs.choice import slices_gemm_decides
+from clgemm.configs.splits import tiled_slices
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
+from clgemm.rungs.tiled import TILED
 
 Config = tuple[int, ...]
 
@@ -134,9 +135,10 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def enough_groups(p: Params, d: DeviceLimits) -> bool:
         tm, tn = rung.output_tile(p)
         groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
-        if problem.batch == 1:  # slices of K that gemm() runs as one grid with the tiles
-            groups *= slices_gemm_decides(d.compute_units, rung, p,
-                                          (problem.m, problem.n, problem.k)) or 1
+        if problem.batch == 1 and rung.number == TILED.number:
+            # gemm()'s slices of K run as one grid with the tiles (the limits do not say
+            # whether B would be read as it lies: counted as packed)
+            groups *= tiled_slices(d.compute_units, p, (problem.m, problem.n, problem.k))
         return groups >= d.compute_units
 
     return (

@@ -121,7 +121,11 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
     assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 1  # too short
     thin = choice.Config(TILED.number, {**TILED.defaults(), "TSM": 32, "WPTM": 4}, "default")
     assert choice.tiled_split(GPU, thin, (64, 4096, 4096)) > 1
-    assert choice.tiled_split(GPU, thin, (32, 4096, 4096)) == 1  # the pack of BT outweighs it
+    # below 64 rows the pack of BT outweighs a split, unless the kernel reads B as it lies
+    piped = choice.Config(TILED.number, {**thin.params, "PIPELINE": 2}, "default")
+    assert choice.tiled_split(GPU, piped, (32, 4096, 4096)) == 1
+    assert choice.read_b_pays(GPU, (32, 4096, 4096))
+    assert choice.tiled_split(GPU, thin, (32, 4096, 4096)) > 1
     panels = choice.Config(TILED.number, {**TILED.defaults(), "PANELS": 1, "CACHE_A": 0,
                                           "CACHE_B": 0}, "default")
     assert choice.tiled_split(GPU, panels, (512, 512, 16384)) == 1

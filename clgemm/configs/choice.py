@@ -18,8 +18,7 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import (READ_B_COST, SPLIT_FROM_K, gemm_tiled_slices,
-                                   read_b_pays, slices_to_fill)
+from clgemm.configs.splits import SPLIT_FROM_K, gemm_tiled_slices, read_b_pays, slices_to_fill
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -278,7 +277,7 @@ def skinny_class(shape: tuple[int, int, int], widest: int = SHORT_MAX) -> bool:
 def _skinny(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected,
             rivals: list[float]) -> Config | None:
     """The skinny kernel's stored configuration at a skinny shape, where its expected speed
-    there is above every rival's expected speed (`rivals`). It has no defaults of its own, and runs no
+    there is above every rival's (`rivals`). It has no defaults of its own, and runs no
     wider than the widest short side it was measured at on the device: a device runs it once a
     tune has measured it (the plain tune's plan does, at a short side of 16), and where it
     loses to the tiled kernels (wider short sides) a tune does not measure it there. The

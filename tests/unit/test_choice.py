@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.configs import choice, lookup
+from clgemm.configs import choice, lookup, splits
 from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
@@ -197,7 +197,7 @@ def test_reading_b_pays_where_c_has_few_rows_against_the_devices_flops_per_byte(
     to bandwidth sets, whatever N and K are, and a device with more bandwidth per FLOP packs
     from fewer rows on."""
     hw = choice.hardware_for_device(GPU)
-    rows = 4 * hw.peak_gflops / (choice.READ_B_COST * hw.mem_gbps)
+    rows = 4 * hw.peak_gflops / (splits.READ_B_COST * hw.mem_gbps)
     below, above = int(rows * 0.9), int(rows * 1.1) + 1
     for n, k in [(4096, 4096), (64, 16384), (1000, 256)]:
         assert choice.read_b_pays(GPU, (below, n, k))

@@ -41,6 +41,16 @@ def stored(monkeypatch):
     return held
 
 
+def _only_what_fits(stored, monkeypatch) -> None:
+    """The lookup made to hand out, as it does, only the configurations that divide the shape
+    it is asked about (all of them where it is asked about none)."""
+    def fitting(device, rung, shape, roots=None):
+        return [f for f in stored.get(rung.number, []) if shape is None
+                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
+
+    monkeypatch.setattr(lookup, "candidates", fitting)
+
+
 def test_without_both_kinds_the_type_default(stored):
     assert choice.crossover(GPU) == choice.Crossover(choice.DIRECT_BELOW["GPU"],
                                                      "default for a GPU")
@@ -240,11 +250,7 @@ def test_panels_take_a_shape_their_tiles_do_not_divide_padded(stored, monkeypatc
     any_size = _found(get_rung(13), 1024, 50.0)
     cpu = dataclasses.replace(GPU, type="CPU", compute_units=2)
 
-    def fitting(device, rung, shape, roots=None):  # as the lookup: what divides the shape
-        return [f for f in stored.get(rung.number, []) if shape is None
-                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
-
-    monkeypatch.setattr(lookup, "candidates", fitting)
+    _only_what_fits(stored, monkeypatch)
     stored[13] = [any_size]
     stored[TILED.number] = [panels]
     cross = choice.no_crossover(cpu)
@@ -277,11 +283,7 @@ def test_a_large_product_off_the_tiles_runs_the_tiled_kernel_padded_where_that_p
     any_size = dataclasses.replace(_found(get_rung(13), 4097, 36500.0))
     h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
 
-    def fitting(device, rung, shape, roots=None):
-        return [f for f in stored.get(rung.number, []) if shape is None
-                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
-
-    monkeypatch.setattr(lookup, "candidates", fitting)
+    _only_what_fits(stored, monkeypatch)
     stored[13] = [any_size]
     stored[TILED.number] = [tiled]
     cross = choice.no_crossover(h100)
@@ -325,11 +327,7 @@ def test_a_padded_product_is_expected_at_its_tiles_alone(stored, monkeypatch):
     skinny = dataclasses.replace(_found(SKINNY, 4096, 7500.0), shape=(4096, 16, 4096),
                                  params=SKINNY.defaults())
 
-    def fitting(device, rung, shape, roots=None):
-        return [f for f in stored.get(rung.number, []) if shape is None
-                or rung.size_problem(rung.resolve(dict(f.params)), *shape) is None]
-
-    monkeypatch.setattr(lookup, "candidates", fitting)
+    _only_what_fits(stored, monkeypatch)
     stored[TILED.number] = [tiled]
     stored[SKINNY.number] = [skinny]
     shape, to = (4096, 16, 4096), (4096, 32, 4096)

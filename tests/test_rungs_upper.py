@@ -490,3 +490,37 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     res = run_rung(backend, workspace_for(64, 64, 256), rung, params, repeats=1, warmup=0)
     assert res.status == "ok", res.message
     assert not sums
+
+
+def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, workspace_for,
+                                                                    monkeypatch):
+    """Where gemm() has the tiled kernel read B as it lies (few rows of C: `read_b_pays`), its
+    measurement builds that form (BT_FROM_B) with no transpose before it, alone and with K in
+    slices, and is right; where gemm() packs B, the measurement transposes it first."""
+    from clgemm.configs import choice, splits
+
+    rung = get_rung(12)
+    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
+                           "VWM": 4, "VWN": 4})
+    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
+        pytest.skip("the configuration does not fit this device")
+    built: list[dict] = []
+    real = type(backend).program
+
+    def recorded(self, file, macros, kernel):
+        built.append({"kernel": kernel, **macros})
+        return real(self, file, macros, kernel)
+
+    monkeypatch.setattr(type(backend), "program", recorded)
+    for pays, shape in ((True, (32, 64, 256)), (True, (32, 64, 4096)), (False, (32, 64, 256))):
+        monkeypatch.setattr(choice, "read_b_pays", lambda device, s, pays=pays: pays)
+        monkeypatch.setattr(splits, "read_b_pays", lambda device, s, pays=pays: pays)
+        built.clear()
+        res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
+        assert res.status == "ok", (shape, pays, res.message)
+        mains = [b for b in built if b["kernel"] == rung.kernel]
+        assert mains and all(b.get("BT_FROM_B", 0) == int(pays) for b in mains), (shape, mains)
+        assert any(b["kernel"] == "transpose" for b in built) != pays
+        split = splits.gemm_tiled_slices(backend.device, params, shape) > 1
+        assert all(b.get("BATCHED", 0) == int(split) for b in mains), (shape, mains)
+        assert split == (shape[2] == 4096 and pays)

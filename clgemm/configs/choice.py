@@ -228,6 +228,14 @@ def slices_gemm_decides(device: DeviceInfo, rung: Rung, params: Mapping[str, int
             else None)
 
 
+def reads_b_as_gemm(device: DeviceInfo, rung: Rung, params: Mapping[str, int],
+                    shape: tuple[int, int, int]) -> bool:
+    """Whether gemm() has this configuration read B as it lies at this shape (a C-ordered
+    call's B, `read_b_pays`), so that measuring it there reads B so too."""
+    return (rung.number == TILED.number and reads_b_itself(params)
+            and read_b_pays(device, shape))
+
+
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices the kernel of `config` splits K at this shape (1: none). The skinny
     kernel's split is a tuned parameter (SPLIT), measured with its sum as gemm() runs it."""

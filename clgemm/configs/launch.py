@@ -16,6 +16,7 @@ import numpy as np
 from clgemm.backends import Backend
 from clgemm.core.errors import UsageError
 from clgemm.rungs import Helper, Rung
+from clgemm.rungs.tiled import TILED, read_b_slice_args
 
 #: (what the buffer holds, float count) -> a device buffer; runners reuse theirs across rungs,
 #: gemm() takes them from the backend's pool
@@ -132,19 +133,26 @@ def helper_rows(helper: Helper, m: int, n: int, k: int) -> tuple[int, int]:
 
 def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
             a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch,
-            slices: int | None = None) -> Prepared:
+            slices: int | None = None, reads_b: bool = False) -> Prepared:
     """Build and chain one configuration computing C := A B on tight column-major buffers
     (M x N x K as the rung sees them). `helpers` are the steps to run before the rung: all of
     `rung.helpers_for(params)` for operands as they come, fewer where the caller has done
     some (gemm() transposes B while packing it). K runs in `slices` where given (the caller's
     split, for a rung with a batched form over slices), else in those the configuration says
-    (`Rung.k_slices`). Raises BuildError before anything runs."""
+    (`Rung.k_slices`). With `reads_b` the tiled kernel reads B (K x N) as it lies, as gemm()
+    has it do where that pays: no transpose before it. Raises BuildError before anything
+    runs."""
     if slices is None or rung.slice_args is None:
         slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
-    main_kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}
-                                  if slices > 1 else rung.macros(params), rung.kernel)
+    if reads_b and rung.number != TILED.number:
+        raise UsageError(f"only the tiled kernel reads B as it lies, not rung {rung.number}")
+    macros = {**rung.macros(params), **({"BATCHED": 1} if slices > 1 else {}),
+              **({"BT_FROM_B": 1} if reads_b else {})}
+    main_kernel = backend.program(rung.file, macros, rung.kernel)
     steps = []
     for helper in helpers:
+        if reads_b and helper.kernel == "transpose":
+            continue
         rows, cols = helper_rows(helper, m, n, k)
         out = scratch(scratch_name(helper), rows * cols)
         if helper.kernel == "transpose":
@@ -164,8 +172,9 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     # K in slices: the batched form multiplies slice z of A's columns by slice z of B's rows
     # into partial product z, and `reduce_splits` sums them into C.
     partial = scratch("partial products", slices * m * n)
+    slice_args = read_b_slice_args if reads_b else rung.slice_args
     main = Launch(f"rung {rung.number}, K split", main_kernel, (*gsize, slices), (*lsize, 1),
-                  rung.slice_args(m, n, k, k // slices, a, b, partial))
+                  slice_args(m, n, k, k // slices, a, b, partial))
     return Prepared(rung, dict(params), main, steps,
                     [sum_of_slices(backend, m, n, slices, partial, c)])
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from clgemm.backends.base import Backend
-from clgemm.configs.choice import slices_gemm_decides
+from clgemm.configs.choice import reads_b_as_gemm, slices_gemm_decides
 from clgemm.configs.launch import helper_rows, prepare, prepare_stack, scratch_name
 from clgemm.core import accuracy
 from clgemm.core.errors import BuildError, ClgemmError, LaunchError
@@ -152,10 +152,13 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
             prepared = prepare_stack(backend, rung, params, p.m, p.n, p.k, p.batch, ws.buf_a,
                                      ws.buf_b, ws.buf_c)
         else:
-            # K in the slices gemm() would split it into here, so the time is gemm()'s
-            slices = slices_gemm_decides(backend.device, rung, params, (p.m, p.n, p.k))
+            # K in the slices gemm() would split it into here, and B read as it lies where
+            # gemm() would read it so, so the time is gemm()'s
+            shape = (p.m, p.n, p.k)
             prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
-                               ws.buf_c, rung.helpers_for(params), ws.scratch, slices)
+                               ws.buf_c, rung.helpers_for(params), ws.scratch,
+                               slices_gemm_decides(backend.device, rung, params, shape),
+                               reads_b_as_gemm(backend.device, rung, params, shape))
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result

@@ -150,6 +150,13 @@ def tiled_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
     return [m, n, depth, a, bt, out, depth * m, depth * n, m * n]
 
 
+def read_b_slice_args(m: int, n: int, k: int, depth: int, a: object, b: object,
+                      out: object) -> list:
+    """The same with B itself (K x N, BT_FROM_B): slice z is the next `depth` rows of its
+    columns."""
+    return [m, n, depth, a, b, out, depth * m, depth, m * n]
+
+
 TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",

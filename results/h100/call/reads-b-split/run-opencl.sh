@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The OpenCL side of run.sh: the tiled kernel tuned among the configurations that read B as it
 # lies at 64x4096x4096 (60 s) and 32x4096x4096 (90 s), then the classes with the package of
-# 0f0d0e1 (old) and this tree (new) in turns on one loan. Run from the repository root after
-# the prelude:  bash results/h100/call/reads-b-split/run-opencl.sh "1"
+# $OLD_COMMIT (old, 0f0d0e1 by default) and this tree (new) in turns on one loan, the files
+# named with $SUFFIX (b by default). Run from the repository root after the prelude:
+#   bash results/h100/call/reads-b-split/run-opencl.sh "1"
 set -u
 OUT=${OUT:-/tmp/reads-b-split}
 mkdir -p "$OUT"
@@ -16,16 +17,16 @@ for shape_time in 64x4096x4096:60 32x4096x4096:90; do
   cmd="python3 -m clgemm tune --device H100 --backend opencl --rungs tiled --shapes $shape --only PIPELINE=0 --time $t --database clgemm/tuning/$key.json"
   { echo "$head; $(date -u +%FT%TZ): CLGEMM_RESULTS=/tmp/j $cmd"
     CLGEMM_RESULTS=/tmp/j timeout 200 $cmd 2>&1 | grep -v "evaluated, \|CompilerWarning\|_prg.build"; } \
-    > "$OUT/tune-$shape-opencl.txt"
+    > "$OUT/tune-$shape-opencl${SUFFIX:+-$SUFFIX}.txt"
 done
 cp "clgemm/tuning/$key.json" "$OUT/"
 for turn in $1; do
   for v in old new; do
     dir=$root; [ $v = old ] && dir=$root/abold
-    cmd="python3 -m clgemm bench --call --device H100 --backend opencl --sizes classes --c-given --json $OUT/classes-opencl-$turn-$v-b.json"
-    { echo "$head ($v: ${v/new/this tree}${v/old/ package of 0f0d0e1}); $(date -u +%FT%TZ): $cmd"
+    cmd="python3 -m clgemm bench --call --device H100 --backend opencl --sizes classes --c-given --json $OUT/classes-opencl-$turn-$v-${SUFFIX:-b}.json"
+    { echo "$head ($v: ${v/new/this tree}${v/old/ package of ${OLD_COMMIT:-0f0d0e1}}); $(date -u +%FT%TZ): $cmd"
       (cd "$dir" && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 120 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"); } \
-      > "$OUT/classes-opencl-$turn-$v-b.txt"
-    echo "turn $turn $v: $(grep 'geo-mean' "$OUT/classes-opencl-$turn-$v-b.txt")"
+      > "$OUT/classes-opencl-$turn-$v-${SUFFIX:-b}.txt"
+    echo "turn $turn $v: $(grep 'geo-mean' "$OUT/classes-opencl-$turn-$v-${SUFFIX:-b}.txt")"
   done
 done

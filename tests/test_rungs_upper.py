@@ -464,6 +464,17 @@ def test_pipeline_local_memory_counts_every_stage():
     assert info.value.constraint == "local memory <= device local memory"
 
 
+def _small_tiles(backend):
+    """The tiled kernel with 32 x 32 tiles through local memory, which can read B as it lies;
+    skipped where it does not fit the device."""
+    rung = get_rung(12)
+    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
+                           "VWM": 4, "VWN": 4})
+    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
+        pytest.skip("the configuration does not fit this device")
+    return rung, params
+
+
 def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, workspace_for,
                                                                     monkeypatch):
     """Where gemm() splits K for the tiled kernel (long K, few tiles of C), its measurement
@@ -471,11 +482,7 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     where gemm() splits nothing, the measurement is one launch."""
     from clgemm.configs import launch, splits
 
-    rung = get_rung(12)
-    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
-                           "VWM": 4, "VWN": 4})
-    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
-        pytest.skip("the configuration does not fit this device")
+    rung, params = _small_tiles(backend)
     sums: list[int] = []
     real = launch.sum_of_slices
 
@@ -503,11 +510,7 @@ def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, wor
     slices, and is right; where gemm() packs B, the measurement transposes it first."""
     from clgemm.configs import choice, splits
 
-    rung = get_rung(12)
-    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
-                           "VWM": 4, "VWN": 4})
-    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
-        pytest.skip("the configuration does not fit this device")
+    rung, params = _small_tiles(backend)
     built: list[dict] = []
     real = type(backend).program
 

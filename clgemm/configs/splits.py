@@ -1,6 +1,7 @@
-"""Into how many slices gemm() splits K: the arithmetic both the choice of kernel and the
-expected speeds of stored configurations need (a split multiplies the work-groups that fill
-the device), kept apart so that the lookup can count it without the choice above it."""
+"""Into how many slices gemm() splits K, and where the tiled kernel reads B as it lies: the
+arithmetic that the choice of kernel, the expected speeds of stored configurations (a split
+multiplies the work-groups that fill the device), the tuner's measurements and the bound all
+need, kept apart so that the lookup can count it without the choice above it."""
 
 from __future__ import annotations
 

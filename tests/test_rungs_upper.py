@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from clgemm.configs.choice import reads_b_as_gemm
+from clgemm.configs.splits import reads_b_as_gemm
 from clgemm.core.errors import ConstraintError
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.core.paths import KERNELS
@@ -107,7 +107,7 @@ def test_rung_correct(backend, workspace_for, number, overrides, sizes):
     for m, n, k in sizes:
         res = _check(backend, workspace_for(m, n, k), rung, params)
         assert res.ms > 0 and res.gflops > 0
-        if reads_b_as_gemm(backend.device, rung, params, (m, n, k)):
+        if reads_b_as_gemm(backend.device, rung.number, params, (m, n, k)):
             assert res.helper_ms is None  # B read as it lies, as gemm() reads it there
         else:
             assert res.helper_ms is not None and res.helper_ms > 0   # the transpose of B
@@ -528,6 +528,6 @@ def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, wor
         mains = [b for b in built if b["kernel"] == rung.kernel]
         assert mains and all(b.get("BT_FROM_B", 0) == int(pays) for b in mains), (shape, mains)
         assert any(b["kernel"] == "transpose" for b in built) != pays
-        split = splits.gemm_tiled_slices(backend.device, params, shape) > 1
+        split = (splits.slices_gemm_decides(backend.device, rung.number, params, shape) or 1) > 1
         assert all(b.get("BATCHED", 0) == int(split) for b in mains), (shape, mains)
         assert split == (shape[2] == 4096 and pays)

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import SPLIT_FROM_K, gemm_tiled_slices, read_b_pays, slices_to_fill
+from clgemm.configs.splits import SPLIT_FROM_K, read_b_pays, slices_gemm_decides, slices_to_fill
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -91,7 +91,6 @@ class Tuned:
     there as gemm() would run it (padded, where it is)."""
 
     config: Config
-    found: lookup.Found
     gflops: float
 
 
@@ -107,7 +106,7 @@ def _tuned(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected) 
     padded = _padded_tiled(device, shape, rejected)
     if padded is not None and (found is None or padded[1] > expected):
         found, expected = padded
-    return None if found is None else Tuned(from_found(found), found, expected)
+    return None if found is None else Tuned(from_found(found), expected)
 
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
@@ -212,28 +211,8 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
 
 def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices a packing kernel splits K at this shape (1: none), as `split_of`
-    does for the direct kernel: only the tiled kernel (`splits.gemm_tiled_slices`)."""
-    if config.rung != TILED.number:
-        return 1
-    return gemm_tiled_slices(device, config.params, shape)
-
-
-def slices_gemm_decides(device: DeviceInfo, rung: Rung, params: Mapping[str, int],
-                        shape: tuple[int, int, int]) -> int | None:
-    """The slices of K gemm() runs a configuration in at a shape where gemm() decides them
-    (the tiled kernel, `splits.gemm_tiled_slices`), so that measuring it there measures what
-    gemm() runs; None where the configuration says itself (`Rung.k_slices`) or the measurement
-    is whole."""
-    return (gemm_tiled_slices(device, params, shape) if rung.number == TILED.number
-            else None)
-
-
-def reads_b_as_gemm(device: DeviceInfo, rung: Rung, params: Mapping[str, int],
-                    shape: tuple[int, int, int]) -> bool:
-    """Whether gemm() has this configuration read B as it lies at this shape (a C-ordered
-    call's B, `read_b_pays`), so that measuring it there reads B so too."""
-    return (rung.number == TILED.number and reads_b_itself(params)
-            and read_b_pays(device, shape))
+    does for the direct kernel: only the tiled kernel (`splits.slices_gemm_decides`)."""
+    return slices_gemm_decides(device, config.rung, config.params, shape) or 1
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:

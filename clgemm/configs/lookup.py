@@ -43,13 +43,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from clgemm.configs.database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any,
                                      read_roots, shape_distance, usable_params)
-from clgemm.configs.splits import gemm_tiled_slices
+from clgemm.configs.splits import slices_gemm_decides
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_bytes, real_path
 from clgemm.core.settings import shipped_tuning
 from clgemm.devices.family import family_of, type_of_name
 from clgemm.rungs import GEMM_RUNGS, Rung, get_rung
-from clgemm.rungs.tiled import TILED
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
@@ -189,14 +188,13 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
 def _groups(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[int],
             split: bool = True) -> int:
     """The work-groups of one product's launch: its tiles of C, times the slices of K gemm()
-    runs the tiled kernel in there (`splits.gemm_tiled_slices`; `split` False: K whole), which fill
+    splits it into there (`splits.slices_gemm_decides`; `split` False: K whole), which fill
     the device with it."""
     (gx, gy), (lx, ly) = rung.geometry(params, shape[0], shape[1])
-    groups = (gx // lx) * (gy // ly)
-    if split and rung.number == TILED.number and len(shape) == 3:
-        groups *= gemm_tiled_slices(device, params,
-                                    (int(shape[0]), int(shape[1]), int(shape[2])))
-    return groups
+    slices = (slices_gemm_decides(device, rung.number, params,
+                                  (int(shape[0]), int(shape[1]), int(shape[2]))) or 1
+              if split else 1)
+    return (gx // lx) * (gy // ly) * slices
 
 
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
@@ -250,8 +248,7 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     however fast it was at 4096^3; a stack's products are one grid, so their work-groups fill
     the device together, and so are the slices of K gemm() splits a long K into, unless `split`
     is False), discounted by how far the measurement is from this use (`_distance`)."""
-    groups = (_groups(device, rung, f.params, shape, split) if batch <= 1
-              else _groups(device, rung, f.params, shape[:2]) * batch)
+    groups = _groups(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)
     fill = min(1.0, groups / max(1, device.compute_units))
     return f.gflops * fill * math.exp(-DISTANCE_DISCOUNT * _distance(f, shape, batch))
 

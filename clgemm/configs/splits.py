@@ -78,9 +78,20 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 
-def gemm_tiled_slices(device: Any, params: Mapping[str, int],
-                      shape: tuple[int, int, int]) -> int:
-    """Into how many slices gemm() splits K for this configuration of the tiled kernel on
-    `device` (`tiled_slices`), counting whether it reads B as it lies there."""
-    reads_b = reads_b_itself(params) and read_b_pays(device, shape)
-    return tiled_slices(device.compute_units, params, shape, reads_b)
+def reads_b_as_gemm(device: Any, rung: int, params: Mapping[str, int],
+                    shape: tuple[int, int, int]) -> bool:
+    """Whether gemm() has a configuration of kernel `rung` read B as it lies at this shape (a
+    C-ordered call's B, `read_b_pays`), so that measuring it there reads B so too."""
+    return rung == TILED.number and reads_b_itself(params) and read_b_pays(device, shape)
+
+
+def slices_gemm_decides(device: Any, rung: int, params: Mapping[str, int],
+                        shape: tuple[int, int, int]) -> int | None:
+    """Into how many slices gemm() splits K for a configuration of kernel `rung` on `device`
+    where gemm() decides them (the tiled kernel, `tiled_slices`, counting whether it reads B as
+    it lies there); None where the configuration says itself (`Rung.k_slices`) or K stays
+    whole."""
+    if rung != TILED.number:
+        return None
+    return tiled_slices(device.compute_units, params, shape,
+                        reads_b_as_gemm(device, rung, params, shape))

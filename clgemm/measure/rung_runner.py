@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from clgemm.backends.base import Backend
-from clgemm.configs.choice import reads_b_as_gemm, slices_gemm_decides
+from clgemm.configs.splits import reads_b_as_gemm, slices_gemm_decides
 from clgemm.configs.launch import helper_rows, prepare, prepare_stack, scratch_name
 from clgemm.core import accuracy
 from clgemm.core.errors import BuildError, ClgemmError, LaunchError
@@ -157,8 +157,8 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
             shape = (p.m, p.n, p.k)
             prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
                                ws.buf_c, rung.helpers_for(params), ws.scratch,
-                               slices_gemm_decides(backend.device, rung, params, shape),
-                               reads_b_as_gemm(backend.device, rung, params, shape))
+                               slices_gemm_decides(backend.device, rung.number, params, shape),
+                               reads_b_as_gemm(backend.device, rung.number, params, shape))
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result

@@ -19,11 +19,12 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.backends.opencl import OpenCLBackend
 from clgemm.configs import choice as kernel_choice
+from clgemm.configs import splits
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
+from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, TILED
 
 TOL = 1e-5
 
@@ -780,6 +781,50 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
+def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, monkeypatch):
+    """The tiled kernel's form without local memory and without panels (a CPU's micro-kernel
+    on the caller's operands) reads a C-ordered call's operands where they lie whatever
+    `read_b_pays` says: one launch that writes C itself, an epilogue only for alpha and beta,
+    a pack only of an operand that is not tight. Right every way, C poisoned first."""
+    be = every_backend
+    kind = KINDS[be.name]
+    in_place = api.user_config(be.device, TILED.number, CPU_IN_PLACE)
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: in_place)
+    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: False)
+    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: False)
+    api.clear_caches()
+    tm, tn, tk = TILED.size_multiples(in_place.params)
+    rng = np.random.default_rng(31)
+    m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m
+    a, b = rand(rng, (m, k)), rand(rng, (k, n))
+
+    def run(a, b, c, **kw):
+        with be.observe() as log:
+            out = clgemm.gemm(a, b, c, **kw)
+        be.synchronize()
+        return kind.download(out), [name for name, _ in log.times()]
+
+    poisoned = np.full((m, n), np.nan, np.float32)
+    got, names = run(kind.upload(be, a), kind.upload(be, b), kind.upload(be, poisoned))
+    assert names == ["gemm_tiled"], names
+    assert close(got, reference(a, b, None, 1, 0, False, False))
+    c = rand(rng, (m, n))
+    got, names = run(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
+                     alpha=1.5, beta=-0.5)
+    assert names == ["gemm_tiled", "epilogue"], names
+    assert close(got, reference(a, b, c, 1.5, -0.5, False, False))
+    at = np.ascontiguousarray(a.T)  # the kernels' BT itself: read where it lies too
+    got, names = run(kind.upload(be, at), kind.upload(be, b), kind.upload(be, poisoned),
+                     trans_a=True)
+    assert names == ["gemm_tiled"], names
+    assert close(got, reference(at, b, None, 1, 0, True, False))
+    wide = rand(rng, (m, k + 4))  # not tight: packed into BT first
+    got, names = run(kind.upload(be, wide)[:, :k], kind.upload(be, b), kind.upload(be, poisoned))
+    assert names == ["pack_transpose", "gemm_tiled"], names
+    assert close(got, reference(wide[:, :k], b, None, 1, 0, False, False))
+    api.clear_caches()
+
+
 @pytest.mark.parametrize("pays", [True, False])
 def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays):
     """Where `read_b_pays` says so, the tiled kernel reads the kernels' B (a C-ordered A) where
@@ -791,6 +836,7 @@ def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays
     tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
     monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
     monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
+    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
     api.clear_caches()
     tm, tn, tk = TILED.size_multiples(tiled.params)
     rng = np.random.default_rng(29)
@@ -840,6 +886,7 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans, pays):
     monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
     monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
     monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
+    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
     api.clear_caches()
     ta, tb = trans
     rng = np.random.default_rng(19)

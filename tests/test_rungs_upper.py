@@ -531,3 +531,34 @@ def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, wor
         split = (splits.slices_gemm_decides(backend.device, rung.number, params, shape) or 1) > 1
         assert all(b.get("BATCHED", 0) == int(split) for b in mains), (shape, mains)
         assert split == (shape[2] == 4096 and pays)
+
+
+def test_the_cpu_in_place_form_is_measured_reading_b_as_it_lies(backend, workspace_for,
+                                                               monkeypatch):
+    """The tiled kernel's form without local memory or panels is measured as gemm() runs it,
+    B read where it lies with no transpose before it, even where `read_b_pays` says no; the
+    panel form keeps its packs; both right."""
+    from clgemm.configs import choice, splits
+    from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
+
+    rung = get_rung(12)
+    built: list[dict] = []
+    real = type(backend).program
+
+    def recorded(self, file, macros, kernel):
+        built.append({"kernel": kernel, **macros})
+        return real(self, file, macros, kernel)
+
+    monkeypatch.setattr(type(backend), "program", recorded)
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
+    monkeypatch.setattr(splits, "read_b_pays", lambda device, s: False)
+    for form, reads in ((CPU_IN_PLACE, True), (CPU_MICRO_KERNEL, False)):
+        params = rung.resolve(dict(form))
+        if rung.first_violation(params, backend.device.limits(), stages=("device",)):
+            pytest.skip("the CPU forms do not fit this device")
+        built.clear()
+        res = run_rung(backend, workspace_for(64, 64, 128), rung, params, repeats=1, warmup=0)
+        assert res.status == "ok", (form, res.message)
+        mains = [b for b in built if b["kernel"] == rung.kernel]
+        assert mains and all(b.get("BT_FROM_B", 0) == int(reads) for b in mains), mains
+        assert any(b["kernel"] == "transpose" for b in built) != reads

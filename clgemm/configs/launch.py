@@ -151,7 +151,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     main_kernel = backend.program(rung.file, macros, rung.kernel)
     steps = []
     for helper in helpers:
-        if reads_b and helper.kernel == "transpose":
+        if reads_b and helper.operand == "B":
             continue
         rows, cols = helper_rows(helper, m, n, k)
         out = scratch(scratch_name(helper), rows * cols)

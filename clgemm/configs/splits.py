@@ -78,11 +78,24 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 
+def reads_b_with(params: Mapping[str, int], pays: bool) -> bool:
+    """Whether gemm() has a configuration of the tiled kernel read B (a C-ordered call's A)
+    where it lies, `pays` being `read_b_pays` at the shape. One that stages B through local
+    memory does so where it pays. One that reads B straight from global memory always does:
+    down B's columns each work-item walks WPTN streams of consecutive floats, where from a
+    packed BT it would read one float per row of BT, a new page at every step of k on a large
+    product; so B as it lies is the faster form as well as the one without a pack
+    (results/pocl/in-place-*.txt)."""
+    if not reads_b_itself(params):
+        return False
+    return pays or not TILED.resolve(dict(params))["CACHE_B"]
+
+
 def reads_b_as_gemm(device: Any, rung: int, params: Mapping[str, int],
                     shape: tuple[int, int, int]) -> bool:
-    """Whether gemm() has a configuration of kernel `rung` read B as it lies at this shape (a
-    C-ordered call's B, `read_b_pays`), so that measuring it there reads B so too."""
-    return rung == TILED.number and reads_b_itself(params) and read_b_pays(device, shape)
+    """Whether gemm() has a configuration of kernel `rung` read B as it lies at this shape
+    (`reads_b_with`), so that measuring it there reads B so too."""
+    return rung == TILED.number and reads_b_with(params, read_b_pays(device, shape))
 
 
 def slices_gemm_decides(device: Any, rung: int, params: Mapping[str, int],

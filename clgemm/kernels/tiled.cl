@@ -121,12 +121,12 @@
         const int e = tid + l * RTSM * RTSN;                                         \
         Anext[l] = LOAD_GLOBAL(A, ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM); \
     }
-#if BT_FROM_B
+#if BT_FROM_B && CACHE_B
 // B itself (K x N, column-major): a B tile is loaded as vectors down its columns (along k) and
 // each vector's components are spread over consecutive k of the local tile, which stays
 // k-major, so the product's loop is the same; gemm() then needs no transposed copy of B.
-#if !CACHE_B || TSK % WIDTH
-  #error "BT_FROM_B needs CACHE_B = 1 and TSK a multiple of WIDTH"
+#if TSK % WIDTH
+  #error "BT_FROM_B with CACHE_B needs TSK a multiple of WIDTH"
 #endif
 #define B_VECTORS (TSK / WIDTH)   // vectors down one column of the B tile
 #define B_AT(e, k0) ((offn + (e) / B_VECTORS) * Kv + (k0) / WIDTH + (e) % B_VECTORS)
@@ -206,6 +206,13 @@
 #endif
 #if CACHE_B
   #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)])
+#elif BT_FROM_B
+  // B itself without local memory (a CPU's micro-kernel on the caller's operands): column
+  // offn + v of B, one float at each step, so each work-item walks WPTN streams down columns.
+  #if VWN != 1 || PANELS
+    #error "BT_FROM_B without CACHE_B needs VWN = 1 and PANELS = 0"
+  #endif
+  #define B_VEC(k, v) BTf[(long)(offn + (v)) * Kb + k0 + (k)]
 #elif PANELS
   #define B_VEC(k, v) VLOADN(BTf + ((offn / TSN) * K + k0 + (k)) * TSN + VWN * (v))
 #else
@@ -216,7 +223,7 @@
 // register block is unrolled outright, so that the sums stay in vector registers rather than
 // in an array in memory (PoCL does not unroll it by itself). With LOCKSTEP's barrier the
 // unrolled loop came out slower there, so it is left as it is.
-#if PANELS && !LOCKSTEP
+#if !CACHE_A && !CACHE_B && (PANELS || BT_FROM_B) && !LOCKSTEP
   #define UNROLLED _Pragma("unroll")
 #else
   #define UNROLLED
@@ -280,6 +287,11 @@ void gemm_tiled(const int M, const int N, const int K,
     const int Nv = N / WIDTH;
 #else
     const __global float* RESTRICT BTf = (const __global float*)BT;
+#endif
+#if !CACHE_B && BT_FROM_B && BATCHED
+    const int Kb = K * (int)get_num_groups(2);   // a column of B holds every slice
+#elif !CACHE_B && BT_FROM_B
+    const int Kb = K;
 #endif
 
 #if CACHE_A

@@ -28,6 +28,7 @@ from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, h
 from clgemm.backends.registry import array_signature
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config, user_config
+from clgemm.configs.splits import reads_b_as_gemm
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
@@ -108,8 +109,10 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         if kernel is None and plan.use_p and not plan.nothing_to_do:
             kernel = CACHE.choose(be.device, shape)
         split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
+        read_b = kernel is not None and reads_b_as_gemm(be.device, kernel.rung, kernel.params,
+                                                        shape)
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
-                        kernel, split, choice.read_b_pays(be.device, shape))
+                        kernel, split, read_b)
         check_memory(be.device, extra + plan.temps)
         try:
             with be.lock:

@@ -37,14 +37,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from clgemm.configs.splits import read_b_pays_on, tiled_slices
+from clgemm.configs.splits import read_b_pays_on, reads_b_with, tiled_slices
 from clgemm.core.problem import Problem
 from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
 from clgemm.devices.hardware import Hardware
 from clgemm.model.inner_loops import LoopStep, step_for
 from clgemm.rungs import Rung, get_rung
 from clgemm.rungs.skinny import SKINNY, short_is_n
-from clgemm.rungs.tiled import TILED, reads_b_itself
+from clgemm.rungs.tiled import TILED
 
 PEAK = "peak"
 LANES = "lanes"
@@ -362,7 +362,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
     slices = (tiled_slices(hw.compute_units, params, problem.as_tuple(),
-                           reads_b_itself(params) and read_b_pays_on(hw, problem.as_tuple()))
+                           reads_b_with(params, read_b_pays_on(hw, problem.as_tuple())))
               if rung.number == TILED.number else 1)
     groups *= slices  # gemm()'s slices of K are one grid with the tiles
     occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)

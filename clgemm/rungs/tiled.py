@@ -189,14 +189,27 @@ CPU_MICRO_KERNEL: dict[str, int] = {"TSM": 16, "TSN": 16, "TSK": 32, "WPTM": 16,
                                     "VWM": 16, "VWN": 1, "CACHE_A": 0, "CACHE_B": 0,
                                     "PANELS": 1, "LOCKSTEP": 0}
 
+#: the same register block reading the caller's operands where they lie: no panels, 32 x 8
+#: sums (two vectors of 16 rows by 8 columns), A read down its columns and B as it lies
+#: (BT_FROM_B, `reads_b_itself`), C written by the kernel: one launch, no pack. It is slower
+#: than the panels on large products, whose columns are a page apart, and faster on small ones,
+#: where the packs are a large share of the call (results/pocl/in-place-*.txt); a CPU's tune
+#: measures it second.
+CPU_IN_PLACE: dict[str, int] = {**CPU_MICRO_KERNEL, "TSM": 32, "TSN": 8, "WPTM": 32, "WPTN": 8,
+                                "PANELS": 0}
+
 
 def reads_b_itself(params: Params) -> bool:
-    """Whether a configuration can take B (K x N) where it lies instead of BT (BT_FROM_B): its
-    B tiles go through local memory, where the transpose happens, each a whole number of
-    vectors deep."""
+    """Whether a configuration can take B (K x N) where it lies instead of BT (BT_FROM_B):
+    either its B tiles go through local memory, where the transpose happens, each a whole
+    number of vectors deep; or it reads B straight from global memory one float at a time
+    (no panels, no vectors along N), walking down B's columns."""
     p = TILED.resolve(dict(params))
-    return (bool(p["CACHE_B"]) and not p["PANELS"] and not p["PIPELINE"]
-            and p["TSK"] % p["WIDTH"] == 0)
+    if p["PANELS"] or p["PIPELINE"]:
+        return False
+    if p["CACHE_B"]:
+        return p["TSK"] % p["WIDTH"] == 0
+    return p["VWN"] == 1
 
 
 def tiled_macros(params: Params, batched: bool = False, reads_b: bool = False

@@ -27,7 +27,7 @@ from clgemm.model.bound import bound
 from clgemm.rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.tiled import CPU_MICRO_KERNEL as TILED_CPU_MICRO_KERNEL
+from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
 from clgemm.rungs.tiled import TILED
 from clgemm.tuner.budget import DEFAULT_MINUTES
 
@@ -124,7 +124,7 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[st
     if rung.number == DIRECT.number and device.is_cpu:
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
     if rung.number == TILED.number and device.is_cpu:
-        out.append(TILED.resolve(TILED_CPU_MICRO_KERNEL))
+        out.extend(TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE))
     for f in found:
         if f.params not in out:
             out.append(f.params)

@@ -168,6 +168,29 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
         assert estimated_minutes(dev, default_plan(dev)) <= limit
 
 
+def test_a_tune_starts_from_the_same_gpu_under_the_other_backend(tmp_path, monkeypatch,
+                                                                   no_shipped_tuning):
+    """The same GPU's entries under CUDA are an OpenCL tune's second seed at their slot (the
+    kernels are one source), never a choice of the OpenCL lookup; another GPU's CUDA entries
+    are neither."""
+    from clgemm.tuner.plan import seeds
+
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    cuda = dataclasses.replace(GPU, backend="cuda", platform="CUDA", vendor="NVIDIA")
+    tiled = get_rung(12)
+    shape = (32, 4096, 4096)
+    _store(tmp_path, GPU, [_entry(12, shape, 14.0, TSM=32, TSN=16, WPTM=4, WPTN=4)])
+    _store(tmp_path, cuda, [dataclasses.replace(
+        _entry(12, shape, 20.0, TSM=32, TSN=64, WPTM=4, WPTN=8), backend="cuda")])
+    other = lookup.other_backends(GPU, tiled, shape)
+    assert [(f.shape, f.params["TSN"]) for f in other] == [(shape, 64)]
+    assert [s["TSN"] for s in seeds(GPU, tiled, shape)[:2]] == [16, 64]
+    assert all(f.params["TSN"] != 64 for f in lookup.ranked(GPU, tiled, shape))
+    assert lookup.other_backends(dataclasses.replace(GPU, name="NVIDIA A100"), tiled,
+                                 shape) == []
+    lookup.forget()
+
+
 def test_bound_seeds_rank_by_the_model(device):
     """Where nothing is stored, the plain tune measures first the sampled configurations the
     performance model bounds highest."""

@@ -226,6 +226,29 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
     return [f for _, f in out]
 
 
+def other_backends(device: Any, rung: Rung, shape: Sequence[int],
+                   roots: Iterable[Path] | None = None) -> list[Found]:
+    """Configurations of `rung` stored for this very device (same name) under another backend,
+    that fit `shape` here, nearest the shape first, then fastest. The kernels are one source
+    for both backends, so CUDA's measurement on an NVIDIA GPU is a starting point for its
+    OpenCL tune and back; never a choice, since the two compilers differ: the tuner measures
+    them first (`clgemm.tuner.plan.seeds`)."""
+    limits = device.limits()
+    out = []
+    for db, who in stored_databases(roots):
+        if who.backend == device.backend or who.name != device.name:
+            continue
+        for e in db.entries:
+            if e.rung != rung.number or e.batch > 1:
+                continue
+            p = usable_params(rung, e.params, limits, shape)
+            if p is not None:
+                m, n, k = e.shape
+                out.append(Found(rung.number, p, "other backend", f"{who.backend}: {who.name}",
+                                 (int(m), int(n), int(k)), float(e.gflops or 0.0), db.path, 1))
+    return sorted(out, key=lambda f: (shape_distance(f.shape, shape), -f.gflops))
+
+
 #: how much a configuration's measured speed is trusted per unit of log-shape distance between
 #: where it was measured and where it would run (e^-0.3 per factor e in one dimension): a
 #: configuration measured at the very shape beats one measured 4x larger in each dimension

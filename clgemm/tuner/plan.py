@@ -118,14 +118,17 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[st
     """The best stored configurations for this rung at this shape, whatever level of the lookup
     chain they come from (this device, another driver, the family, the device type), in the
     chain's order there (`lookup.ranked`: what the chain would run first): the search measures
-    these first (transfer between devices)."""
+    these first (transfer between devices), and the nearest one stored for this device under
+    the other backend (`lookup.other_backends`)."""
     found = lookup.ranked(device, rung, shape)
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
     if rung.number == TILED.number and device.is_cpu:
         out.extend(TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE))
-    for f in found:
+    # the chain's first, then this device's nearest under the other backend, then the rest
+    other = lookup.other_backends(device, rung, shape)
+    for f in [*found[:1], *other[:1], *found[1:]]:
         if f.params not in out:
             out.append(f.params)
         if len(out) >= count:

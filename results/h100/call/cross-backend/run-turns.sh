@@ -14,7 +14,8 @@ for turn in $1; do
     dir=$root; [ $v = old ] && dir=$root/abold
     name=classes-opencl-$turn-$v
     cmd="python3 -m clgemm bench --call --device H100 --backend opencl --sizes classes --c-given --json $OUT/$name.json"
-    { echo "$head ($v: ${v/new/this tree}${v/old/ package of ${OLD_COMMIT:-?}}); $(date -u +%FT%TZ): $cmd"
+    what="this tree"; [ $v = old ] && what="package of ${OLD_COMMIT:-?}"
+    { echo "$head ($v: $what); $(date -u +%FT%TZ): $cmd"
       (cd "$dir" && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 150 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"); } \
       > "$OUT/$name.txt"
     echo "turn $turn $v: $(grep 'geo-mean' "$OUT/$name.txt")"

@@ -545,9 +545,11 @@ def _too_many_groups(backend) -> None:
     assert not c.any()
 
 
+@pytest.mark.no_shipped_tuning
 def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
     """The check behind CUDA's grid limit, on an OpenCL backend given the same limit (through
-    the rungs: the direct kernel's tiles would fit this product)."""
+    the rungs: the direct kernel's tiles would fit this product; without shipped tuning, so
+    that no stored skinny kernel takes the product in one launch of its own)."""
     from clgemm.backends.opencl import OpenCLBackend
 
     monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)

@@ -188,10 +188,23 @@ def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: looku
     higher expected speed at this shape (the packing kernels' as `Tuned` has it); else the
     packing kernels."""
     if shape[0] * shape[1] * shape[2] < cross.min_indirect:
-        return True
+        return not (direct is not None and indirect_gflops is not None
+                    and _idles_units(device, direct, shape)
+                    and lookup.expected_gflops(device, DIRECT, direct, shape) < indirect_gflops)
     if direct is not None and indirect_gflops is not None:
         return lookup.expected_gflops(device, DIRECT, direct, shape) >= indirect_gflops
     return False
+
+
+def _idles_units(device: DeviceInfo, direct: lookup.Found, shape: tuple[int, int, int]) -> bool:
+    """Whether the direct kernel's stored configuration gives this product fewer work-groups
+    than a CPU has cores: a configuration measured on another CPU of the family (fewer cores)
+    can leave most of this one idle, which costs more than the packing kernels' launches
+    (results/xeon/bench-call-xeon.txt: 256 cubed in 8 groups on 16 cores, 2 ms a call). On a
+    GPU a small product's groups are few by nature and its call is the launches: the
+    crossover stands there."""
+    return device.is_cpu and lookup.group_count(device, DIRECT, direct.params, shape) < \
+        device.compute_units
 
 
 #: above the crossover, a product the direct kernel would split into this many slices or more has

@@ -197,6 +197,12 @@ def _groups(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[
     return (gx // lx) * (gy // ly) * slices
 
 
+def group_count(device: Any, rung: Rung, params: Mapping[str, int],
+                shape: Sequence[int]) -> int:
+    """The work-groups of one product's launch at `shape`, gemm()'s slices of K counted."""
+    return _groups(device, rung, params, shape)
+
+
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
                roots: Iterable[Path] | None = None, *, batch: int = 1) -> list[Found]:
     """Every usable stored configuration of `rung` for `device`, from every database and

@@ -6,6 +6,7 @@ chosen on either side of it. No device: the lookup's answers are made up."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import pytest
@@ -342,3 +343,24 @@ def test_a_padded_product_is_expected_at_its_tiles_alone(stored, monkeypatch):
     seconds = 2 * 4096 * 32 * 4096 / (whole * 1e9) + choice.padding_passes_s(GPU, shape, to)
     assert padded is not None and padded[1] == pytest.approx(2 * 4096 * 16 * 4096 / seconds / 1e9)
     assert choice.choose_kernel(GPU, shape).rung == SKINNY.number
+
+
+def test_below_the_crossover_a_cpu_leaves_no_cores_to_a_few_direct_groups(stored):
+    """A CPU's stored direct configuration that gives a small product fewer work-groups than
+    the CPU has cores (measured on a CPU with fewer) yields to a packing kernel expected
+    faster, below the crossover too; where its groups fill the cores, or on a GPU, the
+    crossover stands."""
+    big_tiles = DIRECT.resolve({"TSM": 64, "TSN": 128, "WPTM": 64, "WPTN": 8})
+    direct = dataclasses.replace(_found(DIRECT, 256, 20.0), params=big_tiles)
+    stored[DIRECT.number] = [direct]
+    stored[TILED.number] = [_found(TILED, 512, 140.0)]
+    many = dataclasses.replace(GPU, type="CPU", compute_units=16)
+    few = dataclasses.replace(many, compute_units=2)
+    shape = (256, 256, 256)
+    assert lookup.group_count(many, DIRECT, big_tiles, shape) == 8
+    for device, rung in ((many, TILED.number), (few, DIRECT.number)):
+        cross = choice.crossover(device)
+        assert math.prod(shape) < cross.min_indirect
+        assert choice.choose_kernel(device, shape, cross=cross).rung == rung, device
+    gpu = dataclasses.replace(GPU, compute_units=16)
+    assert choice.choose_kernel(gpu, shape, cross=choice.crossover(gpu)).rung == DIRECT.number

@@ -781,6 +781,17 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
+def _forced_tiled(monkeypatch, be, params, pays):
+    """gemm() made to run the tiled kernel with `params` on `be`, `read_b_pays` answering
+    `pays` wherever it is asked."""
+    config = api.user_config(be.device, TILED.number, params)
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
+    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
+    api.clear_caches()
+    return config
+
+
 def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, monkeypatch):
     """The tiled kernel's form without local memory and without panels (a CPU's micro-kernel
     on the caller's operands) reads a C-ordered call's operands where they lie whatever
@@ -788,11 +799,7 @@ def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, 
     a pack only of an operand that is not tight. Right every way, C poisoned first."""
     be = every_backend
     kind = KINDS[be.name]
-    in_place = api.user_config(be.device, TILED.number, CPU_IN_PLACE)
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: in_place)
-    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: False)
-    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: False)
-    api.clear_caches()
+    in_place = _forced_tiled(monkeypatch, be, CPU_IN_PLACE, pays=False)
     tm, tn, tk = TILED.size_multiples(in_place.params)
     rng = np.random.default_rng(31)
     m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m
@@ -833,11 +840,7 @@ def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays
     that is that B gets B copied first. Right every way, C read or not."""
     be = every_backend
     kind = KINDS[be.name]
-    tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
-    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
-    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
-    api.clear_caches()
+    tiled = _forced_tiled(monkeypatch, be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
     tm, tn, tk = TILED.size_multiples(tiled.params)
     rng = np.random.default_rng(29)
 

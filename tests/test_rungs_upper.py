@@ -503,14 +503,8 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     assert not sums
 
 
-def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, workspace_for,
-                                                                    monkeypatch):
-    """Where gemm() has the tiled kernel read B as it lies (few rows of C: `read_b_pays`), its
-    measurement builds that form (BT_FROM_B) with no transpose before it, alone and with K in
-    slices, and is right; where gemm() packs B, the measurement transposes it first."""
-    from clgemm.configs import choice, splits
-
-    rung, params = _small_tiles(backend)
+def _recorded_builds(backend, monkeypatch) -> list[dict]:
+    """Every kernel the backend builds from now on, with its macros, in order."""
     built: list[dict] = []
     real = type(backend).program
 
@@ -519,6 +513,18 @@ def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, wor
         return real(self, file, macros, kernel)
 
     monkeypatch.setattr(type(backend), "program", recorded)
+    return built
+
+
+def test_the_tiled_kernel_is_measured_reading_b_where_gemm_reads_it(backend, workspace_for,
+                                                                    monkeypatch):
+    """Where gemm() has the tiled kernel read B as it lies (few rows of C: `read_b_pays`), its
+    measurement builds that form (BT_FROM_B) with no transpose before it, alone and with K in
+    slices, and is right; where gemm() packs B, the measurement transposes it first."""
+    from clgemm.configs import choice, splits
+
+    rung, params = _small_tiles(backend)
+    built = _recorded_builds(backend, monkeypatch)
     for pays, shape in ((True, (32, 64, 256)), (True, (32, 64, 4096)), (False, (32, 64, 256))):
         monkeypatch.setattr(choice, "read_b_pays", lambda device, s, pays=pays: pays)
         monkeypatch.setattr(splits, "read_b_pays", lambda device, s, pays=pays: pays)
@@ -542,14 +548,7 @@ def test_the_cpu_in_place_form_is_measured_reading_b_as_it_lies(backend, workspa
     from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
 
     rung = get_rung(12)
-    built: list[dict] = []
-    real = type(backend).program
-
-    def recorded(self, file, macros, kernel):
-        built.append({"kernel": kernel, **macros})
-        return real(self, file, macros, kernel)
-
-    monkeypatch.setattr(type(backend), "program", recorded)
+    built = _recorded_builds(backend, monkeypatch)
     monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
     monkeypatch.setattr(splits, "read_b_pays", lambda device, s: False)
     for form, reads in ((CPU_IN_PLACE, True), (CPU_MICRO_KERNEL, False)):

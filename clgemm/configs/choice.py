@@ -200,9 +200,8 @@ def _idles_units(device: DeviceInfo, direct: lookup.Found, shape: tuple[int, int
     """Whether the direct kernel's stored configuration gives this product fewer work-groups
     than a CPU has cores: a configuration measured on another CPU of the family (fewer cores)
     can leave most of this one idle, which costs more than the packing kernels' launches
-    (results/xeon/bench-call-xeon.txt: 256 cubed in 8 groups on 16 cores, 2 ms a call). On a
-    GPU a small product's groups are few by nature and its call is the launches: the
-    crossover stands there."""
+    (results/xeon/idle-cores). On a GPU a small product's groups are few by nature and its call
+    is the launches: the crossover stands there."""
     return device.is_cpu and lookup.group_count(device, DIRECT, direct.params, shape) < \
         device.compute_units
 

@@ -185,7 +185,7 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
     return None
 
 
-def _groups(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[int],
+def group_count(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[int],
             split: bool = True) -> int:
     """The work-groups of one product's launch: its tiles of C, times the slices of K gemm()
     splits it into there (`splits.slices_gemm_decides`; `split` False: K whole), which fill
@@ -195,12 +195,6 @@ def _groups(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[
                                   (int(shape[0]), int(shape[1]), int(shape[2]))) or 1
               if split else 1)
     return (gx // lx) * (gy // ly) * slices
-
-
-def group_count(device: Any, rung: Rung, params: Mapping[str, int],
-                shape: Sequence[int]) -> int:
-    """The work-groups of one product's launch at `shape`, gemm()'s slices of K counted."""
-    return _groups(device, rung, params, shape)
 
 
 def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
@@ -283,8 +277,7 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     """What a stored configuration should reach at `shape` (on a stack of `batch` such
     products): its measured speed, scaled down from the share of the compute units' time its
     work-groups kept busy where it was measured to the share they keep busy here, where that
-    is less
-    (`wave_fill`: a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's
+    is less (`wave_fill`: a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's
     132 units, however fast it was at 4096^3, and a 64 x 64 tile gives 768^2 a second wave
     almost empty; a stack's products are one grid, so their work-groups fill the device
     together, and so are the slices of K gemm() splits a long K into, unless `split` is
@@ -292,8 +285,8 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     only the first wave chose the 64 x 64 tiles measured at 1024^3 over the 32 x 32 ones
     measured at 768^3 itself, on both H100 backends (results/h100/call/waves)."""
     units = device.compute_units
-    here = _groups(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)
-    there = _groups(device, rung, f.params, f.shape, f.batch <= 1) * max(1, f.batch)
+    here = group_count(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)
+    there = group_count(device, rung, f.params, f.shape, f.batch <= 1) * max(1, f.batch)
     # never above what was measured: one group per unit is a model of the waves, and a
     # measurement that left units idle is no evidence of the speed with all of them busy
     scale = min(1.0, wave_fill(here, units) / wave_fill(there, units))

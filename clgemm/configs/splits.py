@@ -85,7 +85,7 @@ def reads_b_with(params: Mapping[str, int], pays: bool) -> bool:
     down B's columns each work-item walks WPTN streams of consecutive floats, where from a
     packed BT it would read one float per row of BT, a new page at every step of k on a large
     product; so B as it lies is the faster form as well as the one without a pack
-    (results/pocl/in-place-*.txt)."""
+    (results/pocl/b-as-it-lies.txt)."""
     if not reads_b_itself(params):
         return False
     return pays or not TILED.resolve(dict(params))["CACHE_B"]

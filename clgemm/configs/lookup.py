@@ -263,13 +263,21 @@ def _distance(f: Found, shape: Sequence[int], batch: int = 1) -> float:
     return shape_distance(f.shape, shape) + abs(math.log(f.batch / max(1, batch)))
 
 
-def wave_fill(groups: int, compute_units: int) -> float:
+#: work-groups a compute unit of each device type needs at once to run at full speed: a GPU's
+#: unit holding one group of a few warps waits on its memory, so a launch of one group per unit
+#: is half a wave, not a full one (results/h100/call/padded-3008); a CPU core runs its groups
+#: one after another
+RESIDENT_GROUPS = {"GPU": 2, "CPU": 1}
+
+
+def wave_fill(groups: int, compute_units: int, per_unit: int = 1) -> float:
     """The share of the compute units' time a launch of `groups` work-groups keeps busy when
-    they run in waves of one group per unit: the last wave leaves units idle. 144 groups on an
-    H100's 132 units take two waves for 1.09 waves of work (0.55); 1024 take eight (0.97)."""
-    units = max(1, compute_units)
+    they run in waves of `per_unit` groups per unit: the last wave leaves units idle. With one
+    group per unit, 144 groups on an H100's 132 units take two waves for 1.09 waves of work
+    (0.55); 1024 take eight (0.97)."""
+    slots = max(1, compute_units) * max(1, per_unit)
     groups = max(1, groups)
-    return groups / (-(-groups // units) * units)
+    return groups / (-(-groups // slots) * slots)
 
 
 def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
@@ -277,19 +285,19 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     """What a stored configuration should reach at `shape` (on a stack of `batch` such
     products): its measured speed, scaled down from the share of the compute units' time its
     work-groups kept busy where it was measured to the share they keep busy here, where that
-    is less (`wave_fill`: a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's
+    is less (`wave_fill`, with RESIDENT_GROUPS groups per unit: a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's
     132 units, however fast it was at 4096^3, and a 64 x 64 tile gives 768^2 a second wave
     almost empty; a stack's products are one grid, so their work-groups fill the device
     together, and so are the slices of K gemm() splits a long K into, unless `split` is
     False), discounted by how far the measurement is from this use (`_distance`). Counting
     only the first wave chose the 64 x 64 tiles measured at 1024^3 over the 32 x 32 ones
     measured at 768^3 itself, on both H100 backends (results/h100/call/waves)."""
-    units = device.compute_units
+    units, per_unit = device.compute_units, RESIDENT_GROUPS.get(device.type, 1)
     here = group_count(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)
     there = group_count(device, rung, f.params, f.shape, f.batch <= 1) * max(1, f.batch)
-    # never above what was measured: one group per unit is a model of the waves, and a
-    # measurement that left units idle is no evidence of the speed with all of them busy
-    scale = min(1.0, wave_fill(here, units) / wave_fill(there, units))
+    # never above what was measured: the waves are a model, and a measurement that left units
+    # idle is no evidence of the speed with all of them busy
+    scale = min(1.0, wave_fill(here, units, per_unit) / wave_fill(there, units, per_unit))
     return f.gflops * scale * math.exp(-DISTANCE_DISCOUNT * _distance(f, shape, batch))
 
 

@@ -309,9 +309,10 @@ def test_expected_speeds_count_the_slices_of_k_the_tiled_kernel_runs_in(stored):
     shape = (4096, 64, 4096)
     assert choice.tiled_split(GPU, choice.from_found(found), shape) == 8
     assert lookup.expected_gflops(GPU, TILED, found, shape) == pytest.approx(30000.0)
-    # K whole: 64 groups, one wave half empty, where the measurement's 512 filled 3.9 of 4
+    # K whole: 64 groups, a quarter of one wave of two groups per unit, where the
+    # measurement's 512 filled 1.94 of 2 such waves
     assert lookup.expected_gflops(GPU, TILED, found, shape, split=False) == pytest.approx(
-        30000.0 * (64 / 132) / (512 / 528))
+        30000.0 * (64 / 264) / (512 / 528))
     direct = dataclasses.replace(_found(DIRECT, 4096, 30000.0), shape=shape,
                                  params=DIRECT.resolve({"TSM": 64, "TSN": 64}))
     assert lookup.expected_gflops(GPU, DIRECT, direct, shape) == pytest.approx(30000.0)

@@ -49,6 +49,7 @@ from clgemm.core.files import is_regular_file, read_bytes, real_path
 from clgemm.core.settings import shipped_tuning
 from clgemm.devices.family import family_of, type_of_name
 from clgemm.rungs import GEMM_RUNGS, Rung, get_rung
+from clgemm.rungs.direct import DIRECT
 
 #: the rank of each level, best first
 LEVELS = ("tuned", "driver", "family", "type")
@@ -263,10 +264,12 @@ def _distance(f: Found, shape: Sequence[int], batch: int = 1) -> float:
     return shape_distance(f.shape, shape) + abs(math.log(f.batch / max(1, batch)))
 
 
-#: work-groups a compute unit of each device type needs at once to run at full speed: a GPU's
-#: unit holding one group of a few warps waits on its memory, so a launch of one group per unit
-#: is half a wave, not a full one (results/h100/call/padded-3008); a CPU core runs its groups
-#: one after another
+#: work-groups a compute unit of each device type needs at once to run a packing kernel's large
+#: tiles at full speed: a GPU's unit holding one such group waits on its memory, so a launch of
+#: one group per unit is half a wave, not a full one; a CPU core runs its groups one after
+#: another (results/h100/call/padded-3008). The direct kernel, tuned at the small products it
+#: runs, keeps one: counted with two, its choices at 64-256 cubed on NVIDIA's OpenCL changed and
+#: the calls took longer (third-opencl-* there).
 RESIDENT_GROUPS = {"GPU": 2, "CPU": 1}
 
 
@@ -292,7 +295,8 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     False), discounted by how far the measurement is from this use (`_distance`). Counting
     only the first wave chose the 64 x 64 tiles measured at 1024^3 over the 32 x 32 ones
     measured at 768^3 itself, on both H100 backends (results/h100/call/waves)."""
-    units, per_unit = device.compute_units, RESIDENT_GROUPS.get(device.type, 1)
+    units = device.compute_units
+    per_unit = 1 if rung.number == DIRECT.number else RESIDENT_GROUPS.get(device.type, 1)
     here = group_count(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)
     there = group_count(device, rung, f.params, f.shape, f.batch <= 1) * max(1, f.batch)
     # never above what was measured: the waves are a model, and a measurement that left units

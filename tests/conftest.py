@@ -25,12 +25,13 @@ os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="clgemm-tests-data-")
 os.environ.pop("CLGEMM_SHIPPED_TUNING", None)
 
 from clgemm.backends import list_devices, open_backend
-from clgemm.configs import lookup
+from clgemm.configs import choice, lookup, splits
 from clgemm.configs.database import SHIPPED_SWITCH
 from clgemm.core.problem import Problem
 from clgemm.devices.info import pick_device
 from clgemm.library import gemm as api
 from clgemm.measure.rung_runner import Workspace
+from clgemm.rungs.tiled import TILED
 
 #: fixtures that promise a test no tuned entries at all
 EMPTY_TUNING_FIXTURES = {"empty_db"}
@@ -111,3 +112,19 @@ def every_backend(request):
         pytest.skip("no device")
     api.clear_caches()
     return api.backend_for(request.param)
+
+
+@pytest.fixture
+def forced_tiled(monkeypatch):
+    """gemm() made to run the tiled kernel with the given parameters on a backend, with
+    `read_b_pays` answering as given wherever it is asked: `forced_tiled(be, params, pays)`
+    returns the configuration."""
+    def force(be, params, pays):
+        config = api.user_config(be.device, TILED.number, params)
+        monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+        monkeypatch.setattr(choice, "read_b_pays", lambda device, shape: pays)
+        monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
+        api.clear_caches()
+        return config
+    yield force
+    api.clear_caches()

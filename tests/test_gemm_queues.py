@@ -21,6 +21,7 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.library.gemm import clear_caches
+from clgemm.rungs.tiled import CPU_IN_PLACE
 
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 COMPLETE = cl.command_execution_status.COMPLETE
@@ -318,3 +319,31 @@ def test_a_repeated_call_leaves_c_one_event_and_still_waits(every_backend):
     last.wait()
     assert dc.events == [last]
     assert _close(dc.get(), want)
+
+
+def test_the_form_in_place_on_an_out_of_order_queue(every_backend, forced_tiled):
+    """The tiled kernel reading every operand where it lies (one launch that writes C itself)
+    on an out-of-order queue, ten tries each: a new array, a poisoned C, C that is A (A read as
+    it was), and a view of A with a wider leading dimension (packed first); right every time."""
+    be = every_backend
+    _opencl_only(be)
+    forced_tiled(be, CPU_IN_PLACE, pays=False)
+    q = _queue(be, True)
+    size = 256
+    rng = np.random.default_rng(43)
+    a, b = rand(rng, (size, size)), rand(rng, (size, size))
+    wide = rand(rng, (size, 2 * size))
+    want = reference(a, b, None, 1.0, 0.0, False, False)
+    da, db, dwide = cla.to_device(q, a), cla.to_device(q, b), cla.to_device(q, wide)
+    dc = cla.empty(q, (size, size), np.float32)
+    for i in range(10):
+        assert _close(clgemm.gemm(da, db).get(), want), ("new array", i)
+        dc.fill(np.float32(np.nan))
+        assert clgemm.gemm(da, db, dc) is dc
+        assert _close(dc.get(), want), ("device c", i)
+        dself = cla.to_device(q, a)
+        clgemm.gemm(dself, db, dself)
+        assert _close(dself.get(), want), ("c is a", i)
+        got = clgemm.gemm(dwide[:, :size], db).get()
+        assert _close(got, reference(wide[:, :size], b, None, 1.0, 0.0, False, False)), (
+            "strided a", i)

@@ -19,7 +19,6 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.backends.opencl import OpenCLBackend
 from clgemm.configs import choice as kernel_choice
-from clgemm.configs import splits
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
@@ -781,25 +780,14 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
-def _forced_tiled(monkeypatch, be, params, pays):
-    """gemm() made to run the tiled kernel with `params` on `be`, `read_b_pays` answering
-    `pays` wherever it is asked."""
-    config = api.user_config(be.device, TILED.number, params)
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
-    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
-    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
-    api.clear_caches()
-    return config
-
-
-def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, monkeypatch):
+def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, forced_tiled):
     """The tiled kernel's form without local memory and without panels (a CPU's micro-kernel
     on the caller's operands) reads a C-ordered call's operands where they lie whatever
     `read_b_pays` says: one launch that writes C itself, an epilogue only for alpha and beta,
     a pack only of an operand that is not tight. Right every way, C poisoned first."""
     be = every_backend
     kind = KINDS[be.name]
-    in_place = _forced_tiled(monkeypatch, be, CPU_IN_PLACE, pays=False)
+    in_place = forced_tiled(be, CPU_IN_PLACE, pays=False)
     tm, tn, tk = TILED.size_multiples(in_place.params)
     rng = np.random.default_rng(31)
     m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m
@@ -833,14 +821,14 @@ def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, 
 
 
 @pytest.mark.parametrize("pays", [True, False])
-def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays):
+def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, forced_tiled, pays):
     """Where `read_b_pays` says so, the tiled kernel reads the kernels' B (a C-ordered A) where
     it lies and transposes it tile by tile, with no pack of it, whether or not C's rows suit
     its tiles; elsewhere B is packed into BT first, as it is wherever it is not tight, and a C
     that is that B gets B copied first. Right every way, C read or not."""
     be = every_backend
     kind = KINDS[be.name]
-    tiled = _forced_tiled(monkeypatch, be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
+    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
     tm, tn, tk = TILED.size_multiples(tiled.params)
     rng = np.random.default_rng(29)
 
@@ -877,7 +865,7 @@ def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, monkeypatch, pays
 
 @pytest.mark.parametrize("pays", [True, False])
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
-def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans, pays):
+def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, trans, pays):
     """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few
     tiles of C on a large GPU): its batched form multiplies the slices into partial products,
     one launch sums them into alpha*P + beta*C; right for every transposition, with C read or
@@ -885,12 +873,8 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, trans, pays):
     not transposed) where `read_b_pays`, each slice a run of rows down B's columns."""
     be = every_backend
     kind = KINDS[be.name]
-    tiled = api.user_config(be.device, TILED.number, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: tiled)
     monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
-    monkeypatch.setattr(kernel_choice, "read_b_pays", lambda device, shape: pays)
-    monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
-    api.clear_caches()
+    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
     ta, tb = trans
     rng = np.random.default_rng(19)
     tm, tn, tk = TILED.size_multiples(tiled.params)

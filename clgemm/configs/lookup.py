@@ -205,26 +205,34 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
     measured on one product, with more those measured on a stack of any size: the two are
     told apart, never mixed."""
     limits = device.limits()
-    stack = batch > 1
     out: list[tuple[int, Found]] = []
     for db, who in stored_databases(roots):
         level = device_level(device, who)
         if level is None:
             continue
         rank, label = level
-        for e in db.entries:
-            if (e.rung != rung.number or e.backend != device.backend
-                    or (e.batch > 1) != stack):
-                continue
-            p = usable_params(rung, e.params, limits, shape)
-            if p is None:
-                continue
-            m, n, k = e.shape  # three sizes: entries that say otherwise are set apart on reading
-            out.append((rank, Found(rung.number, p, LEVELS[rank], label,
-                                    (int(m), int(n), int(k)), float(e.gflops or 0.0),
-                                    db.path, int(e.batch))))
+        out += [(rank, f) for f in _found_in(db, device.backend, rung, limits, shape,
+                                            LEVELS[rank], label, batch > 1)]
     out.sort(key=lambda rf: rf[0])
     return [f for _, f in out]
+
+
+def _found_in(db: Database, backend: str, rung: Rung, limits: Any, shape: Sequence[int] | None,
+              level: str, label: str, stack: bool) -> list[Found]:
+    """The entries of `rung` in one database measured on `backend`, on a stack or on one
+    product as `stack` says, as they run within `limits` at `shape` (those that cannot are left
+    out)."""
+    out = []
+    for e in db.entries:
+        if e.rung != rung.number or e.backend != backend or (e.batch > 1) != stack:
+            continue
+        p = usable_params(rung, e.params, limits, shape)
+        if p is None:
+            continue
+        m, n, k = e.shape  # three sizes: entries that say otherwise are set apart on reading
+        out.append(Found(rung.number, p, level, label, (int(m), int(n), int(k)),
+                         float(e.gflops or 0.0), db.path, int(e.batch)))
+    return out
 
 
 def other_backends(device: Any, rung: Rung, shape: Sequence[int],
@@ -237,16 +245,9 @@ def other_backends(device: Any, rung: Rung, shape: Sequence[int],
     limits = device.limits()
     out = []
     for db, who in stored_databases(roots):
-        if who.backend == device.backend or who.name != device.name:
-            continue
-        for e in db.entries:
-            if e.rung != rung.number or e.batch > 1:
-                continue
-            p = usable_params(rung, e.params, limits, shape)
-            if p is not None:
-                m, n, k = e.shape
-                out.append(Found(rung.number, p, "other backend", f"{who.backend}: {who.name}",
-                                 (int(m), int(n), int(k)), float(e.gflops or 0.0), db.path, 1))
+        if who.backend != device.backend and who.name == device.name:
+            out += _found_in(db, who.backend, rung, limits, shape, "other backend",
+                             f"{who.backend}: {who.name}", False)
     return sorted(out, key=lambda f: (shape_distance(f.shape, shape), -f.gflops))
 
 

@@ -8,25 +8,7 @@
 set -u
 W=${OUT:-/tmp}/p3
 mkdir -p "$W"
-root=$PWD
-export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
-head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
-key=$(python3 -c "from clgemm.backends import select_device as s
-print(s('H100', backend='cuda').key)")
-cmd="python3 -m clgemm tune --device H100 --backend cuda --rungs tiled --shapes 3008x3008x3008 --time 60 --database clgemm/tuning/$key.json"
-{ echo "$head; $(date -u +%FT%TZ): CLGEMM_RESULTS=/tmp/j $cmd"
-  CLGEMM_RESULTS=/tmp/j timeout 200 $cmd 2>&1 | grep -v "evaluated, \|CompilerWarning\|_prg.build"; } > "$W/tune-3008-cuda.txt"
-grep -E "stored" "$W/tune-3008-cuda.txt" | tail -1
-cp "clgemm/tuning/$key.json" "$W/"
-for turn in $1; do
-  for v in old new; do
-    dir=$root; what="this tree"
-    [ $v = old ] && dir=$root/abold && what="package of ${OLD_COMMIT:-?}"
-    name=padded-cuda-$turn-$v
-    cmd="python3 -m clgemm bench --call --device H100 --backend cuda --sizes 3000,4097,2500x3500x4500,2047 --c-given --json $W/$name.json"
-    { echo "$head ($v: $what); $(date -u +%FT%TZ): $cmd"
-      (cd "$dir" && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 100 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"); } > "$W/$name.txt"
-    echo "turn $turn $v: $(grep 'geo-mean' "$W/$name.txt")"
-  done
-done
+bash scripts/tune_shipped.sh "$W/tune-3008-cuda.txt" cuda 60 "--shapes 3008x3008x3008"
+bash scripts/turns.sh "$W" "$1" \
+  padded-cuda="--device H100 --backend cuda --sizes 3000,4097,2500x3500x4500,2047 --c-given"
 cd "$(dirname "$W")" && tar czf p3.tgz "$(basename "$W")" && rm -rf "$W"

@@ -120,7 +120,13 @@ def test_a_worker_killed_mid_run_loses_nothing(device, tmp_path, monkeypatch):
         out = tune_rung(KILLER, space, journal, ev, options, device=device, problem=problem,
                         ref=REF)
     assert (tmp_path / "killed").exists()  # a worker was killed
-    assert ev.requeued == 1 and any("goes back to the queue" in n for n in notes)
+    # the killed worker's configuration went back at least once; on a loaded machine the client
+    # may also lose the scheduler for a moment, which cancels what was under way on the workers
+    # alive and sends that back too: measured again, journaled once all the same (below)
+    # the killed worker's configuration went back; on a loaded machine a live worker may also
+    # be missing from the scheduler's list for a moment, and what it had under way goes back
+    # too: measured again and journaled once all the same (below)
+    assert ev.requeued >= 1 and any("goes back to the queue" in n for n in notes), notes
     search = _search_records(tmp_path / "j.jsonl")
     keys = [tuple(sorted(r["config"].items())) for r in search]
     assert len(keys) == len(set(keys)) == 12  # every configuration once, none lost

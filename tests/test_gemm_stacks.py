@@ -14,7 +14,7 @@ from clgemm.backends import KINDS
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.library import stack_tiled
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 
 def _ref(a, b, ta=False, tb=False):
@@ -148,11 +148,63 @@ def tiled_stacks(monkeypatch):
     tm, tn, tk = TILED.size_multiples(params)
 
     def suits(be, m, n, k, count):
-        return {} if m % tm or n % tn or k % tk else params
+        return ({}, False) if m % tm or n % tn or k % tk else (params, False)
     monkeypatch.setattr(stack_tiled, "stack_params", suits)
     api.clear_caches()
     yield tm, tn, tk
     api.clear_caches()
+
+
+@pytest.fixture
+def stack_tuned(monkeypatch):
+    """Stacks run on a configuration of the tiled kernel measured on a stack (one that reads B
+    as it lies, as the tuner measures it there) wherever their sizes are its tiles'
+    multiples."""
+    params = TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32,
+                            "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4})
+    assert reads_b_itself(params)
+    tm, tn, tk = TILED.size_multiples(params)
+
+    def suits(be, m, n, k, count):
+        return ({}, False) if m % tm or n % tn or k % tk else (params, True)
+    monkeypatch.setattr(stack_tiled, "stack_params", suits)
+    api.clear_caches()
+    yield tm, tn, tk
+    api.clear_caches()
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_a_stack_measured_as_a_stack_is_one_launch(every_backend, stack_tuned, where):
+    """With a configuration measured on a stack, a C-ordered stack is one launch of the tiled
+    kernel reading each product's B where it lies, B broadcast or not, B given transposed too;
+    a B with a wider leading dimension than its rows goes through the pack; every product
+    right, into a poisoned C, and a repeated call right with arrays of its own."""
+    be = every_backend
+    kind = KINDS[be.name]
+    tm, tn, tk = stack_tuned
+    put = (lambda x: kind.upload(be, x)) if where == "device" else (lambda x: x)
+    get = kind.download if where == "device" else np.asarray
+    rng = np.random.default_rng(31)
+    m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m
+    for sa, sb, ta in [((4, m, k), (4, k, n), False), ((4, m, k), (k, n), False),
+                       ((4, k, m), (4, k, n), True)]:
+        a, b = rand(rng, sa), rand(rng, sb)
+        for _ in range(2):
+            c = put(np.full((4, m, n), np.nan, np.float32))
+            with be.observe() as log:
+                out = clgemm.gemm(put(a), put(b), c, trans_a=ta,
+                                  backend=be if where == "numpy" else None)
+            be.synchronize()
+            assert [name for name, _ in log.times()] == ["gemm_tiled"], (sa, sb, ta)
+            assert _close(get(out), _ref(a, b, ta=ta)), (sa, sb, ta)
+    if where == "device":
+        wide = rand(rng, (4, m, k + 4))  # A's rows k + 4 floats apart: B's columns to the kernel
+        b = rand(rng, (4, k, n))
+        with be.observe() as log:
+            out = clgemm.gemm(kind.upload(be, wide)[:, :, :k], kind.upload(be, b))
+        be.synchronize()
+        assert [name for name, _ in log.times()] != ["gemm_tiled"]
+        assert _close(kind.download(out), _ref(wide[:, :, :k], b))
 
 
 @pytest.mark.parametrize("where", ["numpy", "device"])

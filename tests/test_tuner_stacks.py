@@ -12,12 +12,16 @@ import sys
 
 import numpy as np
 import pytest
+from layouts import rand
 
+import clgemm
 from clgemm.backends import open_backend
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem, parse_sizes
 from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.library import gemm as api
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import reads_b_itself
 from clgemm.tuner.settings import problems
 
 
@@ -67,23 +71,50 @@ def tune(*args: str, env: dict) -> subprocess.CompletedProcess:
                           text=True, timeout=300, env=env)
 
 
-def test_a_stack_tune_stores_a_slot_of_its_own(tmp_path):
-    """`--shapes 4x32x32x32` tunes the direct kernel (the kernel with a batched form) on a stack:
-    its journal is named for the stack and says its batch, and the entry says it too; a kernel
-    without a batched form is refused in one line."""
+def test_a_stack_tune_stores_a_slot_of_its_own(device, tmp_path, monkeypatch):
+    """`--shapes 4x32x32x32` tunes the kernels with a batched form (direct and tiled) on a
+    stack: each journal is named for the stack and says its batch, and each entry says it too;
+    the tiled kernel is measured only in its form that reads each product's B as it lies, and
+    gemm() on such a stack then runs that one launch; a kernel without a batched form is
+    refused in one line."""
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
-    db = tmp_path / "db.json"
-    r = tune("--device", "0", "--shapes", "4x32x32x32", "--budget", "2", "--jobs", "0",
-             "--repeats", "1", "--warmup", "0", "--confirm", "0", "--database", str(db),
-             env=env)
+    r = tune("--device", str(device.index), "--shapes", "4x32x32x32", "--budget", "2",
+             "--jobs", "0",
+             "--repeats", "1", "--warmup", "0", "--confirm", "0", env=env)
     assert r.returncode == 0, r.stderr
-    journal = next(tmp_path.glob("journals/*/rung11-4x32x32x32.jsonl"))
-    header = json.loads(journal.read_text().splitlines()[0])
-    assert header["size"] == [32, 32, 32] and header["batch"] == 4
+    for rung in (11, 12):
+        journal = next(tmp_path.glob(f"journals/*/rung{rung}-4x32x32x32.jsonl"))
+        header = json.loads(journal.read_text().splitlines()[0])
+        assert header["size"] == [32, 32, 32] and header["batch"] == 4
+    [db] = tmp_path.glob("*.json")
     entries = json.loads(db.read_text())["entries"]
-    assert [(e["rung"], e["shape"], e.get("batch")) for e in entries] == [(11, [32, 32, 32], 4)]
-    refused = tune("--device", "0", "--shapes", "4x32x32x32", "--rungs", "tiled", "--budget",
+    assert sorted((e["rung"], e["shape"], e.get("batch")) for e in entries) == [
+        (11, [32, 32, 32], 4), (12, [32, 32, 32], 4)]
+    [tiled] = [e for e in entries if e["rung"] == 12]
+    assert reads_b_itself(tiled["params"])
+    refused = tune("--device", str(device.index), "--shapes", "4x32x32x32", "--rungs", "6",
+                   "--budget",
                    "2", "--database", str(db), env=env)
     assert refused.returncode == 2
-    assert "a stack of products is tuned on direct only" in refused.stderr
+    assert "a stack of products is tuned on direct, tiled only" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+    # gemm() on the stack: the direct kernel's stack entry is made slower than the tiled one's,
+    # so the tiled kernel's runs, one launch, every product right into a poisoned C
+    for e in entries:
+        e["gflops"] = 1.0 if e["rung"] == 11 else 100.0
+    db.write_text(json.dumps({**json.loads(db.read_text()), "entries": entries}))
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    api.clear_caches()
+    try:
+        be = open_backend(device)
+        rng = np.random.default_rng(5)
+        a, b = rand(rng, (4, 32, 32)), rand(rng, (4, 32, 32))
+        c = np.full((4, 32, 32), np.nan, np.float32)
+        with be.observe() as log:
+            clgemm.gemm(a, b, c, backend=be)
+        assert [name for name, _ in log.times()] == ["gemm_tiled"]
+        assert np.allclose(c, np.einsum("zmk,zkn->zmn", a.astype(np.float64), b),
+                           rtol=1e-4, atol=1e-4)
+    finally:
+        api.clear_caches()

@@ -185,10 +185,12 @@ def prepare_stack(backend: Backend, rung: Rung, params: Mapping[str, int], m: in
     the tight column-major matrices of each operand one after the other: one launch, the
     products along its third dimension, as gemm() runs a stack. Raises BuildError before
     anything runs."""
-    if rung.stack_args is None:
+    if rung.stack_args is None or (rung.stack_accepts and not rung.stack_accepts(params)):
         raise UsageError(f"rung {rung.number} ({rung.slug}) has no batched form for a stack "
-                         f"of products")
-    kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1}, rung.kernel)
+                         f"of products" + ("" if rung.stack_args is None else
+                                           " in this configuration"))
+    kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1,
+                                         **rung.stack_macros}, rung.kernel)
     gsize, lsize = rung.geometry(params, m, n)
     main = Launch(f"rung {rung.number}, {count} products", kernel, (*gsize, count),
                   (*lsize, 1), rung.stack_args(m, n, k, count, a, b, c))

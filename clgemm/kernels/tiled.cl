@@ -88,7 +88,9 @@
 #ifndef BT_FROM_B
   #define BT_FROM_B 0  // 1: the B argument is B itself (K x N), transposed tile by tile
 #endif
-// With BT_FROM_B and BATCHED the stack is K's slices: stride_b is a slice's depth.
+#ifndef STACKED_B
+  #define STACKED_B 0  // with BT_FROM_B and BATCHED, 1: a stack of products, each B its own
+#endif                 // K x N (stride_b floats apart); 0: slices of one K (stride_b a depth)
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
   #define RTSM (TSM / WPTM)                          // work-items per group along M
@@ -278,8 +280,8 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT Af = (const __global float*)A;
 #endif
-#if CACHE_B && BT_FROM_B && BATCHED
-    // With B itself the stack is always slices of one K, which B's columns hold all of.
+#if CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
+    // With B itself and slices of one K, B's columns hold every slice.
     const int Kv = K * (int)get_num_groups(2) / WIDTH;
 #elif CACHE_B && BT_FROM_B
     const int Kv = K / WIDTH;
@@ -288,7 +290,7 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT BTf = (const __global float*)BT;
 #endif
-#if !CACHE_B && BT_FROM_B && BATCHED
+#if !CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
     const int Kb = K * (int)get_num_groups(2);   // a column of B holds every slice
 #elif !CACHE_B && BT_FROM_B
     const int Kb = K;

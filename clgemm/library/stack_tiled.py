@@ -3,12 +3,15 @@
 The direct kernel runs any stack, but its tiles are small and it stages every operand in the
 layout it is given; products of a few hundred rows and more run several times faster on the
 tiled kernel. Its batched form (BATCHED in tiled.cl) runs every product of the stack in one
-launch, each operand a stride further on per product. It reads A and BT tight, column-major and
-at offset 0, and writes C whole: so this path is taken where the device's stored tiled
-configuration for one product reads through local memory and its tiles divide the sizes, the
-whole stack is past the device's crossover, alpha is 1 and beta 0, A and C are tight, and BT is
-either the stack's own B (stored transposed) or made from it by one batched pack that
-transposes every product. Anything else stays on the direct kernel (`stacks.launch_stack`).
+launch, each operand a stride further on per product. It reads A tight, column-major and at
+offset 0, and writes C whole: so this path is taken where alpha is 1 and beta 0, A and C are
+tight, and the tiles of the chosen configuration divide the sizes. The configuration is the
+one measured on a stack of this shape where the device has one (the tuner measures such a
+stack reading each product's B as it lies, so that a C-ordered stack is one launch); B is read
+so where it lies tight. Else it is the one stored for one product, which reads through local
+memory, on a stack past the device's crossover, and reads BT: the stack's own B where it is
+stored transposed, or made from it by one batched pack that transposes every product.
+Anything else stays on the direct kernel (`stacks.launch_stack`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from clgemm.library.cache import CACHE
 from clgemm.library.plan import Plan
 from clgemm.library.program import (A, B, C, HELPERS_FILE, CallProgram, Slot, pack_tile,
                                     tiles_geometry)
-from clgemm.rungs.tiled import TILED, tiled_macros
+from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import TILED, reads_b_itself, tiled_macros
 
 
 def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np.float32,
@@ -34,7 +38,7 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     """The launches of a stack of `count` products M x N x K on the tiled kernel (the
     matrices as the kernels see them, `strides` floats apart), built; None where the stack does
     not suit it."""
-    params = stack_params(be, m, n, k, count)
+    params, on_stack = stack_params(be, m, n, k, count)
     width = params.get("WIDTH", 1)
     most = be.max_groups[2] if be.max_groups is not None else count
     stride_a, stride_b, stride_c = strides
@@ -44,9 +48,13 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
         return None
     prog = CallProgram(Plan(m, n, k, alpha, beta))
     bt: Slot = B
-    if b.trans and b.ld == n and not b.offset and stride_b % width == 0:
+    in_place = (on_stack and not b.trans and b.ld == k and not b.offset
+                and stride_b % width == 0)
+    if in_place:
+        pass  # each product's B read as it lies (STACK_MACROS)
+    elif b.trans and b.ld == n and not b.offset and stride_b % width == 0:
         pass  # the stack's B is already BT, tight: read where it lies
-    elif not b.trans:
+    elif not b.trans and _reads_bt_stacked(params):
         try:
             check_memory(be.device, [("the stack's BT", count * n * k)])
         except UsageError:
@@ -56,36 +64,55 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     else:
         return None
     try:
-        knl = be.program(TILED.file, tiled_macros(params, batched=True), TILED.kernel)
+        knl = be.program(TILED.file, tiled_macros(params, batched=True, stacked_b=in_place),
+                         TILED.kernel)
     except BuildError:
         return None  # a stored configuration this device cannot build: the direct kernel runs
     (gx, gy), (lx, ly) = TILED.geometry(params, m, n)
-    prog.add("tiled kernel, stacked", knl, (gx, gy, count), (lx, ly, 1),
+    prog.add("tiled kernel, stacked" + (", B as it lies" if in_place else ""), knl,
+             (gx, gy, count), (lx, ly, 1),
              [*TILED.args(m, n, k, A, bt, C), stride_a, stride_b, stride_c])
     return prog
 
 
-def stack_params(be: Backend, m: int, n: int, k: int, count: int) -> dict[str, int]:
+def _reads_bt_stacked(params: dict[str, int]) -> bool:
+    """Whether a configuration runs a stack from BT: through local memory, without panels."""
+    return not params["PANELS"] and bool(params["CACHE_A"]) and bool(params["CACHE_B"])
+
+
+def stack_params(be: Backend, m: int, n: int, k: int, count: int
+                 ) -> tuple[dict[str, int], bool]:
     """The tiled kernel's parameters for one product of the stack, where the stack is to run on
-    it: stored for the device at that shape, through local memory, its tiles dividing the
-    sizes, and the whole stack's multiply-adds at least the device's crossover (the same
-    measure that sends a single product to the packing kernels); else an empty dict."""
-    if count * m * n * k < CACHE.crossover(be.device).min_indirect:
-        return {}
-
-    def find() -> dict[str, int]:
-        found = lookup.best(be.device, TILED, (m, n, k))
+    it, and whether they were measured on a stack. A configuration measured on a stack of this
+    shape runs it unless the direct kernel measured on one is expected faster. Else one
+    product's stored configuration runs it where it reads BT through local memory, its tiles
+    divide the sizes and the whole stack's multiply-adds reach the device's crossover (the
+    same measure that sends a single product to the packing kernels). ({}, False): the direct
+    kernel."""
+    def find() -> tuple[dict[str, int], bool]:
+        shape = (m, n, k)
+        stacked = lookup.best(be.device, TILED, shape, batch=count)
+        if stacked is not None and stacked.batch > 1 and reads_b_itself(stacked.params):
+            direct = lookup.best(be.device, DIRECT, shape, batch=count)
+            if (direct is None or direct.batch <= 1
+                    or lookup.expected_gflops(be.device, TILED, stacked, shape, count)
+                    >= lookup.expected_gflops(be.device, DIRECT, direct, shape, count)):
+                return TILED.resolve(dict(stacked.params)), True
+            return {}, False
+        if count * m * n * k < CACHE.crossover(be.device).min_indirect:
+            return {}, False
+        found = lookup.best(be.device, TILED, shape)
         if found is None:
-            return {}
+            return {}, False
         params = TILED.resolve(dict(found.params))
-        if params["PANELS"] or not params["CACHE_A"] or not params["CACHE_B"]:
-            return {}
+        if not _reads_bt_stacked(params):
+            return {}, False
         tm, tn, tk = TILED.size_multiples(params)
-        return {} if m % tm or n % tn or k % tk else params
+        return ({}, False) if m % tm or n % tn or k % tk else (params, False)
 
-    params: dict[str, int] = CACHE.remembered(CACHE.programs,
-                                              ("stack, tiled", be.device.key, m, n, k), find)
-    return params
+    chosen: tuple[dict[str, int], bool] = CACHE.remembered(
+        CACHE.programs, ("stack, tiled", be.device.key, m, n, k, count), find)
+    return chosen
 
 
 def _pack_transposed(be: Backend, prog: CallProgram, b: Mat, n: int, k: int, stride: int,

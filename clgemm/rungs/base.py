@@ -155,6 +155,12 @@ class Rung:
     #: column-major matrices of each operand one after the other (M, N, K, COUNT, A, B, C);
     #: None where the rung has no batched form for stacks
     stack_args: Callable[[int, int, int, int, object, object, object], list] | None = None
+    #: macros the batched form for stacks takes beyond BATCHED (the tiled kernel's B read as it
+    #: lies, one K x N matrix per product)
+    stack_macros: Mapping[str, int] = field(default_factory=dict)
+    #: which configurations have that form (None: all): the tuner measures only those on a
+    #: stack
+    stack_accepts: Callable[[Params], bool] | None = None
     #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
     #: judge this kernel: not for one that spreads K over the work-items of a group
     tile_heuristics: bool = True

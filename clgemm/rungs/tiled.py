@@ -157,6 +157,19 @@ def read_b_slice_args(m: int, n: int, k: int, depth: int, a: object, b: object,
     return [m, n, depth, a, b, out, depth * m, depth, m * n]
 
 
+def tiled_stack_args(m: int, n: int, k: int, count: int, a: object, b: object,
+                     c: object) -> list:
+    """The batched form's arguments for a stack of COUNT products C_z := A_z B_z on tight
+    column-major matrices one after another, B read as it lies (`STACK_MACROS`)."""
+    return [m, n, k, a, b, c, m * k, k * n, m * n]
+
+
+#: the tiled kernel's form for a stack: each product's B (K x N) read as it lies, so that a
+#: C-ordered stack is one launch with no pack; `reads_b_itself` says which configurations
+#: have it
+STACK_MACROS = {"BT_FROM_B": 1, "STACKED_B": 1}
+
+
 TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",
@@ -175,6 +188,9 @@ TILED = Rung(
     extra_helpers=helpers_with_panels,
     # the slices are gemm()'s (`clgemm.configs.splits.tiled_slices`), not the configuration's
     slice_args=tiled_slice_args,
+    stack_args=tiled_stack_args,
+    stack_macros=STACK_MACROS,
+    stack_accepts=lambda p: reads_b_itself(p),
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",
 )
@@ -212,10 +228,12 @@ def reads_b_itself(params: Params) -> bool:
     return p["VWN"] == 1
 
 
-def tiled_macros(params: Params, batched: bool = False, reads_b: bool = False
-                 ) -> dict[str, int]:
+def tiled_macros(params: Params, batched: bool = False, reads_b: bool = False,
+                 stacked_b: bool = False) -> dict[str, int]:
     """The -D set for one configuration, and for a stack of products (or of slices of K) where
     `batched` (the kernel then takes three strides more), reading B as it lies where
-    `reads_b`."""
+    `reads_b`; `stacked_b`: the stack's form reading each product's B as it lies."""
+    if stacked_b:
+        return {**TILED.macros(dict(params)), "BATCHED": 1, **STACK_MACROS}
     return {**TILED.macros(dict(params)), **({"BATCHED": 1} if batched else {}),
             **({"BT_FROM_B": 1} if reads_b else {})}

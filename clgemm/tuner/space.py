@@ -286,6 +286,10 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
+    if problem.batch > 1 and rung.stack_accepts is not None:
+        accepts = rung.stack_accepts
+        items = _filter(rows, "size", f"a batched form for a stack of {problem.batch}", items,
+                        accepts)
     if heuristics:
         wanted = _resolved_keys(rung, names, keep)
         held = [p for p in items if tuple(p[n] for n in names) in wanted]

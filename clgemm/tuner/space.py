@@ -283,6 +283,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         rows.append(FunnelRow("divisibility", "candidates limited by --only: " + ", ".join(
             f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, generated))
     rows += legal_rows
+    items += _kept_outside(rung, limits, names, candidates, keep, rows)
     items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
@@ -310,6 +311,26 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
     return SearchSpace(names, candidates, configs, rows, generated)
+
+
+def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
+                  candidates: tuple[tuple[int, ...], ...], keep: Iterable[Mapping[str, int]],
+                  rows: list[FunnelRow]) -> list[Params]:
+    """The configurations of `keep` with a value outside the candidates (a hand-made seed such
+    as a CPU's register block reading operands in place), where they pass the divisibility and
+    device stages: without them in the space the search could not measure them first."""
+    out: list[Params] = []
+    for key in sorted(_resolved_keys(rung, names, keep)):
+        if all(v in c for v, c in zip(key, candidates)):
+            continue  # generated with the rest
+        params = dict(zip(names, key))
+        if rung.first_violation(params, limits) is None:
+            out.append(params)
+    if out:
+        rows.append(FunnelRow("device", "kept configurations outside the candidates", 0,
+                              rows[-1].left + len(out) if rows else len(out),
+                              f"{len(out)} added"))
+    return out
 
 
 def _resolved_keys(rung: Rung, names: tuple[str, ...],

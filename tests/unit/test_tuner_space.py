@@ -247,3 +247,16 @@ def test_occupancy_counts_the_slices_of_k_gemm_runs_the_tiled_kernel_in():
                  for k in (4096, 256)}
     assert occupancy[4096].holds(params, big)       # 64 tiles x 8 slices of 512
     assert not occupancy[256].holds(params, big)    # 64 tiles, no split
+
+
+def test_a_kept_configuration_outside_the_candidates_joins_the_space():
+    """A seed with values no candidate list holds (a CPU's hand-made register block) is in the
+    space where it passes the hard stages, so that the search can measure it first; one the
+    device cannot run stays out; the funnel says how many came in."""
+    rung = get_rung(3)
+    keep = [{"TS": 20, "WPT": 10}, {"TS": 20, "WPT": 1}]  # 20 x 2 work-items; 20 x 20: too many
+    assert rung.first_violation({"TS": 20, "WPT": 1}, GPU) is not None
+    space = build_space(rung, GPU, Problem(40, 40, 40), keep=keep)
+    assert (20, 10) in space and (20, 1) not in space
+    assert any(r.note == "1 added" for r in space.funnel)
+    assert (20, 10) not in build_space(rung, GPU, Problem(40, 40, 40))

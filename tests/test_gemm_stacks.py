@@ -10,7 +10,7 @@ import pytest
 from layouts import rand
 
 import clgemm
-from clgemm.backends import KINDS
+from clgemm.backends import KINDS, open_backend
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
 from clgemm.library import stack_tiled
@@ -74,6 +74,31 @@ def test_matmul_vectors_and_out(device, shapes):
     assert np.shape(got) == want.shape and _close(got, want)
     out = np.full(want.shape, np.nan, np.float32)
     assert clgemm.matmul(a, b, out, device=device) is out and _close(out, want)
+
+
+def test_numpy_stacks_on_a_cpu_are_used_where_they_lie(device, monkeypatch):
+    """On a CPU device a NumPy stack is read and, where C is not read (beta 0), written where
+    it lies: nothing is copied to the device, a given C is the result, a new one is right; a C
+    that is A itself goes through a buffer of its own and the answer stays right."""
+    if not device.is_cpu:
+        pytest.skip("a CPU device works in host memory")
+    be = open_backend(device)
+    rng = np.random.default_rng(8)
+    a, b = rand(rng, (5, 24, 16)), rand(rng, (5, 16, 8))
+
+    def copied(host):
+        raise AssertionError(f"copied {host.size} floats to the device")
+    monkeypatch.setattr(be, "to_device", copied)
+    c = np.full((5, 24, 8), np.nan, np.float32)
+    assert clgemm.gemm(a, b, c, backend=be) is c and _close(c, _ref(a, b))
+    assert _close(clgemm.gemm(a, b, backend=be), _ref(a, b))
+    assert _close(clgemm.gemm(a, b[0], backend=be), _ref(a, b[0]))  # B broadcast
+    monkeypatch.undo()
+    square, eye = rand(rng, (3, 8, 8)), np.eye(8, dtype=np.float32)
+    twice = 2 * eye
+    want = _ref(square, twice)
+    assert clgemm.gemm(square, twice, square, backend=be) is square
+    assert _close(square, want)
 
 
 def test_stack_refusals(device):

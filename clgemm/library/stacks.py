@@ -220,8 +220,12 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
     stacks = {name: stack_operand(name, call.kinds[name], x, batch)
               for name, x in (("a", a), ("b", b)) if reads_ab}
     result = c
-    if c is None or call.kinds.get("c") is None:  # a new C, or NumPy's C: C-ordered on device
-        host_c = None if c is None else np.ascontiguousarray(np.broadcast_to(c, batch + (m, n)))
+    if c is None and out_kind is None:  # a new NumPy C: where a CPU writes it in place
+        result = np.empty(batch + (m, n), np.float32)
+        stacks["c"] = Stack(Operand("c", result, True, max(1, n)), m * n)
+    elif c is None or call.kinds.get("c") is None:  # a new C, or NumPy's C: C-ordered on device
+        host_c = (None if c is None else c if _one_run(c)
+                  else np.ascontiguousarray(np.broadcast_to(c, batch + (m, n))))
         stacks["c"] = Stack(Operand("c", host_c, True, max(1, n)), m * n)
     else:
         stacks["c"] = stack_operand("c", call.kinds["c"], c, batch)
@@ -240,14 +244,15 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         result = out_kind.empty(be, named, batch + (m, n))
         buf, offset = out_kind.buffer_of(result)
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
-    _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
+    in_place = _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
     program, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
                               kind if c is not None and call.kinds.get("c") is not None
                               else None)
     if key is not None and program is not None and kind is not None:
         _remember_hot_stack(key, call, kind, named, program, refuse, stacks["c"].op.c_order,
                             c is not None, batch + (m, n))
-    return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order)
+    return _finish(be, queue, out_kind, result, stacks["c"], c, batch + (m, n), order,
+                   in_place)
 
 
 def _remember_hot_stack(key: Any, call: CheckedCall, kind: DeviceArrays,
@@ -314,15 +319,35 @@ def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
 
 
 def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: bool,
-           read_c: bool, c_floats: int) -> None:
-    """NumPy operands sent to the device; a C that is not read gets a scratch buffer."""
+           read_c: bool, c_floats: int) -> np.ndarray | None:
+    """NumPy operands onto the device: where it works in host memory (a CPU) the buffers are
+    the arrays themselves, else copies. A C that is not read is written where it lies there
+    (returned: the run of floats to sync afterwards, as the two-dimensional call does), unless
+    it shares memory with A or B; else it gets a scratch buffer."""
+    in_place = None
     for name, s in stacks.items():
         if s.op.buf is not None:
             continue
-        if name == "c" and (s.op.array is None or not read_c):
-            s.op.buf = order.scratch(c_floats)
-        else:
-            s.op.buf = be.to_device(np.asarray(s.op.array).reshape(-1))
+        array = s.op.array
+        if name == "c" and (array is None or not read_c):
+            flat = array.reshape(-1) if array is not None and _one_run(array) else None
+            shared = flat is not None and any(
+                o.op.array is not None and np.may_share_memory(o.op.array, array)
+                for x, o in stacks.items() if x != "c")
+            buf = None if flat is None or shared else be.host_buffer(flat, writable=True)
+            s.op.buf = buf if buf is not None else order.scratch(c_floats)
+            in_place = flat if buf is not None else None
+            continue
+        host = np.asarray(array).reshape(-1)
+        buf = None if name == "c" else be.host_buffer(host, writable=False)
+        s.op.buf = buf if buf is not None else be.to_device(host)
+    return in_place
+
+
+def _one_run(x: Any) -> bool:
+    """Whether a NumPy array is one writable C-ordered run of floats."""
+    return (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.flags.c_contiguous
+            and x.flags.writeable)
 
 
 def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
@@ -386,12 +411,16 @@ def _refusal(kind: DeviceArrays, strides: dict[str, int], mats: tuple[Mat, Mat, 
 
 
 def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any, c_stack: Stack,
-            c: Any, shape: tuple[int, ...], order: LaunchOrder) -> Any:
+            c: Any, shape: tuple[int, ...], order: LaunchOrder,
+            in_place: np.ndarray | None = None) -> Any:
     if out_kind is not None:
         out_kind.replace_events(result, order.last)
         return result
     if queue is not None and queue is not getattr(be, "queue", None):
         queue.finish()
+    if in_place is not None:  # written where it lies (a CPU)
+        be.sync_host(c_stack.op.buf, in_place)
+        return result
     flat = be.to_host(c_stack.op.buf, math.prod(shape))
     if c is None:
         return flat.reshape(shape)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On this machine kind's 2-core Intel Xeon (PoCL 3.1): the tiled kernel tuned at 256 cubed
+# (SECONDS) into the shipped database, where the plain tune measures only the direct kernel
+# (step "tune"); then the products around it with the package of $OLD_COMMIT (old: its code and
+# database, ./abold) and this tree (new) in turns, a new C each call, beside CLBlast and NumPy
+# (step "turns"). From the repository root:
+#   OLD_COMMIT=... COMMIT=... bash results/pocl/tiled-256/run.sh SECONDS "1 2" ["tune turns"]
+set -u
+seconds=$1 turns=$2 steps=${3:-tune turns}
+W=$PWD/results/pocl/tiled-256
+db=clgemm/tuning/opencl-genuineintel-pthread-skylake-avx512-intel-r-xeon-r-processor-3.1-debian.json
+head="# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, PoCL 3.1; at commit ${COMMIT:-?}"
+if [[ " $steps " == *" tune "* ]]; then
+  cmd="python3 -m clgemm tune --device 0 --rungs tiled --shapes 256 --time $seconds --database $db"
+  { echo "$head; $(date -u +%FT%TZ): CLGEMM_RESULTS=/tmp/j $cmd"
+    CLGEMM_RESULTS=/tmp/j timeout 600 .venv/bin/$cmd 2>&1 | grep -v "evaluated, "; } > "$W/tune-256.txt"
+  grep "stored" "$W/tune-256.txt" | tail -1
+fi
+if [[ " $steps " == *" turns "* ]]; then
+  PATH=$PWD/.venv/bin:$PATH HEAD="$head" TURN_TIMEOUT=600 bash scripts/turns.sh "$W" "$turns" \
+    around-256="--device 0 --sizes 128,192,256,320,384,512"
+fi

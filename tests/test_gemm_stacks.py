@@ -94,6 +94,9 @@ def test_numpy_stacks_on_a_cpu_are_used_where_they_lie(device, monkeypatch):
     assert _close(clgemm.gemm(a, b, backend=be), _ref(a, b))
     assert _close(clgemm.gemm(a, b[0], backend=be), _ref(a, b[0]))  # B broadcast
     monkeypatch.undo()
+    fortran = np.asfortranarray(np.full((5, 24, 8), np.nan, np.float32))  # written through a copy
+    assert clgemm.gemm(a, b, fortran, alpha=3.0, backend=be) is fortran
+    assert _close(fortran, 3.0 * _ref(a, b))
     square, eye = rand(rng, (3, 8, 8)), np.eye(8, dtype=np.float32)
     twice = 2 * eye
     want = _ref(square, twice)

@@ -420,6 +420,8 @@ def _finish(be: Backend, queue: Any, out_kind: DeviceArrays | None, result: Any,
         queue.finish()
     if in_place is not None:  # written where it lies (a CPU)
         be.sync_host(c_stack.op.buf, in_place)
+        if c is not None and not np.may_share_memory(c, in_place):  # C's C-ordered copy
+            c[...] = in_place.reshape(shape)
         return result
     flat = be.to_host(c_stack.op.buf, math.prod(shape))
     if c is None:

@@ -8,14 +8,10 @@
 set -u
 seconds=$1 turns=$2 steps=${3:-tune turns}
 W=$PWD/results/pocl/stack-tiled
-db=clgemm/tuning/opencl-genuineintel-pthread-skylake-avx512-intel-r-xeon-r-processor-3.1-debian.json
 head="# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, PoCL 3.1; at commit ${COMMIT:-?}"
 if [[ " $steps " == *" tune "* ]]; then
   for shape in 1000x64x64x64 100x256x256x256 10x1024x1024x1024; do
-    cmd="python3 -m clgemm tune --device 0 --rungs tiled --shapes $shape --time $seconds --database $db"
-    { echo "$head; $(date -u +%FT%TZ): CLGEMM_RESULTS=/tmp/j $cmd"
-      CLGEMM_RESULTS=/tmp/j timeout 600 .venv/bin/$cmd 2>&1 | grep -v "evaluated, "; } > "$W/tune-$shape.txt"
-    grep "stored" "$W/tune-$shape.txt" | tail -1
+    HEAD="$head" bash scripts/cpu_tune_shipped.sh "$W/tune-$shape.txt" tiled $shape $seconds
   done
 fi
 if [[ " $steps " == *" turns "* ]]; then

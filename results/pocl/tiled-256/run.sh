@@ -8,13 +8,9 @@
 set -u
 seconds=$1 turns=$2 steps=${3:-tune turns}
 W=$PWD/results/pocl/tiled-256
-db=clgemm/tuning/opencl-genuineintel-pthread-skylake-avx512-intel-r-xeon-r-processor-3.1-debian.json
 head="# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, PoCL 3.1; at commit ${COMMIT:-?}"
 if [[ " $steps " == *" tune "* ]]; then
-  cmd="python3 -m clgemm tune --device 0 --rungs tiled --shapes 256 --time $seconds --database $db"
-  { echo "$head; $(date -u +%FT%TZ): CLGEMM_RESULTS=/tmp/j $cmd"
-    CLGEMM_RESULTS=/tmp/j timeout 600 .venv/bin/$cmd 2>&1 | grep -v "evaluated, "; } > "$W/tune-256.txt"
-  grep "stored" "$W/tune-256.txt" | tail -1
+  HEAD="$head" bash scripts/cpu_tune_shipped.sh "$W/tune-256.txt" tiled 256 $seconds
 fi
 if [[ " $steps " == *" turns "* ]]; then
   PATH=$PWD/.venv/bin:$PATH HEAD="$head" TURN_TIMEOUT=600 bash scripts/turns.sh "$W" "$turns" \

@@ -11,7 +11,7 @@ import pytest
 
 from clgemm.library import gemm as api
 from clgemm.library import plan as library_plan
-from clgemm.measure import verify
+from clgemm.measure import rung_runner, verify
 from clgemm.rungs import REGISTRY, get_rung
 
 
@@ -88,6 +88,33 @@ def test_planted_bug_is_caught_and_replayed(device, tmp_path, monkeypatch):
     assert r.returncode == 0, r.stdout + r.stderr
     # the head line may wrap where the device's name is long: read it as one line
     assert f"{len(cases)} cases, 0 failed" in " ".join(r.stdout.split())
+
+
+def test_the_stacked_forms_are_swept_and_a_planted_bug_in_one_is_caught(device, tmp_path,
+                                                                        monkeypatch):
+    """Each kernel with a batched form for stacks is forced through it (the tiled kernel's
+    reads each product's B where it lies): its defaults pass; launching one product fewer
+    than the stack holds leaves the last one poisoned, the check says so, and the failures
+    file replays the same cases."""
+    planned = verify.plan_cases(device, [11, 12], quick=True, include_api=False)
+    stacked = [(g, cs) for g, cs in planned if g.path == "stack-form"]
+    assert {g.rung for g, _ in stacked} == {11, 12}
+    assert all(c.batch == 3 for _, cs in stacked for c in cs)
+    report = verify.Report(device, verify.run_groups(api.backend_for(device), stacked), 0.0)
+    assert not report.failures and "tiled (12) stacked" in verify.summary_table(report)
+
+    original = rung_runner.prepare_stack
+
+    def one_short(backend, rung, params, m, n, k, count, a, b, c):
+        return original(backend, rung, params, m, n, k, count - 1, a, b, c)
+    monkeypatch.setattr(rung_runner, "prepare_stack", one_short)
+    report = verify.Report(device, verify.run_groups(api.backend_for(device), stacked), 0.0)
+    assert report.failures and all("unwritten" in r.message for r in report.failures)
+    path = tmp_path / "failures.json"
+    path.write_text(json.dumps(verify.failures_json(report, "test")))
+    cases = verify.load_cases(path)
+    assert [c.label() for c in cases] == [r.case.label() for r in report.failures]
+    assert len(verify.replay(device, cases).failures) == len(cases)
 
 
 def test_replay_failure_exits_nonzero(device, tmp_path):

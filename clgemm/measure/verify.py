@@ -29,15 +29,18 @@ from typing import Any, Callable, Iterator, Literal
 import numpy as np
 
 from clgemm.backends import KINDS, array_libraries, array_library
+from clgemm.configs import lookup
 from clgemm.configs.configuration import verify_candidates
 from clgemm.core import accuracy
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import read_json
 from clgemm.core.memory_fit import check_host_memory, checking_bytes
+from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief,
                                 params_text, render)
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
+from clgemm.measure.rung_runner import Workspace, run_rung
 from clgemm.rungs import get_rung, kernel_label
 
 #: sizes in the spirit of CLBlast's tests: 1, an odd prime, a power of two, one past it
@@ -336,8 +339,24 @@ def _run_stacks(backend: Any, case: Case) -> CaseResult:
     return worst
 
 
+def _run_stack_form(backend: Any, case: Case) -> CaseResult:
+    """A kernel's batched form for a stack, as the tuner measures it and gemm() runs a stack
+    stored for it (the tiled kernel's reads each product's B where it lies): every product
+    checked against float64 with C poisoned first (`rung_runner.run_rung`)."""
+    if case.rung is None or case.params is None or case.batch < 1:
+        return CaseResult(case, False, None, "a stack-form case names a rung, its parameters "
+                          "and a batch")
+    rung = get_rung(case.rung)
+    params = rung.resolve(case.params)
+    rung.validate(params, backend.device.limits())
+    ws = Workspace(backend, Problem(case.m, case.n, case.k, batch=case.batch), seed=case.seed)
+    res = run_rung(backend, ws, rung, params, repeats=1, warmup=0)
+    return CaseResult(case, res.ok, res.rel_error, "" if res.ok else res.message)
+
+
 RUNNERS: dict[str, Callable[[Any, Case], CaseResult]] = {
     "buffers": _run_buffers, "numpy": _run_numpy, "stacks": _run_stacks,
+    "stack-form": _run_stack_form,
     **{path: _run_device_arrays for path in array_libraries().values()},
     **{f"{path}-stacks": _run_stacks for path in array_libraries().values()}}
 
@@ -436,6 +455,7 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
                 cases.append(Case("buffers", m, n, k, ta, tb, order, al, be, pad, off, True,
                                   number, dict(params), source, seed))
         groups.append((group, cases))
+    groups += _stack_form_groups(device, rungs, quick, seed)
     if not include_api:
         return groups
     device_path = array_library(device.backend)
@@ -454,11 +474,54 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
     return groups + _stack_groups(device_path, seed)
 
 
+def _stack_form_groups(device: DeviceInfo, rungs: list[int], quick: bool,
+                       seed: int) -> list[tuple[Group, list[Case]]]:
+    """The batched form for stacks of each swept kernel that has one, forced: its defaults
+    where they have the form, and every configuration stored for the device from a stack; a
+    stack of 3 at the configuration's tiles (and, in the full sweep, twice as many along M
+    and K)."""
+    groups: list[tuple[Group, list[Case]]] = []
+    limits = device.limits()
+    for number in rungs:
+        rung = get_rung(number)
+        if rung.stack_args is None:
+            continue
+        configs = [(rung.defaults(), "default")]
+        for f in lookup.candidates(device, rung, None, batch=2):
+            if all(f.params != p for p, _ in configs):
+                configs.append((dict(f.params), f"{f.label} (a stack)"))
+        for params, source in configs:
+            if rung.stack_accepts is not None and not rung.stack_accepts(params):
+                continue
+            group = Group(_kernel_name(number, "stack-form"), "stack-form",
+                          rung.params_text(params), source,
+                          rung=number, params=params)
+            bad = rung.first_violation(params, limits)
+            if bad is not None:
+                group.skipped = f"breaks '{bad.name}' on this device"
+                groups.append((group, []))
+                continue
+            tm, tn, tk = rung.size_multiples(params)
+            sizes = [(tm, tn, tk)] if quick else [(tm, tn, tk), (2 * tm, tn, 2 * tk)]
+            cases = []
+            for m, n, k in sizes:
+                seed += 1
+                cases.append(Case("stack-form", m, n, k, rung=number, params=dict(params),
+                                  source=source, seed=seed, batch=3))
+            groups.append((group, cases))
+    return groups
+
+
+def _kernel_name(number: int, path: str) -> str:
+    """A table row's kernel: the rung, and whether it ran its batched form for stacks."""
+    return kernel_label(number) + (" stacked" if path == "stack-form" else "")
+
+
 def _stack_groups(device_path: str | None, seed: int) -> list[tuple[Group, list[Case]]]:
     """Stacks of products through gemm(): NumPy's, and the backend's device arrays'."""
     groups = []
     for path in ("stacks", *([f"{device_path}-stacks"] if device_path is not None else [])):
-        group = Group(f"gemm() {path}", path, "direct kernel, one launch", "auto")
+        group = Group(f"gemm() {path}", path, "chosen by gemm()", "auto")
         cases = []
         for m, n, k in ((7, 5, 3), (33, 17, 9), (64, 1, 65)):
             for order, ta, tb, al, be, pad, off in _combos(True):
@@ -515,9 +578,9 @@ def replay(device: DeviceInfo, cases: list[Case],
     by_group: dict[tuple, tuple[Group, list[Case]]] = {}
     for case in cases:
         key: tuple[Any, ...]
-        if case.path == "buffers" and case.rung is not None:
-            key = (case.rung, json.dumps(case.params, sort_keys=True), case.source)
-            name, kernel = kernel_label(case.rung), params_text(case.params or {})
+        if case.path in ("buffers", "stack-form") and case.rung is not None:
+            key = (case.path, case.rung, json.dumps(case.params, sort_keys=True), case.source)
+            name, kernel = _kernel_name(case.rung, case.path), params_text(case.params or {})
         else:  # gemm() chooses the kernel (gemm_buffers too, where the case names no rung)
             key = (case.path,)
             name, kernel = f"gemm() {case.path}", "chosen by gemm()"

@@ -168,18 +168,24 @@ def test_repeated_stacked_calls(every_backend):
         clgemm.gemm(square[2], eye, square[2])
 
 
+def _stacks_on(monkeypatch, params: dict, on_stack: bool):
+    """Stacks whose sizes are multiples of the configuration's tiles run on it (`on_stack`: as
+    one measured on a stack); the tiles."""
+    tm, tn, tk = TILED.size_multiples(params)
+
+    def suits(be, m, n, k, count):
+        return ({}, False) if m % tm or n % tn or k % tk else (params, on_stack)
+    monkeypatch.setattr(stack_tiled, "stack_params", suits)
+    api.clear_caches()
+    return tm, tn, tk
+
+
 @pytest.fixture
 def tiled_stacks(monkeypatch):
     """Stacks run on the tiled kernel at its defaults (through local memory, 128 x 128 tiles)
     wherever their sizes are multiples of its tiles, as a GPU's tuned database makes them."""
-    params = TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1})
-    tm, tn, tk = TILED.size_multiples(params)
-
-    def suits(be, m, n, k, count):
-        return ({}, False) if m % tm or n % tn or k % tk else (params, False)
-    monkeypatch.setattr(stack_tiled, "stack_params", suits)
-    api.clear_caches()
-    yield tm, tn, tk
+    yield _stacks_on(monkeypatch, TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}),
+                     False)
     api.clear_caches()
 
 
@@ -191,14 +197,17 @@ def stack_tuned(monkeypatch):
     params = TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32,
                             "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4})
     assert reads_b_itself(params)
-    tm, tn, tk = TILED.size_multiples(params)
+    yield _stacks_on(monkeypatch, params, True)
+    api.clear_caches()
 
-    def suits(be, m, n, k, count):
-        return ({}, False) if m % tm or n % tn or k % tk else (params, True)
-    monkeypatch.setattr(stack_tiled, "stack_params", suits)
-    api.clear_caches()
-    yield tm, tn, tk
-    api.clear_caches()
+
+def _sides(be, where: str):
+    """Where a test's arrays live for the call (NumPy, or the backend's device arrays): how
+    they are put there, read back, and the backend the call names."""
+    kind = KINDS[be.name]
+    if where == "device":
+        return (lambda x: kind.upload(be, x)), kind.download, None
+    return (lambda x: x), np.asarray, be
 
 
 @pytest.mark.parametrize("where", ["numpy", "device"])
@@ -210,8 +219,7 @@ def test_a_stack_measured_as_a_stack_is_one_launch(every_backend, stack_tuned, w
     be = every_backend
     kind = KINDS[be.name]
     tm, tn, tk = stack_tuned
-    put = (lambda x: kind.upload(be, x)) if where == "device" else (lambda x: x)
-    get = kind.download if where == "device" else np.asarray
+    put, get, named = _sides(be, where)
     rng = np.random.default_rng(31)
     m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m
     for sa, sb, ta in [((4, m, k), (4, k, n), False), ((4, m, k), (k, n), False),
@@ -220,8 +228,7 @@ def test_a_stack_measured_as_a_stack_is_one_launch(every_backend, stack_tuned, w
         for _ in range(2):
             c = put(np.full((4, m, n), np.nan, np.float32))
             with be.observe() as log:
-                out = clgemm.gemm(put(a), put(b), c, trans_a=ta,
-                                  backend=be if where == "numpy" else None)
+                out = clgemm.gemm(put(a), put(b), c, trans_a=ta, backend=named)
             be.synchronize()
             assert [name for name, _ in log.times()] == ["gemm_tiled"], (sa, sb, ta)
             assert _close(get(out), _ref(a, b, ta=ta)), (sa, sb, ta)
@@ -244,21 +251,20 @@ def test_stacks_on_the_tiled_kernel(every_backend, tiled_stacks, where):
     be = every_backend
     kind = KINDS[be.name]
     tm, tn, tk = tiled_stacks
-    put = (lambda x: kind.upload(be, x)) if where == "device" else (lambda x: x)
-    get = kind.download if where == "device" else np.asarray
+    put, get, named = _sides(be, where)
     rng = np.random.default_rng(12)
     m, n, k = tn, tm, 2 * tk  # C-ordered: the kernels see n x m
     for sa, sb in [((3, m, k), (3, k, n)), ((3, m, k), (k, n))]:
         a, b = rand(rng, sa), rand(rng, sb)
         with be.observe() as log:
-            out = clgemm.gemm(put(a), put(b), backend=be if where == "numpy" else None)
+            out = clgemm.gemm(put(a), put(b), backend=named)
         be.synchronize()
         assert [name for name, _ in log.times()] == ["pack_transpose", "gemm_tiled"]
         assert _close(get(out), _ref(a, b))
     # op(A) = A^T of a C-ordered K x M stack is the column-major BT the kernel reads
     a, b = rand(rng, (3, k, m)), rand(rng, (3, k, n))
     with be.observe() as log:
-        out = clgemm.gemm(put(a), put(b), trans_a=True, backend=be if where == "numpy" else None)
+        out = clgemm.gemm(put(a), put(b), trans_a=True, backend=named)
     be.synchronize()
     assert [name for name, _ in log.times()] == ["gemm_tiled"]
     assert _close(get(out), _ref(a, b, ta=True))
@@ -266,7 +272,7 @@ def test_stacks_on_the_tiled_kernel(every_backend, tiled_stacks, where):
     want = 2.0 * _ref(a, b, ta=True) + 0.5 * c  # a NumPy c is written in place
     with be.observe() as log:
         out = clgemm.gemm(put(a), put(b), put(c), trans_a=True, alpha=2.0, beta=0.5,
-                          backend=be if where == "numpy" else None)
+                          backend=named)
     be.synchronize()
     assert [name for name, _ in log.times()] == ["gemm_direct"]
     assert _close(get(out), want)

@@ -5,14 +5,5 @@
 # database, ./abold) and this tree (new) in turns, a new C each call, beside CLBlast and NumPy
 # (step "turns"). From the repository root:
 #   OLD_COMMIT=... COMMIT=... bash results/pocl/tiled-256/run.sh SECONDS "1 2" ["tune turns"]
-set -u
-seconds=$1 turns=$2 steps=${3:-tune turns}
-W=$PWD/results/pocl/tiled-256
-head="# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, PoCL 3.1; at commit ${COMMIT:-?}"
-if [[ " $steps " == *" tune "* ]]; then
-  HEAD="$head" bash scripts/cpu_tune_shipped.sh "$W/tune-256.txt" tiled 256 $seconds
-fi
-if [[ " $steps " == *" turns "* ]]; then
-  PATH=$PWD/.venv/bin:$PATH HEAD="$head" TURN_TIMEOUT=600 bash scripts/turns.sh "$W" "$turns" \
-    around-256="--device 0 --sizes 128,192,256,320,384,512"
-fi
+bash scripts/cpu_tune_turns.sh "$PWD/results/pocl/tiled-256" "$1" "$2" "${3:-tune turns}" \
+  "tiled:256" around-256="--device 0 --sizes 128,192,256,320,384,512"

@@ -5,13 +5,13 @@ layout it is given; products of a few hundred rows and more run several times fa
 tiled kernel. Its batched form (BATCHED in tiled.cl) runs every product of the stack in one
 launch, each operand a stride further on per product. It reads A tight, column-major and at
 offset 0, and writes C whole: so this path is taken where alpha is 1 and beta 0, A and C are
-tight, and the tiles of the chosen configuration divide the sizes. The configuration is the
-one measured on a stack of this shape where the device has one (the tuner measures such a
-stack reading each product's B as it lies, so that a C-ordered stack is one launch); B is read
-so where it lies tight. Else it is the one stored for one product, which reads through local
-memory, on a stack past the device's crossover, and reads BT: the stack's own B where it is
-stored transposed, or made from it by one batched pack that transposes every product.
-Anything else stays on the direct kernel (`stacks.launch_stack`).
+tight, and the tiles of the chosen configuration divide the sizes. That configuration is the
+nearest in shape and count of those measured on stacks for the device, where there is one:
+the tuner measures a stack reading each product's B where it lies, and B tight is read so
+here too, so that a C-ordered stack is one launch. Else it is the one stored for one product,
+where it reads through local memory and the stack is past the device's crossover, and it reads
+BT: the stack's own B where it is stored transposed, or made from it by one batched pack that
+transposes every product. Anything else stays on the direct kernel (`stacks.launch_stack`).
 """
 
 from __future__ import annotations

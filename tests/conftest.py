@@ -30,6 +30,7 @@ from clgemm.configs.database import SHIPPED_SWITCH
 from clgemm.core.problem import Problem
 from clgemm.devices.info import pick_device
 from clgemm.library import gemm as api
+from clgemm.library import stack_tiled
 from clgemm.measure.rung_runner import Workspace
 from clgemm.rungs.tiled import TILED
 
@@ -126,5 +127,22 @@ def forced_tiled(monkeypatch):
         monkeypatch.setattr(splits, "read_b_pays", lambda device, shape: pays)
         api.clear_caches()
         return config
+    yield force
+    api.clear_caches()
+
+
+@pytest.fixture
+def stacks_on(monkeypatch):
+    """Stacks made to run on the tiled kernel with the given parameters wherever their sizes
+    are multiples of its tiles (`on_stack`: as a configuration measured on a stack, which
+    reads each product's B where it lies): `stacks_on(params, on_stack)` returns the tiles."""
+    def force(params, on_stack):
+        tm, tn, tk = TILED.size_multiples(params)
+
+        def suits(be, m, n, k, count):
+            return ({}, False) if m % tm or n % tn or k % tk else (params, on_stack)
+        monkeypatch.setattr(stack_tiled, "stack_params", suits)
+        api.clear_caches()
+        return tm, tn, tk
     yield force
     api.clear_caches()

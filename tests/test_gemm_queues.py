@@ -21,7 +21,7 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.library.gemm import clear_caches
-from clgemm.rungs.tiled import CPU_IN_PLACE
+from clgemm.rungs.tiled import CPU_IN_PLACE, TILED
 
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 COMPLETE = cl.command_execution_status.COMPLETE
@@ -347,3 +347,37 @@ def test_the_form_in_place_on_an_out_of_order_queue(every_backend, forced_tiled)
         got = clgemm.gemm(dwide[:, :size], db).get()
         assert _close(got, reference(wide[:, :size], b, None, 1.0, 0.0, False, False)), (
             "strided a", i)
+
+
+@pytest.mark.parametrize("params", [CPU_IN_PLACE, {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 4,
+                                                   "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4}],
+                         ids=["in-place block", "local memory"])
+def test_a_stack_read_where_it_lies_on_an_out_of_order_queue(every_backend, stacks_on, params):
+    """A stack on a configuration measured as a stack (one launch, each product's B read
+    where it lies) on an out-of-order queue, ten tries each: a new array, a poisoned C, B
+    broadcast, a view of A with a wider leading dimension (not read in place) right every
+    time; and C that is A refused."""
+    be = every_backend
+    _opencl_only(be)
+    stacks_on(TILED.resolve(params), True)
+    q = _queue(be, True)
+    size, count = 64, 4
+    rng = np.random.default_rng(47)
+    a, b = rand(rng, (count, size, size)), rand(rng, (count, size, size))
+    wide = rand(rng, (count, size, 2 * size))
+    want = np.matmul(a.astype(np.float64), b)
+    da, db, dwide = cla.to_device(q, a), cla.to_device(q, b), cla.to_device(q, wide)
+    db0 = cla.to_device(q, b[0])
+    dc = cla.empty(q, (count, size, size), np.float32)
+    for i in range(10):
+        assert _close(clgemm.gemm(da, db).get(), want), ("new array", i)
+        dc.fill(np.float32(np.nan))
+        assert clgemm.gemm(da, db, dc) is dc
+        assert _close(dc.get(), want), ("device c", i)
+        assert _close(clgemm.gemm(da, db0).get(), np.matmul(a.astype(np.float64), b[0])), (
+            "b broadcast", i)
+        got = clgemm.gemm(dwide[:, :, :size], db).get()
+        assert _close(got, np.matmul(wide[:, :, :size].astype(np.float64), b)), ("strided a", i)
+    square = cla.to_device(q, a)
+    with pytest.raises(UsageError, match="c shares memory with a"):
+        clgemm.gemm(square, db, square)

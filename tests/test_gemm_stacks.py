@@ -168,37 +168,25 @@ def test_repeated_stacked_calls(every_backend):
         clgemm.gemm(square[2], eye, square[2])
 
 
-def _stacks_on(monkeypatch, params: dict, on_stack: bool):
-    """Stacks whose sizes are multiples of the configuration's tiles run on it (`on_stack`: as
-    one measured on a stack); the tiles."""
-    tm, tn, tk = TILED.size_multiples(params)
-
-    def suits(be, m, n, k, count):
-        return ({}, False) if m % tm or n % tn or k % tk else (params, on_stack)
-    monkeypatch.setattr(stack_tiled, "stack_params", suits)
-    api.clear_caches()
-    return tm, tn, tk
-
-
 @pytest.fixture
-def tiled_stacks(monkeypatch):
+def tiled_stacks(stacks_on):
     """Stacks run on the tiled kernel at its defaults (through local memory, 128 x 128 tiles)
     wherever their sizes are multiples of its tiles, as a GPU's tuned database makes them."""
-    yield _stacks_on(monkeypatch, TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}),
-                     False)
-    api.clear_caches()
+    return stacks_on(TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}), False)
+
+
+#: a configuration of the tiled kernel as one measured on a stack: it reads B as it lies
+STACK_TUNED = {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32, "TSK": 8,
+               "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4}
 
 
 @pytest.fixture
-def stack_tuned(monkeypatch):
-    """Stacks run on a configuration of the tiled kernel measured on a stack (one that reads B
-    as it lies, as the tuner measures it there) wherever their sizes are its tiles'
-    multiples."""
-    params = TILED.resolve({"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32,
-                            "TSK": 8, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4})
+def stack_tuned(stacks_on):
+    """Stacks run on a configuration of the tiled kernel measured on a stack wherever their
+    sizes are its tiles' multiples."""
+    params = TILED.resolve(STACK_TUNED)
     assert reads_b_itself(params)
-    yield _stacks_on(monkeypatch, params, True)
-    api.clear_caches()
+    return stacks_on(params, True)
 
 
 def _sides(be, where: str):

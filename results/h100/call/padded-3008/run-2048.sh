@@ -4,10 +4,5 @@
 # entry and got slower), then the large odd sizes and 2048 cubed with the package of
 # $OLD_COMMIT (old, ./abold: neither entry) and this tree (new: both) in turns, C given, on
 # CUDA. Into $OUT/p4.tgz:  bash results/h100/call/padded-3008/run-2048.sh "1 2 3"
-set -u
-W=${OUT:-/tmp}/p4
-mkdir -p "$W"
-bash scripts/tune_shipped.sh "$W/tune-2048-cuda.txt" cuda 60 "--shapes 2048x2048x2048"
-bash scripts/turns.sh "$W" "$1" \
+bash scripts/gpu_tune_turns.sh p4 "$1" tune-2048-cuda:cuda:60:2048x2048x2048 \
   padded-cuda="--device H100 --backend cuda --sizes 2047,2048,3000,4097,2500x3500x4500 --c-given"
-cd "$(dirname "$W")" && tar czf p4.tgz "$(basename "$W")" && rm -rf "$W"

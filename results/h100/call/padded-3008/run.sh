@@ -5,10 +5,5 @@
 # large products no tile divides with the package of $OLD_COMMIT (old, ./abold) and this tree
 # (new) in turns, C given, on CUDA. Into $OUT/p3.tgz:
 #   bash results/h100/call/padded-3008/run.sh "1 2 3"
-set -u
-W=${OUT:-/tmp}/p3
-mkdir -p "$W"
-bash scripts/tune_shipped.sh "$W/tune-3008-cuda.txt" cuda 60 "--shapes 3008x3008x3008"
-bash scripts/turns.sh "$W" "$1" \
+bash scripts/gpu_tune_turns.sh p3 "$1" tune-3008-cuda:cuda:60:3008x3008x3008 \
   padded-cuda="--device H100 --backend cuda --sizes 3000,4097,2500x3500x4500,2047 --c-given"
-cd "$(dirname "$W")" && tar czf p3.tgz "$(basename "$W")" && rm -rf "$W"

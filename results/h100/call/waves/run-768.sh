@@ -4,11 +4,6 @@
 # waves no longer expects above it), then 640-1536 cubed with the package of $OLD_COMMIT (old,
 # ./abold) and this tree (new) in turns, C given, on both backends. Into $OUT/w768.tgz:
 #   bash results/h100/call/waves/run-768.sh "1 2 3"
-set -u
-W=${OUT:-/tmp}/w768
-mkdir -p "$W"
-bash scripts/tune_shipped.sh "$W/tune-768-cuda.txt" cuda 40 "--shapes 768x768x768"
-bash scripts/turns.sh "$W" "$1" \
+bash scripts/gpu_tune_turns.sh w768 "$1" tune-768-cuda:cuda:40:768x768x768 \
   w768-cuda="--device H100 --backend cuda --sizes 640,768,1024,1536 --c-given" \
   w768-opencl="--device H100 --backend opencl --sizes 640,768,1024,1536 --c-given"
-cd "$(dirname "$W")" && tar czf w768.tgz "$(basename "$W")" && rm -rf "$W"

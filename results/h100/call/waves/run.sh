@@ -5,9 +5,6 @@
 # every call; then the classes of shapes and the bench's set on both backends with this tree.
 # Everything goes to $OUT/waves.tgz. Run from the repository root after the prelude:
 #   bash results/h100/call/waves/run.sh "1 2 3"
-set -u
-W=${OUT:-/tmp}/waves
-bash scripts/turns.sh "$W" "$1" \
+bash scripts/gpu_tune_turns.sh waves "$1" "" \
   waves-cuda="--device H100 --backend cuda --sizes 256,640,768,1024,1536 --c-given" \
   waves-opencl="--device H100 --backend opencl --sizes 256,640,768,1024,1536 --c-given"
-cd "$(dirname "$W")" && tar czf waves.tgz "$(basename "$W")" && rm -rf "$W"

@@ -37,6 +37,7 @@ from clgemm.library import stacks
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_call import HotCall
 from clgemm.library.order import LaunchOrder
+from clgemm.library.placing import upload
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
 from clgemm.library.program import CallProgram, build_program
 from clgemm.library.stacks import CheckedCall, gemm_stacks
@@ -488,7 +489,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
             waits += kind.events(x)
     order = LaunchOrder(be, queue, waits)
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
-    in_place = _upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
+    in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     _run(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
@@ -534,44 +535,6 @@ def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,
         if out_kind is not None:
             c_op.buf, c_op.offset = out_kind.buffer_of(result)
     return result
-
-
-def _upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
-            c_floats: int) -> np.ndarray | None:
-    """Host operands onto the device: where the device works in host memory (a CPU) the
-    buffers are the arrays themselves, else copies; a C that is not read is written in place
-    there (returned: the array to sync afterwards), else into a scratch buffer. C is never
-    the host's own memory where it shares memory with A or B, which are read as it is
-    written."""
-    in_place = None
-    for op in ops:
-        if op.buf is not None:
-            continue
-        layout: Literal["C", "F"] = "C" if op.c_order else "F"
-        if op is c_op and not read_c:
-            flat = _flat_view(op.array, layout)
-            shared = any(o is not c_op and isinstance(o.array, np.ndarray)
-                         and np.may_share_memory(o.array, op.array) for o in ops)
-            buf = None if flat is None or shared else be.host_buffer(flat, writable=True)
-            op.buf = buf if buf is not None else order.scratch(c_floats)
-            in_place = flat if buf is not None else None
-            continue
-        host = np.asarray(op.array, order=layout).reshape(-1, order=layout)
-        if op is not c_op:
-            op.buf = be.host_buffer(host, writable=False)
-        if op.buf is None:
-            op.buf = be.to_device(host)
-    return in_place
-
-
-def _flat_view(x: Any, layout: str) -> np.ndarray | None:
-    """The array as one run of floats in `layout`, without a copy; None where it is not one."""
-    if not isinstance(x, np.ndarray) or not x.flags.writeable:
-        return None
-    if (layout == "C" and x.flags.c_contiguous) or (layout == "F" and x.flags.f_contiguous):
-        flat = x.reshape(-1, order=layout)  # type: ignore[call-overload]
-        return flat if np.shares_memory(flat, x) else None
-    return None
 
 
 # -- matmul ------------------------------------------------------------------------------------

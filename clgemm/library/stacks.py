@@ -28,6 +28,7 @@ from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_stack import HotStack
 from clgemm.library.order import LaunchOrder
+from clgemm.library.placing import flat_view, upload
 from clgemm.library.plan import Plan
 from clgemm.library.program import A, B, C, CallProgram, helper_kernel, tiles_geometry
 from clgemm.library.stack_tiled import tiled_stack
@@ -224,7 +225,7 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         result = np.empty(batch + (m, n), np.float32)
         stacks["c"] = Stack(Operand("c", result, True, max(1, n)), m * n)
     elif c is None or call.kinds.get("c") is None:  # a new C, or NumPy's C: C-ordered on device
-        host_c = (None if c is None else c if _one_run(c)
+        host_c = (None if c is None else c if flat_view(c, "C") is not None
                   else np.ascontiguousarray(np.broadcast_to(c, batch + (m, n))))
         stacks["c"] = Stack(Operand("c", host_c, True, max(1, n)), m * n)
     else:
@@ -244,7 +245,8 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         result = out_kind.empty(be, named, batch + (m, n))
         buf, offset = out_kind.buffer_of(result)
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
-    in_place = _place(be, order, stacks, reads_ab, call.beta != 0, count * m * n)
+    in_place = upload(be, order, [s.op for s in stacks.values()], stacks["c"].op,
+                      call.beta != 0, count * m * n)
     program, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
                               kind if c is not None and call.kinds.get("c") is not None
                               else None)
@@ -316,38 +318,6 @@ def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
     if kind is None:
         return np.empty(shape, np.float32)
     return kind.empty(be, named, shape)
-
-
-def _place(be: Backend, order: LaunchOrder, stacks: dict[str, Stack], reads_ab: bool,
-           read_c: bool, c_floats: int) -> np.ndarray | None:
-    """NumPy operands onto the device: where it works in host memory (a CPU) the buffers are
-    the arrays themselves, else copies. A C that is not read is written where it lies there
-    (returned: the run of floats to sync afterwards, as the two-dimensional call does), unless
-    it shares memory with A or B; else it gets a scratch buffer."""
-    in_place = None
-    for name, s in stacks.items():
-        if s.op.buf is not None:
-            continue
-        array = s.op.array
-        if name == "c" and (array is None or not read_c):
-            flat = array.reshape(-1) if array is not None and _one_run(array) else None
-            shared = flat is not None and any(
-                o.op.array is not None and np.may_share_memory(o.op.array, array)
-                for x, o in stacks.items() if x != "c")
-            buf = None if flat is None or shared else be.host_buffer(flat, writable=True)
-            s.op.buf = buf if buf is not None else order.scratch(c_floats)
-            in_place = flat if buf is not None else None
-            continue
-        host = np.asarray(array).reshape(-1)
-        buf = None if name == "c" else be.host_buffer(host, writable=False)
-        s.op.buf = buf if buf is not None else be.to_device(host)
-    return in_place
-
-
-def _one_run(x: Any) -> bool:
-    """Whether a NumPy array is one writable C-ordered run of floats."""
-    return (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.flags.c_contiguous
-            and x.flags.writeable)
 
 
 def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],

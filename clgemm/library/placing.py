@@ -1,0 +1,49 @@
+"""Host operands onto the device, shared by the two-dimensional call and the stacked one: a
+device that works in host memory (a CPU) takes the NumPy arrays themselves, any other copies."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from clgemm.backends import Backend, Operand
+from clgemm.library.order import LaunchOrder
+
+
+def upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
+           c_floats: int) -> np.ndarray | None:
+    """Host operands onto the device: where the device works in host memory (a CPU) the
+    buffers are the arrays themselves, else copies; a C that is not read is written in place
+    there (returned: the array to sync afterwards), else into a scratch buffer. C is never
+    the host's own memory where it shares memory with A or B, which are read as it is
+    written."""
+    in_place = None
+    for op in ops:
+        if op.buf is not None:
+            continue
+        layout: Literal["C", "F"] = "C" if op.c_order else "F"
+        if op is c_op and not read_c:
+            flat = flat_view(op.array, layout)
+            shared = any(o is not c_op and isinstance(o.array, np.ndarray)
+                         and np.may_share_memory(o.array, op.array) for o in ops)
+            buf = None if flat is None or shared else be.host_buffer(flat, writable=True)
+            op.buf = buf if buf is not None else order.scratch(c_floats)
+            in_place = flat if buf is not None else None
+            continue
+        host = np.asarray(op.array, order=layout).reshape(-1, order=layout)
+        if op is not c_op:
+            op.buf = be.host_buffer(host, writable=False)
+        if op.buf is None:
+            op.buf = be.to_device(host)
+    return in_place
+
+
+def flat_view(x: Any, layout: str) -> np.ndarray | None:
+    """The array as one run of floats in `layout`, without a copy; None where it is not one."""
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        return None
+    if (layout == "C" and x.flags.c_contiguous) or (layout == "F" and x.flags.f_contiguous):
+        flat = x.reshape(-1, order=layout)  # type: ignore[call-overload]
+        return flat if np.shares_memory(flat, x) else None
+    return None

@@ -289,13 +289,13 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     """What a stored configuration should reach at `shape` (on a stack of `batch` such
     products): its measured speed, scaled down from the share of the compute units' time its
     work-groups kept busy where it was measured to the share they keep busy here, where that
-    is less (`wave_fill`, with RESIDENT_GROUPS groups per unit: a 128 x 128 tile gives a 1024^2 product 64 work-groups, half of an H100's
-    132 units, however fast it was at 4096^3, and a 64 x 64 tile gives 768^2 a second wave
-    almost empty; a stack's products are one grid, so their work-groups fill the device
-    together, and so are the slices of K gemm() splits a long K into, unless `split` is
-    False), discounted by how far the measurement is from this use (`_distance`). Counting
-    only the first wave chose the 64 x 64 tiles measured at 1024^3 over the 32 x 32 ones
-    measured at 768^3 itself, on both H100 backends (results/h100/call/waves)."""
+    is less (`wave_fill`, RESIDENT_GROUPS groups per unit), and discounted by how far the
+    measurement is from this use (`_distance`). A 128 x 128 tile gives a 1024^2 product 64
+    work-groups, half of an H100's 132 units, however fast it was at 4096^3, and a 64 x 64 tile
+    gives 768^2 a second wave that is almost empty; counting only the first wave would rank
+    such tiles measured at a larger shape above those measured here. A stack's products are
+    one grid, so their work-groups fill the device together, and so are the slices of K gemm()
+    splits a long K into, unless `split` is False."""
     units = device.compute_units
     per_unit = 1 if rung.number == DIRECT.number else RESIDENT_GROUPS.get(device.type, 1)
     here = group_count(device, rung, f.params, shape, split and batch <= 1) * max(1, batch)

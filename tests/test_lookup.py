@@ -191,6 +191,34 @@ def test_a_tune_starts_from_the_same_gpu_under_the_other_backend(tmp_path, monke
     lookup.forget()
 
 
+def test_a_stack_tune_starts_from_the_stacks_of_both_backends(tmp_path, monkeypatch,
+                                                               no_shipped_tuning):
+    """A stack's tune measures first what was measured on stacks: this backend's stack entry,
+    then the other backend's (its nearest count first), before any one product's; a tune of
+    one product never starts from a stack's."""
+    from clgemm.tuner.plan import seeds
+
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    cuda = dataclasses.replace(GPU, backend="cuda", platform="CUDA", vendor="NVIDIA")
+    tiled = get_rung(12)
+    shape = (256, 256, 256)
+
+    def stack(entry, batch, backend="opencl"):
+        return dataclasses.replace(entry, batch=batch, backend=backend)
+
+    _store(tmp_path, GPU, [_entry(12, shape, 30.0, TSM=32, TSN=32, WPTM=4, WPTN=4),
+                           stack(_entry(12, shape, 20.0, TSM=64, TSN=32, WPTM=4, WPTN=4), 100)])
+    _store(tmp_path, cuda, [
+        stack(_entry(12, shape, 25.0, TSM=64, TSN=64, WPTM=4, WPTN=8), 100, "cuda"),
+        stack(_entry(12, shape, 99.0, TSM=128, TSN=64, WPTM=8, WPTN=8), 10000, "cuda"),
+        dataclasses.replace(_entry(12, shape, 40.0, TSM=16, TSN=16, WPTM=2, WPTN=2),
+                            backend="cuda")])
+    first = [(s["TSM"], s["TSN"]) for s in seeds(GPU, tiled, shape, batch=100)]
+    assert first[:2] == [(64, 32), (64, 64)]  # the count nearest 100, not the fastest
+    assert [(s["TSM"], s["TSN"]) for s in seeds(GPU, tiled, shape)[:2]] == [(32, 32), (16, 16)]
+    lookup.forget()
+
+
 def test_bound_seeds_rank_by_the_model(device):
     """Where nothing is stored, the plain tune measures first the sampled configurations the
     performance model bounds highest."""

@@ -236,19 +236,21 @@ def _found_in(db: Database, backend: str, rung: Rung, limits: Any, shape: Sequen
 
 
 def other_backends(device: Any, rung: Rung, shape: Sequence[int],
-                   roots: Iterable[Path] | None = None) -> list[Found]:
+                   roots: Iterable[Path] | None = None, *, batch: int = 1) -> list[Found]:
     """Configurations of `rung` stored for this very device (same name) under another backend,
-    that fit `shape` here, nearest the shape first, then fastest. The kernels are one source
-    for both backends, so CUDA's measurement on an NVIDIA GPU is a starting point for its
-    OpenCL tune and back; never a choice, since the two compilers differ: the tuner measures
-    them first (`clgemm.tuner.plan.seeds`)."""
+    that fit `shape` here, nearest the shape (and, for a stack of `batch` products, the count)
+    first, then fastest; with `batch` above 1 those measured on stacks. The kernels are one
+    source for both backends, so CUDA's measurement on an NVIDIA GPU is a starting point for
+    its OpenCL tune and back; never a choice, since the two compilers differ: the tuner
+    measures them first (`clgemm.tuner.plan.seeds`)."""
     limits = device.limits()
     out = []
     for db, who in stored_databases(roots):
         if who.backend != device.backend and who.name == device.name:
             out += _found_in(db, who.backend, rung, limits, shape, "other backend",
-                             f"{who.backend}: {who.name}", False)
-    return sorted(out, key=lambda f: (shape_distance(f.shape, shape), -f.gflops))
+                             f"{who.backend}: {who.name}", batch > 1)
+    return sorted(out, key=lambda f: (shape_distance(f.shape, shape)
+                                      + abs(math.log(max(f.batch, 1) / batch)), -f.gflops))
 
 
 #: how much a configuration's measured speed is trusted per unit of log-shape distance between

@@ -114,20 +114,25 @@ def plan_table(device: Any, steps: Sequence[TuneStep], layout: Layout = FULL) ->
                                        f"stays within {limit} on a {device.type})"], layout))
 
 
-def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6) -> list[dict[str, int]]:
+def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
+          batch: int = 1) -> list[dict[str, int]]:
     """The best stored configurations for this rung at this shape, whatever level of the lookup
     chain they come from (this device, another driver, the family, the device type), in the
     chain's order there (`lookup.ranked`: what the chain would run first): the search measures
     these first (transfer between devices), and the nearest one stored for this device under
-    the other backend (`lookup.other_backends`)."""
-    found = lookup.ranked(device, rung, shape)
+    the other backend (`lookup.other_backends`). For a stack of `batch` products, those
+    measured on stacks come first, since a stack's best tiles are not one product's: a
+    stack's tune on one backend starts where the other backend's ended."""
+    found = lookup.ranked(device, rung, shape, batch=batch)
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
     if rung.number == TILED.number and device.is_cpu:
         out.extend(TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE))
     # the chain's first, then this device's nearest under the other backend, then the rest
-    other = lookup.other_backends(device, rung, shape)
+    other = lookup.other_backends(device, rung, shape, batch=batch)
+    if batch > 1 and not other:
+        other = lookup.other_backends(device, rung, shape)
     for f in [*found[:1], *other[:1], *found[1:]]:
         if f.params not in out:
             out.append(f.params)

@@ -71,7 +71,8 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
     for step, rung in zip(steps, rungs):
         step_options = replace(options, time_s=step.seconds) if bounded else options
         space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
-                            only=only, keep=seeds(dev, rung, problem.as_tuple()))
+                            only=only, keep=seeds(dev, rung, problem.as_tuple(),
+                                                batch=problem.batch))
         spaces[rung.number] = space
         how = resolved[rung.number] = resolve_strategy(options.strategy, step_options,
                                                        len(space))
@@ -133,7 +134,7 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                         continue
                     note(f"rung {rung.number} at {problem.label}: "
                          f"journal {journal.path}")
-                    start = seeds(dev, rung, problem.as_tuple())
+                    start = seeds(dev, rung, problem.as_tuple(), batch=problem.batch)
                     if bounded:
                         start += bound_seeds(dev, rung, space, problem.as_tuple(),
                                              seed=options.seed)

@@ -283,7 +283,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         rows.append(FunnelRow("divisibility", "candidates limited by --only: " + ", ".join(
             f"{n}={','.join(map(str, only[n]))}" for n in names if n in only), 0, generated))
     rows += legal_rows
-    items += _kept_outside(rung, limits, names, candidates, keep, rows)
+    items += _kept_outside(rung, limits, names, candidates, keep, rows, only)
     items = _filter(rows, "size", f"M, N, K multiples of the tile ({problem.m}x{problem.n}x"
                     f"{problem.k})", items,
                     lambda p: rung.size_problem(p, problem.m, problem.n, problem.k) is None)
@@ -315,15 +315,20 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
 
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
                   candidates: tuple[tuple[int, ...], ...], keep: Iterable[Mapping[str, int]],
-                  rows: list[FunnelRow]) -> list[Params]:
+                  rows: list[FunnelRow],
+                  only: Mapping[str, Sequence[int]] | None = None) -> list[Params]:
     """The configurations of `keep` with a value outside the candidates (a hand-made seed such
     as a CPU's register block reading operands in place), where they pass the divisibility and
-    device stages: without them in the space the search could not measure them first."""
+    device stages: without them in the space the search could not measure them first. Those
+    with a value that `only` (the caller's --only) leaves out stay out: that is a choice, not
+    a gap in the candidates."""
     out: list[Params] = []
     for key in sorted(_resolved_keys(rung, names, keep)):
         if all(v in c for v, c in zip(key, candidates)):
             continue  # generated with the rest
         params = dict(zip(names, key))
+        if only and any(n in only and params[n] not in only[n] for n in names):
+            continue
         if rung.first_violation(params, limits) is None:
             out.append(params)
     if out:

@@ -260,3 +260,15 @@ def test_a_kept_configuration_outside_the_candidates_joins_the_space():
     assert (20, 10) in space and (20, 1) not in space
     assert any(r.note == "1 added" for r in space.funnel)
     assert (20, 10) not in build_space(rung, GPU, Problem(40, 40, 40))
+
+
+def test_a_kept_configuration_outside_only_stays_out():
+    """--only is the caller's choice, not a gap in the candidates: a seed with a value it
+    leaves out (what gemm() runs now, with a pipeline where the search asks for none) is not
+    measured, and one within it still joins the space."""
+    rung = get_rung(3)
+    keep = [{"TS": 20, "WPT": 10}]
+    assert (20, 10) in build_space(rung, GPU, Problem(40, 40, 40), keep=keep,
+                                   only={"WPT": (10,)})
+    assert (20, 10) not in build_space(rung, GPU, Problem(40, 40, 40), keep=keep,
+                                       only={"TS": (8, 16)})

@@ -60,7 +60,7 @@ def summary() -> None:
         if m.device_key not in records:
             continue
         hw = hardware_from_record(records[m.device_key])
-        b = bound(get_rung(m.rung), m.params, Problem(*m.shape), hw)
+        b = bound(get_rung(m.rung), m.params, m.problem, hw)
         share = b.percent(m.gflops, helpers=m.helpers)
         name = records[m.device_key]["name"] + f" ({records[m.device_key]['backend']})"
         if share > worst.get(name, (0.0, None))[0]:

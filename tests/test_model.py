@@ -263,7 +263,7 @@ def test_committed_results_stay_within_their_bound(key):
     mine = [m for m in MEASURED if m.device_key == key]
     assert mine
     for m in mine:
-        b = model_bound.bound(get_rung(m.rung), m.params, Problem(*m.shape), hw)
+        b = model_bound.bound(get_rung(m.rung), m.params, m.problem, hw)
         assert b.percent(m.gflops, helpers=m.helpers) <= 100.0, (m, b.gflops, b.limit)
 
 
@@ -371,3 +371,17 @@ def test_the_skinny_kernel_is_bounded_by_reading_the_long_operand_either_way():
     wide = bound(14, params, (16, 4096, 4096), toy(mem_gbps=50))
     assert tall.gflops == wide.gflops and tall.limit == model_bound.GLOBAL
     assert step_for(get_rung(14), params).fmas == 4 * 16
+
+
+def test_a_stack_is_one_grid_in_the_bound():
+    """A stack of small products is one launch whose work-groups fill the device between them:
+    its bound counts every product's tiles and bytes, so that a stack measured far above one
+    product's bound is not a broken bound."""
+    hw = hardware_for("NVIDIA H100 80GB HBM3", DeviceLimits(compute_units=132), 1980)
+    tiled = get_rung(12)
+    params = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 8}
+    one = model_bound.bound(tiled, params, Problem(64, 64, 64), hw)
+    stack = model_bound.bound(tiled, params, Problem(64, 64, 64, batch=1000), hw)
+    assert one.work_groups == 1 and stack.work_groups == 1000
+    assert one.limit == "work distribution" and stack.gflops > 50 * one.gflops
+    assert stack.dram_bytes == 1000 * one.dram_bytes

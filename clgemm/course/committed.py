@@ -18,6 +18,7 @@ from typing import Any, Iterator
 from clgemm.configs.database import renumbered
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, json_files, read_json
+from clgemm.core.problem import Problem
 from clgemm.rungs import GEMM_RUNGS, get_rung
 from clgemm.tuner.journal import read_journal
 
@@ -34,6 +35,12 @@ class Measurement:
     gflops: float
     #: whether the time behind `gflops` includes the helper kernels
     helpers: bool = False
+    #: how many products of `shape` were measured together (a stack)
+    batch: int = 1
+
+    @property
+    def problem(self) -> Problem:
+        return Problem(*self.shape, batch=self.batch)
 
 
 def _results(root: Path) -> Iterator[tuple[Path, Any]]:
@@ -75,7 +82,8 @@ def _from_run(path: str, data: dict) -> list[Measurement]:
 def _from_database(path: str, data: dict) -> list[Measurement]:
     version = data.get("version", 1)  # rungs renumbered since an older version read as they are now
     return [Measurement(path, "database", data["device"], renumbered(e["rung"], version),
-                        e["params"], tuple(e["shape"]), e["gflops"]) for e in data["entries"]]
+                        e["params"], tuple(e["shape"]), e["gflops"], batch=e.get("batch", 1))
+            for e in data["entries"]]
 
 
 def _from_journal(path: Path) -> list[Measurement]:
@@ -83,10 +91,11 @@ def _from_journal(path: Path) -> list[Measurement]:
         return []
     try:
         head, records, _ = read_journal(path)
+        problem = Problem.of(head["size"])  # [M, N, K], or [BATCH, M, N, K] for a stack
     except UsageError:
         return []
     return [Measurement(str(path), "journal", head["device"], r["rung"], r["config"],
-                        tuple(head["size"]), r["gflops"])
+                        problem.as_tuple(), r["gflops"], batch=problem.batch)
             for r in records if r.get("status") == "ok" and r.get("gflops")]
 
 

@@ -184,7 +184,7 @@ def helper_bytes(rung: Rung, problem: Problem, params: Mapping[str, int] | None 
             total += 2 * FLOAT_BYTES * problem.k * problem.n
         elif helper.kernel == "pack_panels":
             total += 2 * FLOAT_BYTES * problem.m * problem.k
-    return total
+    return total * problem.batch
 
 
 def _k_tile(rung: Rung, params: Mapping[str, int]) -> int:
@@ -316,10 +316,11 @@ def _distribution_term(problem: Problem, hw: Hardware, groups: int,
 
 def _traffic(problem: Problem, tm: int, tn: int) -> tuple[int, int]:
     """(bytes that must come from DRAM: A and B read once, C written once; bytes the
-    work-groups ask for, each reading whole panels of A and B)."""
+    work-groups ask for, each reading whole panels of A and B), for every product of a
+    stack."""
     m, n, k = problem.m, problem.n, problem.k
-    dram = FLOAT_BYTES * (m * k + k * n + m * n)
-    tiles = FLOAT_BYTES * (-(-n // tn) * m * k + -(-m // tm) * n * k + m * n)
+    dram = FLOAT_BYTES * (m * k + k * n + m * n) * problem.batch
+    tiles = FLOAT_BYTES * (-(-n // tn) * m * k + -(-m // tm) * n * k + m * n) * problem.batch
     return dram, tiles
 
 
@@ -356,15 +357,17 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     """The bound for `rung` with `params` (divisibility already checked) on M x N x K."""
     params = {**rung.defaults(), **params}   # a record older than a parameter lacks it
     if rung.number == SKINNY.number and not short_is_n(problem.m, problem.n):
-        problem = Problem(problem.n, problem.m, problem.k)  # it computes C^T, N rows long
+        # it computes C^T, N rows long
+        problem = Problem(problem.n, problem.m, problem.k, problem.batch)
     step = step_for(rung, params)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
     slices = (tiled_slices(hw.compute_units, params, problem.as_tuple(),
                            reads_b_with(params, read_b_pays_on(hw, problem.as_tuple())))
-              if rung.number == TILED.number else 1)
-    groups *= slices  # gemm()'s slices of K are one grid with the tiles
+              if rung.number == TILED.number and problem.batch == 1 else 1)
+    # gemm()'s slices of K, and a stack's products, are one grid with the tiles
+    groups *= slices * problem.batch
     occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)
     if slices > 1:
         notes.append(f"K in {slices} slices, as gemm() splits it here: {groups} work-groups, "

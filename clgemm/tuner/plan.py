@@ -149,11 +149,12 @@ BOUND_SEEDS = 4
 
 def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
                 count: int = BOUND_SEEDS, sample: int = BOUND_SAMPLE,
-                seed: int = 0) -> list[dict[str, int]]:
+                seed: int = 0, batch: int = 1) -> list[dict[str, int]]:
     """The configurations of a random sample of the space with the highest performance bound
     (`model.bound`) at this shape: where nothing is known, the model's ranking is a better start
     than chance, since it sees what the instruction mix, local memory, latency and the spread of
-    work-groups allow each configuration at most."""
+    work-groups allow each configuration at most; for a stack of `batch` products, as one
+    grid."""
     if not len(space):
         return []
     rng = random.Random(seed * 7919 + rung.number)
@@ -162,7 +163,7 @@ def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
     scored = []
     for c in picked:
         try:
-            scored.append((bound(rung, space.params(c), Problem(*shape), hw).gflops, c))
+            scored.append((bound(rung, space.params(c), Problem(shape[0], shape[1], shape[2], batch), hw).gflops, c))
         except _UNRANKED:  # a configuration the model has no count for
             continue
     scored.sort(key=lambda sc: -sc[0])

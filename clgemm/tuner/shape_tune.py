@@ -137,7 +137,7 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                     start = seeds(dev, rung, problem.as_tuple(), batch=problem.batch)
                     if bounded:
                         start += bound_seeds(dev, rung, space, problem.as_tuple(),
-                                             seed=options.seed)
+                                             seed=options.seed, batch=problem.batch)
                     opts = replace(options, seeds=tuple(start),
                                    time_s=seconds[rung.number] if bounded else options.time_s)
                     out = tune_rung(rung, space, journal, evaluator, opts, device=dev,

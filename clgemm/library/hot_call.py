@@ -11,6 +11,8 @@ different answer than its program was made for goes the whole way.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -18,6 +20,27 @@ from clgemm.backends import Backend, DeviceArrays, Mat, PreparedLaunch
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import aliases, copies
 from clgemm.library.program import CallProgram
+
+
+#: scratch bytes that repeated several-launch calls may keep between calls, over all their
+#: signatures together: enough for the packs of products up to a few thousand on a side
+KEPT_SCRATCH_BYTES = 256 << 20
+_kept = [0]
+_kept_lock = threading.Lock()
+
+
+def _keep(nbytes: int) -> bool:
+    """Whether `nbytes` more scratch may be kept, counted in if so."""
+    with _kept_lock:
+        if _kept[0] + nbytes > KEPT_SCRATCH_BYTES:
+            return False
+        _kept[0] += nbytes
+        return True
+
+
+def _give_back(nbytes: int) -> None:
+    with _kept_lock:
+        _kept[0] -= nbytes
 
 
 def pending(be: Backend, kind: DeviceArrays, wait_for: Any, *arrays: Any) -> list[Any]:
@@ -97,13 +120,24 @@ class HotCall:
         # queue, a call into a given C queues that launch alone, with what it waits for.
         program, ready = self.program, self.program.ready
         object.__setattr__(self, "use_p", program.plan.use_p)
-        if (ready is not None and len(ready) == 1 and not program.scratch and self.steady
-                and self.be.in_order(self.queue)):
+        if ready is None or not self.steady or not self.be.in_order(self.queue):
+            return
+        if len(ready) == 1 and not program.scratch:
             object.__setattr__(self, "one_launch", ready[0])
             object.__setattr__(self, "slot_index", tuple("abc".index(str(slot.name))
                                                          for _, slot in program.slots[0]))
             if self.c_given:
                 object.__setattr__(self, "quick", self._quick())
+        elif self.c_given and _keep(nbytes := 4 * sum(program.scratch)):
+            # Several launches (packs, the kernel, a sum of slices): their scratch buffers
+            # are kept for the next call of the signature rather than taken from the pool
+            # each time. The calls queue on one in-order queue, each call's launches together
+            # under the backend's lock, so a call's packs are written only after the call
+            # before has read them.
+            weakref.finalize(self, _give_back, nbytes)
+            with self.be.activate():
+                kept = [self.be.scratch(count, self.queue) for count in program.scratch]
+            object.__setattr__(self, "quick", self._quick_chain(kept))
 
     def _quick(self) -> Callable[[Any, Any, Any, Any], Any]:
         """The one launch into a given C, with every attribute it needs looked up once: a
@@ -135,6 +169,50 @@ class HotCall:
                         event = launch(buffers, queue, waits)
             if event is not None:
                 settle(c, event)  # the launch waited for all C's events: it stands for them
+                last[0] = event
+            return c
+        return quick
+
+    def _quick_chain(self, kept: list[Any]) -> Callable[[Any, Any, Any, Any], Any]:
+        """The program's launches into a given C with its scratch buffers kept: what a
+        repeated call of a few launches costs on the host is then one launch's share each,
+        where taking buffers from the pool and walking the program's slots each time had cost
+        as much again."""
+        be, kind, ready = self.be, self.kind, self.program.ready
+        assert ready is not None
+        arg, settle, check_alias, swap = (kind.kernel_arg, kind.replace_events, self.check_alias,
+                                          self.swap)
+        queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
+        may_share, same_alias = self._may_share, self._same_alias
+        # per launch, where each of its buffers comes from: the call's A, B, C (0, 1, 2) or a
+        # kept scratch buffer (the buffer itself)
+        sources = [[("abc".index(slot.name) if isinstance(slot.name, str) else kept[slot.name])
+                    for _, slot in slots] for slots in self.program.slots]
+        steps = list(zip(ready, sources))
+        last: list[Any] = [None]
+
+        def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
+            bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
+            if check_alias and may_share(a, b, c) and not same_alias(*bound):
+                return None
+            waits = pending(be, kind, wait_for, a, b, c)
+            if waits and last[0] is not None:
+                waits = [e for e in waits if e is not last[0]]
+            event = None
+            with lock:
+                if active is None or active():
+                    for launch, src in steps:
+                        event = launch([bound[x] if isinstance(x, int) else x for x in src],
+                                       queue, waits)
+                        waits = []
+                else:
+                    with activate():
+                        for launch, src in steps:
+                            event = launch([bound[x] if isinstance(x, int) else x
+                                            for x in src], queue, waits)
+                            waits = []
+            if event is not None:
+                settle(c, event)  # the last launch followed all of C's events: it stands for them
                 last[0] = event
             return c
         return quick

@@ -1,0 +1,99 @@
+"""Repeated calls of one signature that take several launches (B packed, then the tiled kernel)
+into a given C: the call keeps its scratch buffers between calls (`HotCall._quick_chain`), so
+every call must still read its own operands, never a pack another call left behind."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from layouts import rand, reference
+
+import clgemm
+from clgemm.backends import KINDS
+from clgemm.library import gemm as api
+from clgemm.library import hot_call
+
+PARAMS = dict(TSM=16, TSN=16, TSK=16, WPTM=4, WPTN=4, WIDTH=4, VWM=1, VWN=1, CACHE_A=1,
+              CACHE_B=1)
+
+
+def _close(got, want) -> bool:
+    got = np.asarray(got, dtype=np.float64)
+    scale = max(1.0, float(np.abs(want).max()))
+    return bool(np.isfinite(got).all() and np.abs(got - want).max() < 1e-4 * scale)
+
+
+def _poisoned(be, kind, n):
+    return kind.upload(be, np.full((n, n), np.nan, np.float32))
+
+
+def _chain(be, forced_tiled, n):
+    forced_tiled(be, PARAMS, False)  # C-ordered: B packed into BT, then the kernel
+    kind = KINDS[be.name]
+    return kind, np.random.default_rng(n), _poisoned(be, kind, n)
+
+
+def test_a_repeated_call_of_several_launches_reads_its_own_operands(every_backend,
+                                                                    forced_tiled):
+    be = every_backend
+    n = 64
+    kind, rng, _ = _chain(be, forced_tiled, n)
+    pairs = [(rand(rng, (n, n)), rand(rng, (n, n))) for _ in range(6)]
+    for i, (x, y) in enumerate(pairs):
+        dx, dy = kind.upload(be, x), kind.upload(be, y)
+        out = clgemm.gemm(dx, dy, _poisoned(be, kind, n))  # a new C each time, poisoned
+        be.synchronize()
+        assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False)), i
+    hot = list(api.CACHE.hot.values())
+    assert hot and all(len(h.program.ready) >= 2 for h in hot)
+    assert all(h.quick is not None and h.one_launch is None for h in hot)
+    out = clgemm.gemm(dx, dy, dx)  # the same signature with C that is A: copied first
+    be.synchronize()
+    assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False))
+
+
+def test_calls_of_one_signature_from_two_threads(every_backend, forced_tiled):
+    """Each call's pack and kernel are queued together, so two threads sharing the kept
+    scratch each get their own product."""
+    be = every_backend
+    n = 64
+    kind, rng, _ = _chain(be, forced_tiled, n)
+    inputs = [(rand(rng, (n, n)), rand(rng, (n, n))) for _ in range(2)]
+    dev = [(kind.upload(be, x), kind.upload(be, y)) for x, y in inputs]
+    outs = [_poisoned(be, kind, n) for _ in inputs]
+    clgemm.gemm(*dev[0], outs[0])  # the signature's program, before the threads
+    errors: list[str] = []
+
+    def work(i: int) -> None:
+        try:
+            for _ in range(20):
+                clgemm.gemm(*dev[i], outs[i])
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    be.synchronize()
+    assert not errors
+    for (x, y), out in zip(inputs, outs):
+        assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False))
+
+
+def test_kept_scratch_has_a_ceiling(every_backend, forced_tiled, monkeypatch):
+    """Past the bytes all signatures may keep, a call of several launches takes its scratch
+    from the pool each time, and is as right."""
+    monkeypatch.setattr(hot_call, "KEPT_SCRATCH_BYTES", 0)
+    be = every_backend
+    n = 48
+    kind, rng, c = _chain(be, forced_tiled, n)
+    x, y = rand(rng, (n, n)), rand(rng, (n, n))
+    dx, dy = kind.upload(be, x), kind.upload(be, y)
+    for _ in range(3):
+        out = clgemm.gemm(dx, dy, c)
+    be.synchronize()
+    assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False))
+    assert all(h.quick is None for h in api.CACHE.hot.values())

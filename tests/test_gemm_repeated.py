@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 from layouts import rand, reference
 
 import clgemm
@@ -53,12 +54,15 @@ def test_a_repeated_call_of_several_launches_reads_its_own_operands(every_backen
     assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False))
 
 
-def test_calls_of_one_signature_from_two_threads(every_backend, forced_tiled):
+@pytest.mark.parametrize("reads_b", [False, True], ids=["packs B", "one launch"])
+def test_calls_of_one_signature_from_two_threads(every_backend, forced_tiled, reads_b):
     """Each call's pack and kernel are queued together, so two threads sharing the kept
-    scratch each get their own product."""
+    scratch each get their own product; and a thread that never made the device current
+    itself takes the remembered call as well (CUDA: a context current for the launches)."""
     be = every_backend
     n = 64
     kind, rng, _ = _chain(be, forced_tiled, n)
+    forced_tiled(be, PARAMS, reads_b)
     inputs = [(rand(rng, (n, n)), rand(rng, (n, n))) for _ in range(2)]
     dev = [(kind.upload(be, x), kind.upload(be, y)) for x, y in inputs]
     outs = [_poisoned(be, kind, n) for _ in inputs]

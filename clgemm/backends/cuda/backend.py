@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 import numpy as np
@@ -211,6 +212,10 @@ class CUDABackend(Backend):
         self._modules: list[Any] = []
         self._header = (KERNELS / HEADER).read_text()
         self._hold_kernel: Any = None
+        #: the threads that have made the device current through `activate`: in any other,
+        #: the runtime may name the device while no context is current for the driver's
+        #: launches (CUDA_ERROR_INVALID_CONTEXT in a new thread)
+        self._threads = threading.local()
 
     def _hold(self) -> None:
         """Keep the device busy while a timed launch is queued. Events around a launch on an
@@ -345,11 +350,13 @@ class CUDABackend(Backend):
             pass
 
     def activate(self) -> ContextManager:
+        self._threads.entered = True  # entering the scope makes the context current here
         return device_scope(self.device.handle)
 
     def already_active(self) -> Callable[[], bool] | None:
-        ordinal, get_device = self.device.handle, cupy.cuda.runtime.getDevice
-        return lambda: get_device() == ordinal
+        ordinal, get_device, threads = (self.device.handle, cupy.cuda.runtime.getDevice,
+                                        self._threads)
+        return lambda: getattr(threads, "entered", False) and get_device() == ordinal
 
     def release(self) -> None:
         self._kernels.clear()

@@ -9,10 +9,11 @@ this backend finds no devices and the rest of clgemm is unaffected.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import threading
-from typing import Any, Callable, ContextManager, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -212,10 +213,11 @@ class CUDABackend(Backend):
         self._modules: list[Any] = []
         self._header = (KERNELS / HEADER).read_text()
         self._hold_kernel: Any = None
-        #: the threads that have made the device current through `activate`: in any other,
-        #: the runtime may name the device while no context is current for the driver's
-        #: launches (CUDA_ERROR_INVALID_CONTEXT in a new thread)
+        #: the threads in which the device's context is known to be current: in any other
+        #: the runtime may name the device (device 0 by default) while no context is current
+        #: for the driver's launches (CUDA_ERROR_INVALID_CONTEXT in a new thread)
         self._threads = threading.local()
+        self._threads.current = True  # use() above made the context current in this thread
 
     def _hold(self) -> None:
         """Keep the device busy while a timed launch is queued. Events around a launch on an
@@ -350,13 +352,33 @@ class CUDABackend(Backend):
             pass
 
     def activate(self) -> ContextManager:
-        self._threads.entered = True  # entering the scope makes the context current here
-        return device_scope(self.device.handle)
+        if getattr(self._threads, "current", False):
+            return device_scope(self.device.handle)
+        return self._first_scope()
+
+    @contextlib.contextmanager
+    def _first_scope(self) -> Iterator[None]:
+        with device_scope(self.device.handle):
+            self._make_current()
+            yield
+
+    def _make_current(self) -> None:
+        """Within the device's scope: its primary context made current in this thread, which
+        cudaSetDevice does where a scope that finds the device already named does not."""
+        cupy.cuda.runtime.setDevice(self.device.handle)
+        self._threads.current = True
 
     def already_active(self) -> Callable[[], bool] | None:
         ordinal, get_device, threads = (self.device.handle, cupy.cuda.runtime.getDevice,
                                         self._threads)
-        return lambda: getattr(threads, "entered", False) and get_device() == ordinal
+
+        def active() -> bool:
+            if get_device() != ordinal:
+                return False
+            if not getattr(threads, "current", False):
+                self._make_current()  # the same device: only its context made current
+            return True
+        return active
 
     def release(self) -> None:
         self._kernels.clear()

@@ -140,15 +140,49 @@ class HotCall:
             object.__setattr__(self, "quick", self._quick_chain(kept))
 
     def _quick(self) -> Callable[[Any, Any, Any, Any], Any]:
-        """The one launch into a given C, with every attribute it needs looked up once: a
-        small product's call is host-bound, and each lookup, context manager and tuple it
-        skips is a share of the microseconds the call costs."""
-        be, kind, launch = self.be, self.kind, self.one_launch
+        """The one launch into a given C."""
+        launch, slots = self.one_launch, self.slot_index
         assert launch is not None
+
+        def queue_launches(bound: tuple, queue: Any, waits: list[Any]) -> Any:
+            return launch([bound[i] for i in slots], queue, waits)
+        return self._quick_with(queue_launches)
+
+    def _quick_chain(self, kept: list[Any]) -> Callable[[Any, Any, Any, Any], Any]:
+        """The program's launches into a given C with its scratch buffers kept: what a
+        repeated call of a few launches costs on the host is then one launch's share each,
+        where taking buffers from the pool and walking the program's slots each time had cost
+        as much again."""
+        ready = self.program.ready
+        assert ready is not None
+        # per launch, where each of its buffers comes from: the call's A, B, C (0, 1, 2) or a
+        # kept scratch buffer (the buffer itself)
+        sources = [[("abc".index(slot.name) if isinstance(slot.name, str) else kept[slot.name])
+                    for _, slot in slots] for slots in self.program.slots]
+        steps = list(zip(ready, sources))
+
+        def queue_launches(bound: tuple, queue: Any, waits: list[Any]) -> Any:
+            event = None
+            for launch, src in steps:  # on an in-order queue each follows the one before
+                event = launch([bound[x] if isinstance(x, int) else x for x in src], queue,
+                               waits)
+                waits = []
+            return event
+        return self._quick_with(queue_launches)
+
+    def _quick_with(self, queue_launches: Callable[[tuple, Any, list[Any]], Any]
+                    ) -> Callable[[Any, Any, Any, Any], Any]:
+        """A repeated call into a given C that queues its launches with `queue_launches`
+        (the buffers of A, B and C as the program sees them, the queue, what the first
+        waits for), with every attribute it needs looked up once: a small product's call is
+        host-bound, and each lookup, context manager and tuple it skips is a share of the
+        microseconds the call costs. The launches are queued together under the backend's
+        lock, so that two threads repeating one signature cannot interleave them."""
+        be, kind = self.be, self.kind
         arg, settle, check_alias, swap = (kind.kernel_arg, kind.replace_events, self.check_alias,
                                           self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        slots, may_share, same_alias = self.slot_index, self._may_share, self._same_alias
+        may_share, same_alias = self._may_share, self._same_alias
         # This call's last launch: on its in-order queue every later launch follows it anyway,
         # so where an array's events name it, it is left out of the wait list.
         last: list[Any] = [None]
@@ -160,59 +194,15 @@ class HotCall:
             waits = pending(be, kind, wait_for, a, b, c)
             if waits and last[0] is not None:
                 waits = [e for e in waits if e is not last[0]]
-            buffers = [bound[i] for i in slots]
             with lock:
                 if active is None or active():
-                    event = launch(buffers, queue, waits)
+                    event = queue_launches(bound, queue, waits)
                 else:
                     with activate():
-                        event = launch(buffers, queue, waits)
+                        event = queue_launches(bound, queue, waits)
             if event is not None:
-                settle(c, event)  # the launch waited for all C's events: it stands for them
-                last[0] = event
-            return c
-        return quick
-
-    def _quick_chain(self, kept: list[Any]) -> Callable[[Any, Any, Any, Any], Any]:
-        """The program's launches into a given C with its scratch buffers kept: what a
-        repeated call of a few launches costs on the host is then one launch's share each,
-        where taking buffers from the pool and walking the program's slots each time had cost
-        as much again."""
-        be, kind, ready = self.be, self.kind, self.program.ready
-        assert ready is not None
-        arg, settle, check_alias, swap = (kind.kernel_arg, kind.replace_events, self.check_alias,
-                                          self.swap)
-        queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        may_share, same_alias = self._may_share, self._same_alias
-        # per launch, where each of its buffers comes from: the call's A, B, C (0, 1, 2) or a
-        # kept scratch buffer (the buffer itself)
-        sources = [[("abc".index(slot.name) if isinstance(slot.name, str) else kept[slot.name])
-                    for _, slot in slots] for slots in self.program.slots]
-        steps = list(zip(ready, sources))
-        last: list[Any] = [None]
-
-        def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
-            bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
-            if check_alias and may_share(a, b, c) and not same_alias(*bound):
-                return None
-            waits = pending(be, kind, wait_for, a, b, c)
-            if waits and last[0] is not None:
-                waits = [e for e in waits if e is not last[0]]
-            event = None
-            with lock:
-                if active is None or active():
-                    for launch, src in steps:
-                        event = launch([bound[x] if isinstance(x, int) else x for x in src],
-                                       queue, waits)
-                        waits = []
-                else:
-                    with activate():
-                        for launch, src in steps:
-                            event = launch([bound[x] if isinstance(x, int) else x
-                                            for x in src], queue, waits)
-                            waits = []
-            if event is not None:
-                settle(c, event)  # the last launch followed all of C's events: it stands for them
+                # the first launch waited for all C's events, and the last followed it
+                settle(c, event)
                 last[0] = event
             return c
         return quick

@@ -190,7 +190,7 @@ TILED = Rung(
     slice_args=tiled_slice_args,
     stack_args=tiled_stack_args,
     stack_macros=STACK_MACROS,
-    stack_accepts=lambda p: reads_b_itself(p),
+    stack_accepts=lambda p: reads_b_itself(p),  # defined below: it resolves through TILED
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",
 )

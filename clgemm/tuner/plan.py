@@ -160,10 +160,11 @@ def bound_seeds(device: Any, rung: Rung, space: Any, shape: Shape,
     rng = random.Random(seed * 7919 + rung.number)
     picked = space.configs if len(space) <= sample else rng.sample(space.configs, sample)
     hw = hardware_for_device(device)
+    problem = Problem(shape[0], shape[1], shape[2], batch)
     scored = []
     for c in picked:
         try:
-            scored.append((bound(rung, space.params(c), Problem(shape[0], shape[1], shape[2], batch), hw).gflops, c))
+            scored.append((bound(rung, space.params(c), problem, hw).gflops, c))
         except _UNRANKED:  # a configuration the model has no count for
             continue
     scored.sort(key=lambda sc: -sc[0])

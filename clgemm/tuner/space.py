@@ -315,8 +315,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
 
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
                   candidates: tuple[tuple[int, ...], ...], keep: Iterable[Mapping[str, int]],
-                  rows: list[FunnelRow],
-                  only: Mapping[str, Sequence[int]] | None = None) -> list[Params]:
+                  rows: list[FunnelRow], only: Mapping[str, Sequence[int]]) -> list[Params]:
     """The configurations of `keep` with a value outside the candidates (a hand-made seed such
     as a CPU's register block reading operands in place), where they pass the divisibility and
     device stages: without them in the space the search could not measure them first. Those
@@ -327,7 +326,7 @@ def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
         if all(v in c for v, c in zip(key, candidates)):
             continue  # generated with the rest
         params = dict(zip(names, key))
-        if only and any(n in only and params[n] not in only[n] for n in names):
+        if any(n in only and params[n] not in only[n] for n in names):
             continue
         if rung.first_violation(params, limits) is None:
             out.append(params)

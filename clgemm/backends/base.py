@@ -234,6 +234,13 @@ class PreparedLaunch:
         return self.backend.enqueue(self.kernel, self.global_size, self.local_size, args, queue,
                                     wait_for=wait_for or None)
 
+    def queue_only(self, buffers: Sequence[Any], queue: Any,
+                   wait_for: Sequence[Any] | None) -> None:
+        """The same launch where nothing will ever wait for it by itself: on an in-order queue,
+        every launch but a call's last, which the last one's event covers. A backend whose
+        events cost time to make leaves it out here."""
+        self(buffers, queue, wait_for)
+
 
 @dataclass
 class Mat:

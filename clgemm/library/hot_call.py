@@ -160,14 +160,16 @@ class HotCall:
         sources = [[("abc".index(slot.name) if isinstance(slot.name, str) else kept[slot.name])
                     for _, slot in slots] for slots in self.program.slots]
         steps = list(zip(ready, sources))
+        (last, last_src), before = steps[-1], steps[:-1]
 
         def queue_launches(bound: tuple, queue: Any, waits: list[Any]) -> Any:
-            event = None
-            for launch, src in steps:  # on an in-order queue each follows the one before
-                event = launch([bound[x] if isinstance(x, int) else x for x in src], queue,
-                               waits)
+            # On an in-order queue each launch follows the one before, so only the last one's
+            # event is needed: the others are queued without one.
+            for launch, src in before:
+                launch.queue_only([bound[x] if isinstance(x, int) else x for x in src], queue,
+                                  waits)
                 waits = []
-            return event
+            return last([bound[x] if isinstance(x, int) else x for x in last_src], queue, waits)
         return self._quick_with(queue_launches)
 
     def _quick_with(self, queue_launches: Callable[[tuple, Any, list[Any]], Any]

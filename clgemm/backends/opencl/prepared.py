@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,6 +54,9 @@ class StandingArgs(PreparedLaunch):
         self._standing: dict[int, tuple[list[Any], list[Any]]] = getattr(backend, "_last_args")
         self._queue = getattr(backend, "queue")
         self._handle = kernel.int_ptr
+        self._gws = (ctypes.c_size_t * len(self.global_size))(*self.global_size)
+        self._lws = ((ctypes.c_size_t * len(self.local_size))(*self.local_size)
+                     if self.local_size else None)
 
     def _keep(self, handle: int, buffers: Sequence[Any]) -> None:
         """Record this launch's arguments as the kernel's standing ones. A buffer from outside
@@ -60,32 +65,81 @@ class StandingArgs(PreparedLaunch):
         self._standing[handle] = (self._keys, [b for b in buffers
                                                if not isinstance(b, cl_tools.PooledBuffer)])
 
+    def _bind(self, buffers: Sequence[Any]) -> None:
+        """Set the kernel's arguments for this launch: all of them where another launch set
+        them last, else only the buffers that changed."""
+        kernel, keys, handle = self.kernel, self._keys, self._handle
+        last = self._standing.get(handle)
+        if last is None or last[0] is not keys:  # another launch set this kernel's args
+            values = self._values
+            for i, buf in zip(self.slots, buffers):
+                values[i], keys[i] = buf, buf.int_ptr
+            kernel.set_args(*values)
+            for i in self.slots:
+                values[i] = None  # the call's buffers are not kept past it
+            self._keep(handle, buffers)
+        else:
+            changed = False
+            for i, buf in zip(self.slots, buffers):
+                ptr = buf.int_ptr
+                if keys[i] != ptr:
+                    kernel.set_arg(i, buf)
+                    keys[i], changed = ptr, True
+            if changed:  # else the buffers kept last time hold these very handles
+                self._keep(handle, buffers)
+
     def __call__(self, buffers: Sequence[Any], queue: Any,
                  wait_for: Sequence[Any] | None) -> Any:
         if self.backend._logged() is not None:  # measuring code wants every launch's event
             return super().__call__(buffers, queue, wait_for)
-        kernel, keys, handle = self.kernel, self._keys, self._handle
         try:
-            last = self._standing.get(handle)
-            if last is None or last[0] is not keys:  # another launch set this kernel's args
-                values = self._values
-                for i, buf in zip(self.slots, buffers):
-                    values[i], keys[i] = buf, buf.int_ptr
-                kernel.set_args(*values)
-                for i in self.slots:
-                    values[i] = None  # the call's buffers are not kept past it
-                self._keep(handle, buffers)
-            else:
-                changed = False
-                for i, buf in zip(self.slots, buffers):
-                    ptr = buf.int_ptr
-                    if keys[i] != ptr:
-                        kernel.set_arg(i, buf)
-                        keys[i], changed = ptr, True
-                if changed:  # else the buffers kept last time hold these very handles
-                    self._keep(handle, buffers)
-            return cl.enqueue_nd_range_kernel(queue or self._queue, kernel, self.global_size,
+            self._bind(buffers)
+            return cl.enqueue_nd_range_kernel(queue or self._queue, self.kernel, self.global_size,
                                               self.local_size, wait_for=wait_for or None)
         except cl.Error as exc:
-            self._standing.pop(handle, None)
+            self._standing.pop(self._handle, None)
             raise LaunchError(f"launch failed: {exc}") from exc
+
+    def queue_only(self, buffers: Sequence[Any], queue: Any,
+                   wait_for: Sequence[Any] | None) -> None:
+        """Without an event: pyopencl makes one for every launch, and NVIDIA's OpenCL takes
+        several microseconds to make it, so the launches of a call that only its last one's
+        event needs to cover go through the OpenCL library itself."""
+        enqueue = _no_event_enqueue()
+        if enqueue is None or self.backend._logged() is not None:
+            self(buffers, queue, wait_for)
+            return
+        try:
+            self._bind(buffers)
+        except cl.Error as exc:
+            self._standing.pop(self._handle, None)
+            raise LaunchError(f"launch failed: {exc}") from exc
+        waits = list(wait_for or ())
+        handles = (ctypes.c_void_p * len(waits))(*[e.int_ptr for e in waits]) if waits else None
+        status = enqueue((queue or self._queue).int_ptr, self._handle, len(self._gws), None,
+                         self._gws, self._lws, len(waits), handles, None)
+        if status != 0:
+            self._standing.pop(self._handle, None)
+            raise LaunchError(f"launch failed: clEnqueueNDRangeKernel returned {status}")
+
+
+_ENQUEUE: list[Any] = []
+
+
+def _no_event_enqueue() -> Any:
+    """clEnqueueNDRangeKernel from the system's OpenCL library through ctypes, or None where it
+    cannot be loaded. Any ICD loader takes pyopencl's handles: they lead to the vendor's
+    dispatch table whichever loader made them."""
+    if not _ENQUEUE:
+        found = None
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
+            found = lib.clEnqueueNDRangeKernel
+            found.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
+                              ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t),
+                              ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+            found.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            found = None
+        _ENQUEUE.append(found)
+    return _ENQUEUE[0]

@@ -3,7 +3,8 @@ the CUDA path: for each shape given (the kernel's view, M x N x K), the configur
 database stores there, measured kernel only on both backends (each result checked against
 float64 with C poisoned first), with the registers each compiler gave it and a count of the
 instructions of its PTX that matter here; then on OpenCL with NVIDIA's compiler options
-(-cl-nv-maxrregcount, -cl-fast-relaxed-math) to see whether any closes the gap.
+(-cl-nv-maxrregcount, -cl-fast-relaxed-math) and with the loop over a tile's depth asked to be
+unrolled outright, on both backends, to see whether any closes the gap.
 Usage: [DEVICE=H100] python scripts/opencl_codegen.py MxNxK [MxNxK ...]"""
 
 import collections
@@ -30,6 +31,9 @@ except Exception:  # noqa: BLE001 - a machine without CUDA measures OpenCL alone
 print(f"# {ocl.device.name}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
 built: dict[str, tuple] = {}
 EXTRA: list[str] = []
+#: the tiled kernel's loop over one tile's depth, and whether to ask for it unrolled outright
+K_LOOP = "        for (int k = 0; k < TSK; k++) {"
+UNROLL_K = [False]
 plain_options = opencl_backend.define_options
 opencl_backend.define_options = lambda d: plain_options(d) + EXTRA  # type: ignore[assignment]
 
@@ -38,8 +42,11 @@ def spy(be):
     build = be.build
 
     def wrapped(source, defines, kernel):
+        if UNROLL_K[0]:
+            source = source.replace(K_LOOP, '_Pragma("unroll")\n' + K_LOOP)
         knl = build(source, defines, kernel)
-        built[be.name] = (source, dict(defines), kernel, knl)
+        if "tiled" in kernel:  # not the helpers (packs, poison) built beside it
+            built[be.name] = (source, dict(defines), kernel, knl)
         return knl
     be.build = wrapped
 
@@ -86,13 +93,14 @@ for text in sys.argv[1:]:
     print(f"{text}: {TILED.params_text(params)}", flush=True)
     for be in (x for x in (cuda, ocl) if x is not None):
         ws = Workspace(be, Problem(m, n, k))
-        variants = [("as built", [])]
+        variants = [("as built", []), ("k loop unrolled", [])]
         if be is ocl:
             variants += [("-cl-nv-maxrregcount=128", ["-cl-nv-maxrregcount=128"]),
                          ("-cl-nv-maxrregcount=255", ["-cl-nv-maxrregcount=255"]),
                          ("-cl-fast-relaxed-math", ["-cl-fast-relaxed-math"])]
         for label, extra in variants:
             EXTRA[:] = extra + (["-cl-nv-verbose"] if be is ocl else [])
+            UNROLL_K[0] = label == "k loop unrolled"
             fresh(be)
             r = run_rung(be, ws, TILED, params, repeats=7, warmup=2)
             regs = ""
@@ -107,9 +115,15 @@ for text in sys.argv[1:]:
                         errors="replace")
                     regs = f"regs {used[-1] if used else '?'}, spills {spill[-1] if spill else '?'}"
                 else:
+                    import cupy
                     fn = knl.kernel if hasattr(knl, "kernel") else knl
-                    regs = f"regs {getattr(fn, 'num_regs', '?')}, local {getattr(fn, 'local_size_bytes', '?')}"
+                    attr = cupy.cuda.driver.funcGetAttribute
+                    regs = f"regs {attr(4, fn.ptr)}, local bytes {attr(3, fn.ptr)}"
                     ptx = cuda_ptx(source, defines)
+                if label == "as built" and os.environ.get("PTX_DIR"):
+                    with open(os.path.join(os.environ["PTX_DIR"], f"{text}-{be.name}.ptx"),
+                              "w") as f:
+                        f.write(ptx)
                 regs += "; " + ptx_counts(ptx)
             us = f"{r.ms * 1e3:7.1f} us" if r.ok and r.ms else f"{r.status}: {r.message[:80]}"
             print(f"  {be.name:6} {label:<26} {us}  {regs}", flush=True)

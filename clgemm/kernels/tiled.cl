@@ -24,6 +24,10 @@
 //          warp) takes a W x (32/W) block of the group's work-items, so that it reads W distinct
 //          A vectors and 32/W distinct B vectors per step instead of a whole column of them. The
 //          tile loads keep the launch's order, so they stay coalesced.
+//   UNROLL_K 0: the loop over a tile's depth as the compiler leaves it. 1: unrolled outright,
+//          so that every step's local reads can be issued ahead of the sums. Compilers differ
+//          here: NVIDIA's OpenCL unrolled a 32-deep loop twice where NVRTC went further, and
+//          which is faster depends on the configuration, so it is the tuner's to choose.
 //   PIPELINE 0: the next tiles are fetched into registers during the compute and stored after
 //          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
 //          buffers filled by cp.async through inline PTX, straight from global memory without
@@ -80,6 +84,9 @@
 #endif
 #ifndef WARP_M
   #define WARP_M 0     // W > 0: each 32 work-items a W x (32/W) block of the group
+#endif
+#ifndef UNROLL_K
+  #define UNROLL_K 0   // 1: the loop over a tile's depth unrolled outright
 #endif
 // ---- set by the call, not tuned -----------------------------------------------------------
 #ifndef BATCHED
@@ -230,6 +237,11 @@
 #else
   #define UNROLLED
 #endif
+#if UNROLL_K
+  #define DEPTH_LOOP _Pragma("unroll")
+#else
+  #define DEPTH_LOOP
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_tiled(const int M, const int N, const int K,
@@ -320,6 +332,7 @@ void gemm_tiled(const int M, const int N, const int K,
     for (int t = 0; t < tiles; t++) {
         const int cur = t % PIPELINE;
         PIPELINE_STEP(t, tiles)
+        DEPTH_LOOP
         for (int k = 0; k < TSK; k++) {
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
             for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k, tidm + vm * RTSM);
@@ -358,6 +371,7 @@ void gemm_tiled(const int M, const int N, const int K,
         }
 #endif
 
+        DEPTH_LOOP
         for (int k = 0; k < TSK; k++) {
             UNROLLED
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);

@@ -8,8 +8,8 @@ through local memory (CACHE_A, CACHE_B), and two forms for CPUs: A and BT packed
 contiguous over k by helper steps (PANELS), and a barrier per tile that keeps a CPU runtime's
 work-items together through K (LOCKSTEP). On NVIDIA GPUs of compute capability 8.0 and newer
 its tiles can come through cp.async pipelines of 2-4 stages (PIPELINE), and on GPUs the order of
-its work-items (WARP_M) and of its tiles (RASTER) can change. It has no padding and no sub-group
-shuffle. Its sizes
+its work-items (WARP_M) and of its tiles (RASTER) can change, and the loop over a tile's depth
+can be unrolled outright (UNROLL_K). It has no padding and no sub-group shuffle. Its sizes
 must be multiples of its tiles; `tiled_any.py` is the same kernel for any size.
 """
 
@@ -72,6 +72,9 @@ ORDER_PARAMS = (
           minimum=0, variant=True),
 )
 
+UNROLL_PARAM = Param("UNROLL_K", (0, 1), 0, "0: the loop over a tile's depth as the compiler "
+                     "leaves it; 1: unrolled outright", minimum=0, variant=True)
+
 
 def warp_block_fits(p: Params) -> bool:
     """WARP_M = W reshapes each 32 work-items into a W x (32/W) block: W must divide the group's
@@ -111,6 +114,14 @@ ORDER_CONSTRAINTS = (
     # both orders are relabellings there, not reuse.
     Constraint("WARP_M = RASTER = 0 on CPUs (work-items run as loops)", "heuristic",
                lambda p, d: d.device_type != "CPU" or (p["WARP_M"] == 0 and p["RASTER"] == 0)),
+)
+
+UNROLL_CONSTRAINTS = (
+    Constraint("UNROLL_K is 0 or 1", "divisibility", lambda p, d: p["UNROLL_K"] in (0, 1)),
+    # A CPU's register block is unrolled already (the micro-kernel's UNROLLED); a whole tile's
+    # depth on top of it only lengthens the build.
+    Constraint("UNROLL_K = 0 on CPUs", "heuristic",
+               lambda p, d: d.device_type != "CPU" or p["UNROLL_K"] == 0),
 )
 
 
@@ -175,10 +186,10 @@ TILED = Rung(
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
     params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
-    + (PIPELINE_PARAM,) + ORDER_PARAMS,
+    + (PIPELINE_PARAM,) + ORDER_PARAMS + (UNROLL_PARAM,),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
-    + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS,
+    + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS,
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: p["TSK"],

@@ -5,9 +5,12 @@ option forced: the direct kernel (its own split of K), the tiled kernel's best s
 configuration and its best one that reads B where it lies (each at every split of K into whole
 tiles), the skinny kernel's nearest stored entry and the tiled kernel for any size; on CUDA
 beside cp.matmul. Every forced call's result is checked against float64. Shapes are the user's
-(M x N x K); the kernels see N x M x K. Usage:
+(M x N x K); the kernels see N x M x K. With UNROLL=1 each tiled option is also timed with
+UNROLL_K flipped. Usage:
     python scripts/choice_sweep.py DEVICE BACKEND [SHAPE ...]   (SHAPE as MxNxK)"""
 
+import dataclasses
+import os
 import sys
 
 import numpy as np
@@ -22,6 +25,8 @@ from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.tiled import TILED, reads_b_itself
 
 SPLITS = (1, 2, 4, 8, 16)
+#: UNROLL=1: each tiled option also with its loop over a tile's depth unrolled the other way
+FLIP_UNROLL = os.environ.get("UNROLL") == "1"
 dev, backend_name = sys.argv[1], sys.argv[2]
 shapes = ([tuple(int(x) for x in s.split("x")) for s in sys.argv[3:]]
           or list(NAMED_SHAPES["classes"]))
@@ -40,7 +45,7 @@ def forced(config: Config | None, split: int | None = None) -> None:
 
 
 def short(config: Config) -> str:
-    keys = ("TSM", "TSN", "TSK", "PIPELINE", "LR", "LK", "VR", "SB", "KC", "SPLIT")
+    keys = ("TSM", "TSN", "TSK", "PIPELINE", "UNROLL_K", "LR", "LK", "VR", "SB", "KC", "SPLIT")
     return f"{config.rung}:" + ",".join(f"{k}={config.params[k]}" for k in keys
                                         if k in config.params)
 
@@ -67,6 +72,10 @@ for m, n, k in shapes:
         for split in SPLITS:
             if split == 1 or (whole and k % (split * tk) == 0):
                 options.append((f"{label} x{split}", config, split))
+                if FLIP_UNROLL and not be.device.is_cpu:
+                    flipped = 1 - int(config.params.get("UNROLL_K", 0))
+                    options.append((f"{label} x{split} UNROLL_K={flipped}", dataclasses.replace(
+                        config, params={**config.params, "UNROLL_K": flipped}), split))
     skinny = [f for f in lookup.ranked(be.device, SKINNY, shape)]
     if skinny and choice.skinny_class(shape):
         options.append(("skinny", from_found(choice._nearest_short_side(shape, skinny)), None))

@@ -87,6 +87,10 @@ class RungOutcome:
         return sum(v for k, v in self.statuses.items() if k != "ok")
 
 
+#: the stored configurations (after the default) whose variants are measured with the seeds
+VARIANT_SEEDS = 2
+
+
 def kernel_digest(rung: Rung) -> str:
     """Short hash of the sources a rung compiles, to notice a kernel edited under a journal."""
     h = hashlib.sha1()
@@ -247,7 +251,25 @@ class _Search:
             if (key is not None and key in self.space.index and key not in self.measured
                     and key not in seeds):
                 seeds.append(key)
-        return seeds
+        return seeds + [v for v in self._variants(seeds[:VARIANT_SEEDS + 1])
+                        if v not in seeds and v not in self.measured]
+
+    def _variants(self, seeds: list[Config]) -> list[Config]:
+        """Each seed with one variant parameter (`Param.variant`) set otherwise, where the space
+        holds it: a variant changes how a configuration runs, not its tiles, so a new one (a
+        kernel option added since the seed was stored) is worth trying on the configurations
+        already known to be good before the strategy strays from them."""
+        names = [p.name for p in self.rung.params if p.variant]
+        found: list[Config] = []
+        for seed in seeds:
+            params = self.space.params(seed)
+            for name in names:
+                for value in self.space.candidates[self.space.names.index(name)]:
+                    key = self.space.key({**params, name: value})
+                    if (value != params[name] and key is not None and key in self.space.index
+                            and key not in found):
+                        found.append(key)
+        return found
 
     def remaining(self) -> int:
         unmeasured = len(self.space) - sum(1 for c in self.measured if c in self.space.index)

@@ -1,0 +1,42 @@
+"""The seeds a rung's search measures first: the default, the stored configurations, then each of
+the first stored ones with one variant parameter set otherwise, so that a kernel option added
+after they were stored is tried on them before the strategy strays."""
+
+from __future__ import annotations
+
+import itertools
+from types import SimpleNamespace
+
+from clgemm.rungs.base import Param
+from clgemm.tuner.rung_tune import VARIANT_SEEDS, TuneOptions, _Search
+from clgemm.tuner.space import SearchSpace
+
+PARAMS = (Param("T", (8, 16, 32), 16, "a tile"), Param("R", (0, 8), 0, "an order", minimum=0,
+                                                         variant=True),
+          Param("U", (0, 1), 0, "an unrolling", minimum=0, variant=True))
+
+
+def _search(seeds, measured=()):
+    names = tuple(p.name for p in PARAMS)
+    candidates = tuple(p.candidates for p in PARAMS)
+    configs = [c for c in itertools.product(*candidates) if c != (32, 8, 1)]  # one left out
+    space = SearchSpace(names, candidates, configs)
+    search = _Search(rung=SimpleNamespace(params=PARAMS), space=space, journal=None,
+                     evaluator=None, options=TuneOptions(seeds=tuple(seeds)), ref=0, out=None)
+    search.measured = set(measured)
+    return search
+
+
+def test_the_first_stored_seeds_are_followed_by_their_variants():
+    stored = [dict(T=32, R=0, U=0), dict(T=8, R=8, U=0), dict(T=16, R=0, U=1)]
+    order = _search(stored).seeds((16, 0, 0))
+    assert order[:4] == [(16, 0, 0), (32, 0, 0), (8, 8, 0), (16, 0, 1)]
+    # variants of the default and of the first VARIANT_SEEDS stored ones, in the space, not
+    # seeds already, each once; (32, 8, 1) is not in the space
+    assert VARIANT_SEEDS == 2
+    assert order[4:] == [(16, 8, 0), (32, 8, 0), (32, 0, 1), (8, 0, 0), (8, 8, 1)]
+
+
+def test_measured_configurations_are_not_proposed_again():
+    order = _search([dict(T=32, R=0, U=0)], measured={(32, 0, 1)}).seeds((16, 0, 0))
+    assert (32, 0, 1) not in order and (32, 8, 0) in order

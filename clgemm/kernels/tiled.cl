@@ -26,8 +26,8 @@
 //          tile loads keep the launch's order, so they stay coalesced.
 //   UNROLL_K 0: the loop over a tile's depth as the compiler leaves it. 1: unrolled outright,
 //          so that every step's local reads can be issued ahead of the sums. Compilers differ
-//          here: NVIDIA's OpenCL unrolled a 32-deep loop twice where NVRTC went further, and
-//          which is faster depends on the configuration, so it is the tuner's to choose.
+//          in how far they unroll it by themselves (NVIDIA's OpenCL and NVRTC do not agree),
+//          and which is faster depends on the configuration, so it is the tuner's to choose.
 //   PIPELINE 0: the next tiles are fetched into registers during the compute and stored after
 //          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
 //          buffers filled by cp.async through inline PTX, straight from global memory without

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Sequence, TextIO
 
 from clgemm.configs.database import Database
+from clgemm.configs.splits import read_b_pays
 from clgemm.core.paths import check_writable
 from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
@@ -72,7 +73,8 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
         step_options = replace(options, time_s=step.seconds) if bounded else options
         space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
                             only=only, keep=seeds(dev, rung, problem.as_tuple(),
-                                                batch=problem.batch))
+                                                batch=problem.batch),
+                            read_b_pays=read_b_pays(dev, problem.as_tuple()))
         spaces[rung.number] = space
         how = resolved[rung.number] = resolve_strategy(options.strategy, step_options,
                                                        len(space))

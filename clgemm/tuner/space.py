@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.configs.splits import tiled_slices
+from clgemm.configs.splits import reads_b_with, tiled_slices
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
@@ -117,8 +117,11 @@ def reuse_ratio(rung: Rung, p: Params) -> float:
 
 
 def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
-                     survivors: Sequence[Params]) -> tuple[Constraint, ...]:
-    """The tuner's heuristic constraints for this rung, device and problem.
+                     survivors: Sequence[Params], read_b_pays: bool = False
+                     ) -> tuple[Constraint, ...]:
+    """The tuner's heuristic constraints for this rung, device and problem (`read_b_pays`:
+    whether gemm() reads B as it lies at this shape where a configuration can, which the
+    limits cannot say).
 
     `survivors` (the configurations that reached the heuristic stage) fixes the reuse threshold
     relative to the rung's best, because the absolute reuse a rung can reach differs by design:
@@ -136,9 +139,10 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
         tm, tn = rung.output_tile(p)
         groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
         if problem.batch == 1 and rung.number == TILED.number:
-            # gemm()'s slices of K run as one grid with the tiles (the limits do not say
-            # whether B would be read as it lies: counted as packed)
-            groups *= tiled_slices(d.compute_units, p, (problem.m, problem.n, problem.k))
+            # gemm()'s slices of K run as one grid with the tiles; a configuration that reads
+            # B as it lies is split on thinner products than one that packs it
+            groups *= tiled_slices(d.compute_units, p, (problem.m, problem.n, problem.k),
+                                   reads_b_with(p, read_b_pays))
         return groups >= d.compute_units
 
     return (
@@ -263,7 +267,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                 heuristics: bool = True,
                 extra_heuristics: Iterable[Constraint] = (),
                 only: Mapping[str, Sequence[int]] | None = None,
-                keep: Iterable[Mapping[str, int]] = ()) -> SearchSpace:
+                keep: Iterable[Mapping[str, int]] = (),
+                read_b_pays: bool = False) -> SearchSpace:
     """Generate every combination of candidates and run it through the funnel.
 
     `only` replaces the candidates of the parameters it names (those the rung lacks are ignored),
@@ -271,7 +276,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     funnel still checks every combination. The configurations of `keep` (what gemm() runs at
     the shape now) stay in the space whatever the heuristics say, where they pass every other
     stage: a tune that could not measure them could store one slower than them (a heuristic's
-    line is a guess: "work-groups >= compute units" drops 128 tiles on 132 compute units)."""
+    line is a guess: "work-groups >= compute units" drops 128 tiles on 132 compute units).
+    `read_b_pays` (`clgemm.configs.splits.read_b_pays` at the shape) lets that count split K
+    where gemm() would for a configuration that reads B as it lies."""
     only = only or {}
     names = tuple(p.name for p in rung.params)
     candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
@@ -295,7 +302,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         wanted = _resolved_keys(rung, names, keep)
         held = [p for p in items if tuple(p[n] for n in names) in wanted]
         own = [c for c in constraints if c.stage == "heuristic"]
-        tiles = tuner_heuristics(rung, limits, problem, items) if rung.tile_heuristics else ()
+        tiles = (tuner_heuristics(rung, limits, problem, items, read_b_pays)
+                 if rung.tile_heuristics else ())
         ours = list(tiles) + list(extra_heuristics)
         for c in own + ours:
             items = _apply(rows, c, limits, items, may_empty=False)

@@ -272,3 +272,21 @@ def test_a_kept_configuration_outside_only_stays_out():
                                    only={"WPT": (10,)})
     assert (20, 10) not in build_space(rung, GPU, Problem(40, 40, 40), keep=keep,
                                        only={"TS": (8, 16)})
+
+
+def test_groups_count_the_split_of_a_configuration_that_reads_b():
+    """At 32 x 4096 x 4096 a 32 x 64 tile leaves 64 groups for 132 compute units; gemm() splits
+    K for a configuration that reads B as it lies (no pipeline) where reading B pays, so the
+    occupancy heuristic keeps it there, and drops it where B would be packed (no split on so
+    few rows)."""
+    h100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                        local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
+                        compute_capability="9.0")
+    one = {"TSM": (32,), "TSN": (16, 64), "TSK": (32,), "WPTM": (4,), "WPTN": (8,), "WIDTH": (4,),
+           "VWM": (2,), "VWN": (8,), "PIPELINE": (0,), "WARP_M": (0,), "RASTER": (0,)}
+    problem = Problem(32, 4096, 4096)
+    reading = build_space(TILED, h100, problem, only=one, read_b_pays=True)
+    packing = build_space(TILED, h100, problem, only=one, read_b_pays=False)
+    # TSN = 16 leaves 256 groups either way; each configuration with UNROLL_K 0 and 1
+    assert sorted(reading.params(c)["TSN"] for c in reading.configs) == [16, 16, 64, 64]
+    assert sorted(packing.params(c)["TSN"] for c in packing.configs) == [16, 16]

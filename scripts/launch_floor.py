@@ -125,12 +125,9 @@ else:
     timed("  the same, three buffers set per call", set_and_enqueue)
     # The OpenCL call itself, without pyopencl: through ctypes and the system's ICD loader
     # (handles are the vendor's, whichever loader made them).
+    from clgemm.backends.opencl.prepared import no_event_enqueue
+    enq = no_event_enqueue()  # the library's own binding, as a repeated chain queues through it
     lib = ctypes.CDLL(ctypes.util.find_library("OpenCL") or "libOpenCL.so.1")
-    enq = lib.clEnqueueNDRangeKernel
-    enq.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
-                    ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t),
-                    ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
-    enq.restype = ctypes.c_int
     release = lib.clReleaseEvent
     release.argtypes = [ctypes.c_void_p]
     gws, lws = (ctypes.c_size_t * len(g))(*g), (ctypes.c_size_t * len(lo))(*lo)

@@ -122,7 +122,7 @@ def test_a_chain_queued_without_events_still_waits_for_the_caller(every_backend,
     dx, dy = kind.upload(be, zeros), kind.upload(be, zeros)
     clgemm.gemm(dx, dy, c)  # the signature's program
     be.synchronize()
-    assert prepared._no_event_enqueue() is not None
+    assert prepared.no_event_enqueue() is not None
     gate, other = cl.UserEvent(be.context), cl.CommandQueue(be.context)
     writes = [cl.enqueue_copy(other, d.data, h, wait_for=[gate], is_blocking=False)
               for d, h in ((dx, x), (dy, y))]

@@ -105,7 +105,7 @@ class StandingArgs(PreparedLaunch):
         """Without an event: pyopencl makes one for every launch, and NVIDIA's OpenCL takes
         several microseconds to make it, so the launches of a call that only its last one's
         event needs to cover go through the OpenCL library itself."""
-        enqueue = _no_event_enqueue()
+        enqueue = no_event_enqueue()
         if enqueue is None or self.backend._logged() is not None:
             self(buffers, queue, wait_for)
             return
@@ -126,7 +126,7 @@ class StandingArgs(PreparedLaunch):
 _ENQUEUE: list[Any] = []
 
 
-def _no_event_enqueue() -> Any:
+def no_event_enqueue() -> Any:
     """clEnqueueNDRangeKernel from the system's OpenCL library through ctypes, or None where it
     cannot be loaded. Any ICD loader takes pyopencl's handles: they lead to the vendor's
     dispatch table whichever loader made them."""

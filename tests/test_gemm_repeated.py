@@ -140,3 +140,42 @@ def test_a_chain_queued_without_events_still_waits_for_the_caller(every_backend,
     assert _close(kind.download(c), reference(x, y, None, 1.0, 0.0, False, False))
     hot = list(api.CACHE.hot.values())
     assert hot and all(h.quick is not None and len(h.program.ready) >= 2 for h in hot)
+
+
+@pytest.mark.parametrize("case", ["strided views", "out-of-order queue"])
+def test_a_repeated_chain_on_strided_views_and_out_of_order_queues(every_backend, forced_tiled,
+                                                                     case):
+    """Repeated calls of several launches, each with new operands and C poisoned: on views of
+    wider arrays (A and B with a leading dimension twice their width) and on an out-of-order
+    queue, where no call may take the in-order chain whose launches follow each other unasked."""
+    be = every_backend
+    n = 64
+    kind, rng, c = _chain(be, forced_tiled, n)
+    if case == "out-of-order queue":
+        if be.name != "opencl":
+            pytest.skip("queues are OpenCL's")
+        import pyopencl as cl
+        import pyopencl.array as cla
+        q = cl.CommandQueue(be.context, be.device.handle,
+                            properties=cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        put = lambda h: cla.to_device(q, h)  # noqa: E731
+    else:
+        put = lambda h: kind.upload(be, h)  # noqa: E731
+    c = put(np.full((n, n), np.nan, np.float32))
+    for i in range(5):
+        x, y = rand(rng, (n, 2 * n)), rand(rng, (n, 2 * n))
+        if case == "strided views":
+            dx, dy = put(x)[:, :n], put(y)[:, :n]
+        else:
+            dx, dy = put(np.ascontiguousarray(x[:, :n])), put(np.ascontiguousarray(y[:, :n]))
+        c.fill(np.float32(np.nan))
+        assert clgemm.gemm(dx, dy, c) is c
+        be.synchronize()
+        want = reference(x[:, :n], y[:, :n], None, 1.0, 0.0, False, False)
+        assert _close(kind.download(c), want), (case, i)
+    hot = list(api.CACHE.hot.values())
+    assert hot
+    if case == "out-of-order queue":
+        assert all(h.quick is None for h in hot)
+    else:
+        assert all(h.quick is not None and len(h.program.ready) >= 2 for h in hot)

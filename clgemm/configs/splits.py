@@ -106,5 +106,12 @@ def slices_gemm_decides(device: Any, rung: int, params: Mapping[str, int],
     whole."""
     if rung != TILED.number:
         return None
-    return tiled_slices(device.compute_units, params, shape,
-                        reads_b_as_gemm(device, rung, params, shape))
+    return slices_as_gemm(device.compute_units, params, shape, read_b_pays(device, shape))
+
+
+def slices_as_gemm(compute_units: int, params: Mapping[str, int], shape: tuple[int, int, int],
+                   pays: bool) -> int:
+    """`tiled_slices` for a configuration of the tiled kernel as gemm() runs it where reading B
+    as it lies pays or not (`read_b_pays`, given by whoever knows the device's figures): the
+    one count gemm(), the tuner's space and the bound share."""
+    return tiled_slices(compute_units, params, shape, reads_b_with(params, pays))

@@ -43,6 +43,12 @@ def _give_back(nbytes: int) -> None:
         _kept[0] -= nbytes
 
 
+def _buffers(bound: tuple, sources: list[Any]) -> list[Any]:
+    """A launch's buffers: the call's A, B or C where its source is 0, 1 or 2, else the kept
+    scratch buffer the source is."""
+    return [bound[x] if isinstance(x, int) else x for x in sources]
+
+
 def pending(be: Backend, kind: DeviceArrays, wait_for: Any, *arrays: Any) -> list[Any]:
     """What a repeated call's first launch waits for: the caller's `wait_for` and, where the
     array library has them, the arrays' events."""
@@ -166,10 +172,9 @@ class HotCall:
             # On an in-order queue each launch follows the one before, so only the last one's
             # event is needed: the others are queued without one.
             for launch, src in before:
-                launch.queue_only([bound[x] if isinstance(x, int) else x for x in src], queue,
-                                  waits)
+                launch.queue_only(_buffers(bound, src), queue, waits)
                 waits = []
-            return last([bound[x] if isinstance(x, int) else x for x in last_src], queue, waits)
+            return last(_buffers(bound, last_src), queue, waits)
         return self._quick_with(queue_launches)
 
     def _quick_with(self, queue_launches: Callable[[tuple, Any, list[Any]], Any]

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from clgemm.configs.splits import read_b_pays_on, reads_b_with, tiled_slices
+from clgemm.configs.splits import read_b_pays_on, slices_as_gemm
 from clgemm.core.problem import Problem
 from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
 from clgemm.devices.hardware import Hardware
@@ -363,8 +363,8 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
-    slices = (tiled_slices(hw.compute_units, params, problem.as_tuple(),
-                           reads_b_with(params, read_b_pays_on(hw, problem.as_tuple())))
+    slices = (slices_as_gemm(hw.compute_units, params, problem.as_tuple(),
+                             read_b_pays_on(hw, problem.as_tuple()))
               if rung.number == TILED.number and problem.batch == 1 else 1)
     # gemm()'s slices of K, and a stack's products, are one grid with the tiles
     groups *= slices * problem.batch

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.configs.splits import reads_b_with, tiled_slices
+from clgemm.configs.splits import slices_as_gemm
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
@@ -141,8 +141,8 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
         if problem.batch == 1 and rung.number == TILED.number:
             # gemm()'s slices of K run as one grid with the tiles; a configuration that reads
             # B as it lies is split on thinner products than one that packs it
-            groups *= tiled_slices(d.compute_units, p, (problem.m, problem.n, problem.k),
-                                   reads_b_with(p, read_b_pays))
+            groups *= slices_as_gemm(d.compute_units, p, (problem.m, problem.n, problem.k),
+                                     read_b_pays)
         return groups >= d.compute_units
 
     return (

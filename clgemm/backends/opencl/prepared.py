@@ -57,6 +57,7 @@ class StandingArgs(PreparedLaunch):
         self._gws = (ctypes.c_size_t * len(self.global_size))(*self.global_size)
         self._lws = ((ctypes.c_size_t * len(self.local_size))(*self.local_size)
                      if self.local_size else None)
+        self._enqueue = no_event_enqueue()
 
     def _keep(self, handle: int, buffers: Sequence[Any]) -> None:
         """Record this launch's arguments as the kernel's standing ones. A buffer from outside
@@ -97,30 +98,33 @@ class StandingArgs(PreparedLaunch):
             return cl.enqueue_nd_range_kernel(queue or self._queue, self.kernel, self.global_size,
                                               self.local_size, wait_for=wait_for or None)
         except cl.Error as exc:
-            self._standing.pop(self._handle, None)
-            raise LaunchError(f"launch failed: {exc}") from exc
+            raise self._failed(str(exc)) from exc
+
+    def _failed(self, why: str) -> LaunchError:
+        """A failed launch: the kernel's arguments are no longer known, so the next launch sets
+        them all."""
+        self._standing.pop(self._handle, None)
+        return LaunchError(f"launch failed: {why}")
 
     def queue_only(self, buffers: Sequence[Any], queue: Any,
                    wait_for: Sequence[Any] | None) -> None:
         """Without an event: pyopencl makes one for every launch, and NVIDIA's OpenCL takes
         several microseconds to make it, so the launches of a call that only its last one's
         event needs to cover go through the OpenCL library itself."""
-        enqueue = no_event_enqueue()
+        enqueue = self._enqueue
         if enqueue is None or self.backend._logged() is not None:
             self(buffers, queue, wait_for)
             return
         try:
             self._bind(buffers)
         except cl.Error as exc:
-            self._standing.pop(self._handle, None)
-            raise LaunchError(f"launch failed: {exc}") from exc
+            raise self._failed(str(exc)) from exc
         waits = list(wait_for or ())
         handles = (ctypes.c_void_p * len(waits))(*[e.int_ptr for e in waits]) if waits else None
         status = enqueue((queue or self._queue).int_ptr, self._handle, len(self._gws), None,
                          self._gws, self._lws, len(waits), handles, None)
         if status != 0:
-            self._standing.pop(self._handle, None)
-            raise LaunchError(f"launch failed: clEnqueueNDRangeKernel returned {status}")
+            raise self._failed(f"clEnqueueNDRangeKernel returned {status}")
 
 
 _ENQUEUE: list[Any] = []

@@ -71,10 +71,18 @@ def read_b_pays(device: Any, shape: tuple[int, int, int]) -> bool:
     return read_b_pays_on(hardware_for_device(device), shape)
 
 
+#: what the pack's launch costs a GPU beside its pass over B, in seconds: the pack of a 512 x 512
+#: B (1 MiB, 0.6 us at the H100's bandwidth) lengthened gemm()'s launches by 4.1 us
+#: (results/h100/call/tiled-512). Left out on CPUs, where no measurement puts a figure on it.
+PACK_LAUNCH_S = {"GPU": 3.5e-6}
+
+
 def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
-    """`read_b_pays` with the device's figures given."""
+    """`read_b_pays` with the device's figures given. On a GPU the pack is a launch of its
+    own, whose start and drain take longer than a small product's pack itself: counting the pass
+    alone made the pack look cheap on exactly the products whose calls it lengthens most."""
     m, n, k = shape
-    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
+    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9) + PACK_LAUNCH_S.get(hw.device_type, 0.0)
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 

@@ -31,7 +31,7 @@ from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 Config = tuple[int, ...]
 
@@ -145,7 +145,17 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
                                      read_b_pays)
         return groups >= d.compute_units
 
-    return (
+    def one_launch(p: Params, d: DeviceLimits) -> bool:
+        return reads_b_itself(p)
+
+    # where the pack of B costs a GPU more than reading B in place would (`read_b_pays`),
+    # gemm() runs a configuration that cannot read it (a pipeline, panels) behind a pack at
+    # every call, which its kernel's time alone does not show; a CPU's panels pack anyway
+    reading = ((Constraint("reads B as it lies where that pays (one launch)", "heuristic",
+                           one_launch),)
+               if (read_b_pays and limits.device_type == "GPU" and problem.batch == 1
+                   and rung.number == TILED.number) else ())
+    return reading + (
         Constraint(f"work-group size >= {GPU_MIN_GROUP} on GPUs", "heuristic", big_enough_group),
         Constraint(f"FMA per loaded value >= {REUSE_FRACTION:g} x the rung's best "
                    f"({floor:.2f}; register reuse)", "heuristic", enough_reuse),
@@ -278,7 +288,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     stage: a tune that could not measure them could store one slower than them (a heuristic's
     line is a guess: "work-groups >= compute units" drops 128 tiles on 132 compute units).
     `read_b_pays` (`clgemm.configs.splits.read_b_pays` at the shape) lets that count split K
-    where gemm() would for a configuration that reads B as it lies."""
+    where gemm() would for a configuration that reads B as it lies, and on a GPU keeps the
+    tiled kernel to such configurations (the others run behind a pack at every call)."""
     only = only or {}
     names = tuple(p.name for p in rung.params)
     candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)

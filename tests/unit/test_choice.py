@@ -210,7 +210,7 @@ def test_reading_b_pays_where_c_has_few_rows_against_the_devices_flops_per_byte(
     hw = choice.hardware_for_device(GPU)
     rows = 4 * hw.peak_gflops / (splits.READ_B_COST * hw.mem_gbps)
     below, above = int(rows * 0.9), int(rows * 1.1) + 1
-    for n, k in [(4096, 4096), (64, 16384), (1000, 256)]:
+    for n, k in [(4096, 4096), (1024, 16384), (8192, 2048)]:
         assert choice.read_b_pays(GPU, (below, n, k))
         assert not choice.read_b_pays(GPU, (above, n, k))
     wide = dataclasses.replace(GPU, name="NVIDIA H200")
@@ -218,6 +218,19 @@ def test_reading_b_pays_where_c_has_few_rows_against_the_devices_flops_per_byte(
     crossing = [next(m for m in range(1, 10**4) if not choice.read_b_pays(d, (m, 4096, 4096)))
                 for d in (big, wide)]
     assert crossing[1] < crossing[0]
+
+
+def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
+    """On a GPU the pack is a launch of its own: on the H100 at 2048 x 2048 x 64 its pass over
+    B is shorter than reading B in place costs, but not with the launch, so gemm() reads B
+    there. A CPU counts the pass alone."""
+    h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
+    shape = (2048, 2048, 64)
+    assert choice.read_b_pays(h100, shape)
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
+    assert not choice.read_b_pays(h100, shape)
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
+    assert not choice.read_b_pays(dataclasses.replace(h100, type="CPU"), shape)
 
 
 def test_long_k_prefers_a_configuration_that_reads_b_where_reading_it_pays(stored, monkeypatch):

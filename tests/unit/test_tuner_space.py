@@ -12,7 +12,7 @@ import pytest
 from clgemm.core.problem import Problem
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import Constraint, Param, Rung, get_rung
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, reads_b_itself
 from clgemm.tuner.space import SearchSpace, _apply, _legal_items, build_space, funnel_table
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 
@@ -290,3 +290,31 @@ def test_groups_count_the_split_of_a_configuration_that_reads_b():
     # TSN = 16 leaves 256 groups either way; each configuration with UNROLL_K 0 and 1
     assert sorted(reading.params(c)["TSN"] for c in reading.configs) == [16, 16, 64, 64]
     assert sorted(packing.params(c)["TSN"] for c in packing.configs) == [16, 16]
+
+
+def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
+    """Where reading B as it lies pays, gemm() runs a pipeline (which cannot read it) behind a
+    pack of B at every call: a GPU's space keeps the tiled kernel to what reads B there, and to
+    everything elsewhere; a CPU's keeps everything (its panels pack anyway)."""
+    h100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                        local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
+                        compute_capability="9.0")
+    cpu = DeviceLimits(max_work_group_size=4096, max_work_item_sizes=(4096, 4096, 4096),
+                       local_mem_bytes=4 * 1024 * 1024, compute_units=2, device_type="CPU")
+    some = {"TSM": (64,), "TSN": (64,), "TSK": (16,), "WPTM": (8,), "WPTN": (8,), "WIDTH": (4,),
+            "VWM": (2,), "VWN": (4,), "PIPELINE": (0, 2), "WARP_M": (0,), "RASTER": (0,)}
+    problem = Problem(512, 512, 512)
+
+    def pipelines(space: SearchSpace) -> set[int]:
+        return {space.params(c)["PIPELINE"] for c in space.configs}
+
+    reading = build_space(TILED, h100, problem, only=some, heuristics=True, read_b_pays=True)
+    assert reading.configs and pipelines(reading) == {0}
+    assert all(reads_b_itself(reading.params(c)) for c in reading.configs)
+    assert "reads B as it lies" in reading.funnel[-4].name
+    assert pipelines(build_space(TILED, h100, problem, only=some, read_b_pays=False)) == {0, 2}
+    stack = Problem(512, 512, 512, batch=10)
+    stacked = build_space(TILED, h100, stack, only=some, read_b_pays=True)
+    assert not any("reads B as it lies" in r.name for r in stacked.funnel)
+    on_cpu = build_space(TILED, cpu, problem, only=some, read_b_pays=True)
+    assert not any("reads B as it lies" in r.name for r in on_cpu.funnel)

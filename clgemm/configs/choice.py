@@ -18,7 +18,8 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import SPLIT_FROM_K, read_b_pays, slices_gemm_decides, slices_to_fill
+from clgemm.configs.splits import (SPLIT_FROM_K, read_b_pays, reading_only, slices_gemm_decides,
+                                   slices_to_fill)
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -247,8 +248,8 @@ def _split_on_tiled(device: DeviceInfo, shape: tuple[int, int, int], indirect: C
     expected speeds measured far from the shape chose worse at two of four shapes
     (results/h100/call/split-tune)."""
     ranked = lookup.ranked(device, TILED, shape)  # its first is `lookup.best`
-    candidates = [indirect] + ([] if not ranked or rejected(TILED.number, ranked[0].params)
-                               else [from_found(ranked[0])])
+    first = next((f for f in ranked if not rejected(TILED.number, f.params)), None)
+    candidates = [indirect] + ([] if first is None else [from_found(first)])
     splitting = [c for c in candidates if tiled_split(device, c, shape) > 1]
     if splitting and read_b_pays(device, shape) and not any(
             c.rung == TILED.number and reads_b_itself(c.params) for c in splitting):
@@ -314,11 +315,25 @@ def _nearest_short_side(shape: tuple[int, int, int],
     return min(ranked, key=key, default=None)
 
 
+def behind_a_pack(device: DeviceInfo, shape: tuple[int, int, int],
+                  rejected: Rejected = never) -> Rejected:
+    """`rejected`, and where gemm() runs only configurations of the tiled kernel that read B as
+    it lies (`splits.reading_only`) every one that cannot: its stored speed, its kernel's
+    alone, does not count the pack it would run behind. The tuner's space leaves such
+    configurations out there too."""
+    if not reading_only(not device.is_cpu, shape, read_b_pays(device, shape)):
+        return rejected
+    return lambda number, params: rejected(number, params) or (
+        number == TILED.number and not reads_b_itself(params))
+
+
 def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
                   rejected: Rejected = never, cross: Crossover | None = None) -> Config:
-    """The configuration gemm() runs at a shape, leaving out those `rejected`. A skinny product
-    runs on the skinny kernel where it is stored and expected fastest. Above the crossover, a
+    """The configuration gemm() runs at a shape, leaving out those `rejected` (and those that
+    would run behind a pack of B where reading it pays: `behind_a_pack`). A skinny product runs
+    on the skinny kernel where it is stored and expected fastest. Above the crossover, a
     product whose K the tiled kernel splits (long K, few tiles of C) runs there."""
+    rejected = behind_a_pack(device, shape, rejected)
     tuned = _tuned(device, shape, rejected)
     indirect = tuned.config if tuned else default_config(device)
     direct = direct_config(device, shape, rejected)

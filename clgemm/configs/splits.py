@@ -86,6 +86,15 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 
+def reading_only(gpu: bool, shape: tuple[int, int, int], pays: bool) -> bool:
+    """Whether gemm() runs only configurations of the tiled kernel that read B as it lies at
+    this shape (`pays`: `read_b_pays` there): on a GPU, where reading B pays and K is too short
+    to split. One that cannot read B runs behind a pack at every call, a launch of its own
+    that its kernel's measured speed does not count; along so short a K a pipeline has few
+    steps to gain that back in. Along a long K it can (results/h100/read-b-launch)."""
+    return gpu and pays and shape[2] < SPLIT_FROM_K
+
+
 def reads_b_with(params: Mapping[str, int], pays: bool) -> bool:
     """Whether gemm() has a configuration of the tiled kernel read B (a C-ordered call's A)
     where it lies, `pays` being `read_b_pays` at the shape. One that stages B through local

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.configs.splits import slices_as_gemm
+from clgemm.configs.splits import reading_only, slices_as_gemm
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
@@ -148,19 +148,24 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def one_launch(p: Params, d: DeviceLimits) -> bool:
         return reads_b_itself(p)
 
-    # where the pack of B costs a GPU more than reading B in place would (`read_b_pays`),
-    # gemm() runs a configuration that cannot read it (a pipeline, panels) behind a pack at
-    # every call, which its kernel's time alone does not show; a CPU's panels pack anyway
-    reading = ((Constraint("reads B as it lies where that pays (one launch)", "heuristic",
-                           one_launch),)
-               if (read_b_pays and limits.device_type == "GPU" and problem.batch == 1
-                   and rung.number == TILED.number) else ())
+    reading = ((Constraint("reads B as it lies where gemm() runs only such (one launch)",
+                           "heuristic", one_launch),)
+               if kept_to_reading(rung, limits, problem, read_b_pays) else ())
     return reading + (
         Constraint(f"work-group size >= {GPU_MIN_GROUP} on GPUs", "heuristic", big_enough_group),
         Constraint(f"FMA per loaded value >= {REUSE_FRACTION:g} x the rung's best "
                    f"({floor:.2f}; register reuse)", "heuristic", enough_reuse),
         Constraint("work-groups >= compute units (occupancy)", "heuristic", enough_groups),
     )
+
+
+def kept_to_reading(rung: Rung, limits: DeviceLimits, problem: Problem, read_b_pays: bool
+                    ) -> bool:
+    """Whether the tiled kernel's space at this problem holds only configurations that read B
+    as it lies, those gemm() runs there (`splits.reading_only`): what it keeps at the shape
+    now included, since the others would be measured without the pack of B they run behind."""
+    return (rung.number == TILED.number and problem.batch == 1
+            and reading_only(limits.device_type == "GPU", problem.as_tuple(), read_b_pays))
 
 
 # -- building the space ------------------------------------------------------------------------
@@ -288,8 +293,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     stage: a tune that could not measure them could store one slower than them (a heuristic's
     line is a guess: "work-groups >= compute units" drops 128 tiles on 132 compute units).
     `read_b_pays` (`clgemm.configs.splits.read_b_pays` at the shape) lets that count split K
-    where gemm() would for a configuration that reads B as it lies, and on a GPU keeps the
-    tiled kernel to such configurations (the others run behind a pack at every call)."""
+    where gemm() would for a configuration that reads B as it lies, and keeps the tiled kernel
+    to such configurations where gemm() runs only those (`kept_to_reading`)."""
     only = only or {}
     names = tuple(p.name for p in rung.params)
     candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
@@ -311,7 +316,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                         accepts)
     if heuristics:
         wanted = _resolved_keys(rung, names, keep)
-        held = [p for p in items if tuple(p[n] for n in names) in wanted]
+        held = [p for p in items if tuple(p[n] for n in names) in wanted
+                and not (kept_to_reading(rung, limits, problem, read_b_pays)
+                         and not reads_b_itself(p))]
         own = [c for c in constraints if c.stage == "heuristic"]
         tiles = (tuner_heuristics(rung, limits, problem, items, read_b_pays)
                  if rung.tile_heuristics else ())

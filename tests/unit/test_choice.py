@@ -233,6 +233,24 @@ def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
     assert not choice.read_b_pays(dataclasses.replace(h100, type="CPU"), shape)
 
 
+def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monkeypatch):
+    """A pipeline ranked first by its kernel's speed runs behind a pack of B at every call:
+    where reading B pays along a short K, gemm() runs the best configuration that reads B
+    instead; along a long K, or where reading does not pay, or on a CPU, the ranking stands."""
+    piped = dataclasses.replace(_found(TILED, 1024, 45000.0),
+                                params={**TILED.defaults(), "PIPELINE": 2})
+    plain = dataclasses.replace(_found(TILED, 1024, 33000.0), params=TILED.defaults())
+    stored[TILED.number] = [piped, plain]
+    stored[DIRECT.number] = []
+    cross = choice.no_crossover(GPU)
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: True)
+    assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 0
+    cpu = dataclasses.replace(GPU, type="CPU")
+    assert choice.choose_kernel(cpu, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
+    assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
+
+
 def test_long_k_prefers_a_configuration_that_reads_b_where_reading_it_pays(stored, monkeypatch):
     """A cp.async pipeline cannot read B as it lies, so it packs the long operand at every
     call: where reading B pays, the best stored configuration that can read it takes the

@@ -293,9 +293,10 @@ def test_groups_count_the_split_of_a_configuration_that_reads_b():
 
 
 def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
-    """Where reading B as it lies pays, gemm() runs a pipeline (which cannot read it) behind a
-    pack of B at every call: a GPU's space keeps the tiled kernel to what reads B there, and to
-    everything elsewhere; a CPU's keeps everything (its panels pack anyway)."""
+    """Where reading B as it lies pays and K is short, gemm() runs only tiled configurations
+    that read B (a pipeline would run behind a pack at every call): a GPU's space keeps the
+    tiled kernel to those there, and to everything elsewhere and along a long K; a CPU's
+    keeps everything (its panels pack anyway)."""
     h100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
                         local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
                         compute_capability="9.0")
@@ -312,6 +313,11 @@ def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
     assert reading.configs and pipelines(reading) == {0}
     assert all(reads_b_itself(reading.params(c)) for c in reading.configs)
     assert "reads B as it lies" in reading.funnel[-4].name
+    long_k = build_space(TILED, h100, Problem(512, 512, 16384), only=some, read_b_pays=True)
+    assert pipelines(long_k) == {0, 2}
+    kept = build_space(TILED, h100, problem, only=some, read_b_pays=True,
+                       keep=[reading.params(reading.configs[0]) | {"PIPELINE": 2}])
+    assert pipelines(kept) == {0}  # what gemm() would not run there is not put back
     assert pipelines(build_space(TILED, h100, problem, only=some, read_b_pays=False)) == {0, 2}
     stack = Problem(512, 512, 512, batch=10)
     stacked = build_space(TILED, h100, stack, only=some, read_b_pays=True)

@@ -80,9 +80,14 @@ PACK_LAUNCH_S = {"GPU": 3.5e-6}
 def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     """`read_b_pays` with the device's figures given. On a GPU the pack is a launch of its
     own, whose start and drain take longer than a small product's pack itself: counting the pass
-    alone made the pack look cheap on exactly the products whose calls it lengthens most."""
+    alone made the pack look cheap on exactly the products whose calls it lengthens most. It is
+    counted along a K too short to split only: along a long K, where the tiled kernel splits
+    K, pipelines repaid their pack's launch at 32 and 64 rows of C while configurations reading
+    B lost 10-25% (results/h100/read-b-launch)."""
     m, n, k = shape
-    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9) + PACK_LAUNCH_S.get(hw.device_type, 0.0)
+    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
+    if k < SPLIT_FROM_K:
+        pack_s += PACK_LAUNCH_S.get(hw.device_type, 0.0)
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 

@@ -227,6 +227,8 @@ def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
     h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
     shape = (2048, 2048, 64)
     assert choice.read_b_pays(h100, shape)
+    # along a K long enough to split, pipelines repay the launch: the pass alone counts
+    assert not choice.read_b_pays(h100, (4096, 32, 4096))
     monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
     assert not choice.read_b_pays(h100, shape)
     monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
@@ -235,8 +237,9 @@ def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
 
 def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monkeypatch):
     """A pipeline ranked first by its kernel's speed runs behind a pack of B at every call:
-    where reading B pays along a short K, gemm() runs the best configuration that reads B
-    instead; along a long K, or where reading does not pay, or on a CPU, the ranking stands."""
+    where reading B pays along a short K and a configuration that reads B was tuned at the
+    shape, gemm() runs the best one that reads B instead; without that tune, where reading
+    does not pay, or on a CPU, the ranking stands."""
     piped = dataclasses.replace(_found(TILED, 1024, 45000.0),
                                 params={**TILED.defaults(), "PIPELINE": 2})
     plain = dataclasses.replace(_found(TILED, 1024, 33000.0), params=TILED.defaults())
@@ -247,6 +250,7 @@ def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monk
     assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 0
     cpu = dataclasses.replace(GPU, type="CPU")
     assert choice.choose_kernel(cpu, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
+    assert choice.choose_kernel(GPU, (1024, 1024, 512), cross=cross).params["PIPELINE"] == 2
     monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
     assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
 

@@ -316,9 +316,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                         accepts)
     if heuristics:
         wanted = _resolved_keys(rung, names, keep)
+        reading = kept_to_reading(rung, limits, problem, read_b_pays)
         held = [p for p in items if tuple(p[n] for n in names) in wanted
-                and not (kept_to_reading(rung, limits, problem, read_b_pays)
-                         and not reads_b_itself(p))]
+                and (not reading or reads_b_itself(p))]
         own = [c for c in constraints if c.stage == "heuristic"]
         tiles = (tuner_heuristics(rung, limits, problem, items, read_b_pays)
                  if rung.tile_heuristics else ())

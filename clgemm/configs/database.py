@@ -55,6 +55,7 @@ from clgemm.core.memory_fit import INT_MAX
 from clgemm.core.paths import TUNING
 from clgemm.core.validation import is_finite, is_int, params_problem
 from clgemm.rungs import Rung, get_rung
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 FORMAT = "clgemm-tuning-database"
 #: 2: the ladder's rungs 9 and 10 became one idea each (prefetching, any size); the kernels that
@@ -112,6 +113,11 @@ def is_shipped(root: Path) -> bool:
 
 def database_path(device_key: str, root: Path | None = None) -> Path:
     return (root or results_dir()) / f"{device_key}.json"
+
+
+#: an entry's provenance key: its tune measured only configurations of the tiled kernel that
+#: read B as it lies, since gemm() runs nothing else at its shape (`splits.reading_only`)
+READS_B_ONLY = "reads_b_only"
 
 
 @dataclass
@@ -322,8 +328,9 @@ class Database:
         if mine is not None and usable:
             return Recorded(False, f"it cannot be used here ({mine}); the stored entry can")
         same = [i for i in slot if dict(self.entries[i].params) == dict(entry.params)]
+        packing = [i for i in usable if _displaced_by(entry, self.entries[i])]
         ahead = [self.entries[i].gflops for i in usable
-                 if i not in same and self.entries[i].gflops >= entry.gflops]
+                 if i not in same and i not in packing and self.entries[i].gflops >= entry.gflops]
         if ahead:
             top = max(ahead)
             return Recorded(False, f"{top:.1f} GFLOP/s stored at this slot is "
@@ -333,6 +340,9 @@ class Database:
             why = f"replaces an unusable entry: {said[0]}"
         elif same:
             why = "re-measures the stored parameters"
+        elif packing:
+            why = ("replaces one that packs B, where gemm() reads B as it lies: its speed "
+                   "left out its pack")
         elif slot:
             why = f"faster than the {max(self.entries[i].gflops for i in slot):.1f} GFLOP/s stored"
         else:
@@ -372,6 +382,15 @@ class Database:
         self.meta = {**on_disk.meta, **self.meta}
         for e in mine:
             self.record(e)
+
+
+def _displaced_by(entry: Entry, stored: Entry) -> bool:
+    """Whether `stored` gives way to `entry` at their slot, however fast: `entry` comes from a
+    tune whose space held only configurations of the tiled kernel that read B as it lies
+    (`READS_B_ONLY`), and `stored` cannot read it, so gemm() would run it behind a pack of B
+    that its stored speed does not count."""
+    return (bool(entry.provenance.get(READS_B_ONLY)) and stored.rung == TILED.number
+            and not reads_b_itself(stored.params))
 
 
 def _read(path: Path, device_key: str, backend: str, data: Any = None) -> Database:

@@ -94,11 +94,11 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
 def reading_only(gpu: bool, shape: tuple[int, int, int], pays: bool) -> bool:
     """Whether only configurations of the tiled kernel that read B as it lies are measured at
     this shape (`pays`: `read_b_pays` there), and chosen where such a measurement was stored
-    (`choice.behind_a_pack`): on a GPU, where reading B pays and K is too short to split. One
-    that cannot read B runs behind a pack at every call, a launch of its own that its kernel's
-    measured speed does not count; along so short a K a pipeline has few steps to gain that
-    back in. Along a long K it can (results/h100/read-b-launch)."""
-    return gpu and pays and shape[2] < SPLIT_FROM_K
+    (`choice.behind_a_pack`): on a GPU, where reading B pays. One that cannot read B runs
+    behind a pack at every call, which its kernel's measured speed does not count; where the
+    pack costs more than reading B would, a stored speed without it ranks such a
+    configuration above what gemm() runs faster (results/h100/read-b-launch)."""
+    return gpu and pays
 
 
 def reads_b_with(params: Mapping[str, int], pays: bool) -> bool:

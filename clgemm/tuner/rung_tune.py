@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
-from clgemm.configs.database import Database, Entry
+from clgemm.configs.database import READS_B_ONLY, Database, Entry
 from clgemm.core.files import FileWriteError
 from clgemm.core.paths import KERNELS
 from clgemm.core.problem import Problem
@@ -488,6 +488,8 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measur
                  "evaluations": len(records), "space": len(space),
                  "heuristics": options.heuristics, "search_gflops": search_rec.get("gflops"),
                  "kernel_digest": kernel_digest(rung)})
+    if space.reads_b_only:
+        prov[READS_B_ONLY] = True
     entry = Entry(rung=rung.number, shape=problem.as_list(), batch=problem.batch,
                   backend=device.backend,
                   params={k: int(v) for k, v in rec["config"].items()}, ms=float(rec["ms"]),

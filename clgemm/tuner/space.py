@@ -62,6 +62,9 @@ class SearchSpace:
     configs: list[Config]
     funnel: list[FunnelRow] = field(default_factory=list)
     generated: int = 0
+    #: the space holds only configurations that read B as it lies (`kept_to_reading`), so the
+    #: entry its tune stores displaces one at its slot that packs B (`Database.record`)
+    reads_b_only: bool = False
 
     def __post_init__(self) -> None:
         self.index: dict[Config, int] = {c: i for i, c in enumerate(self.configs)}
@@ -336,7 +339,8 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         for c in (c for c in constraints if c.stage == stage):
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
-    return SearchSpace(names, candidates, configs, rows, generated)
+    return SearchSpace(names, candidates, configs, rows, generated,
+                       heuristics and kept_to_reading(rung, limits, problem, read_b_pays))
 
 
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],

@@ -293,10 +293,10 @@ def test_groups_count_the_split_of_a_configuration_that_reads_b():
 
 
 def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
-    """Where reading B as it lies pays and K is short, gemm() runs only tiled configurations
-    that read B (a pipeline would run behind a pack at every call): a GPU's space keeps the
-    tiled kernel to those there, and to everything elsewhere and along a long K; a CPU's
-    keeps everything (its panels pack anyway)."""
+    """Where reading B as it lies pays, gemm() runs only tiled configurations that read B (a
+    pipeline would run behind a pack at every call): a GPU's space keeps the tiled kernel to
+    those there, and says so, and to everything elsewhere; a CPU's keeps everything (its
+    panels pack anyway)."""
     h100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
                         local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
                         compute_capability="9.0")
@@ -313,8 +313,11 @@ def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
     assert reading.configs and pipelines(reading) == {0}
     assert all(reads_b_itself(reading.params(c)) for c in reading.configs)
     assert "reads B as it lies" in reading.funnel[-4].name
+    assert reading.reads_b_only
     long_k = build_space(TILED, h100, Problem(512, 512, 16384), only=some, read_b_pays=True)
-    assert pipelines(long_k) == {0, 2}
+    assert pipelines(long_k) == {0} and long_k.reads_b_only
+    packing = build_space(TILED, h100, Problem(512, 512, 16384), only=some, read_b_pays=False)
+    assert pipelines(packing) == {0, 2} and not packing.reads_b_only
     kept = build_space(TILED, h100, problem, only=some, read_b_pays=True,
                        keep=[reading.params(reading.configs[0]) | {"PIPELINE": 2}])
     assert pipelines(kept) == {0}  # what gemm() would not run there is not put back

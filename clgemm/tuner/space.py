@@ -317,9 +317,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         accepts = rung.stack_accepts
         items = _filter(rows, "size", f"a batched form for a stack of {problem.batch}", items,
                         accepts)
+    reading = heuristics and kept_to_reading(rung, limits, problem, read_b_pays)
     if heuristics:
         wanted = _resolved_keys(rung, names, keep)
-        reading = kept_to_reading(rung, limits, problem, read_b_pays)
         held = [p for p in items if tuple(p[n] for n in names) in wanted
                 and (not reading or reads_b_itself(p))]
         own = [c for c in constraints if c.stage == "heuristic"]
@@ -339,8 +339,9 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         for c in (c for c in constraints if c.stage == stage):
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
+    # said only where every configuration left reads B (a heuristic never empties the space)
     return SearchSpace(names, candidates, configs, rows, generated,
-                       heuristics and kept_to_reading(rung, limits, problem, read_b_pays))
+                       reading and all(reads_b_itself(p) for p in items))
 
 
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],

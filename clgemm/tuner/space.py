@@ -62,8 +62,9 @@ class SearchSpace:
     configs: list[Config]
     funnel: list[FunnelRow] = field(default_factory=list)
     generated: int = 0
-    #: the space holds only configurations that read B as it lies (`kept_to_reading`), so the
-    #: entry its tune stores displaces one at its slot that packs B (`Database.record`)
+    #: the space holds only configurations that read B as it lies (`kept_to_reading`, and
+    #: every one left does: a heuristic never empties a space), so the entry its tune stores
+    #: displaces one at its slot that packs B (`Database.record`)
     reads_b_only: bool = False
 
     def __post_init__(self) -> None:
@@ -339,7 +340,6 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
         for c in (c for c in constraints if c.stage == stage):
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
-    # said only where every configuration left reads B (a heuristic never empties the space)
     return SearchSpace(names, candidates, configs, rows, generated,
                        reading and all(reads_b_itself(p) for p in items))
 

@@ -13,6 +13,7 @@ import pytest
 
 from clgemm.core import accuracy
 from clgemm.core.kernel_sources import kernel_source
+from clgemm.configs.launch import pack_tile
 from clgemm.core.paths import KERNELS
 from clgemm.library import program
 from clgemm.rungs import ALL_RUNGS, LIBRARY, REGISTRY, TILED, TRANSPOSE_B, get_rung, panel_helpers
@@ -28,11 +29,11 @@ HELPER_FILES = {
     "helpers.cl": (["transpose", "pack_panels"],
                    {**TRANSPOSE_B.macros,
                     **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0].macros}),
-    "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue", "pack_panels_of"],
-                        {"BATCHED": 0, "PACK_TILE": program.pack_tile(SimpleNamespace(
+    "blas_helpers.cl": (["pack_copy", "pack_transpose", "epilogue", "pack_panels_pair"],
+                        {"BATCHED": 0, "PACK_TILE": pack_tile(SimpleNamespace(
                             device=SimpleNamespace(max_work_group_size=1024))),
-                         **panel_helpers(TILED.defaults()["TSM"], TILED.defaults()["TSN"])[0]
-                         .macros}),
+                         "PANEL_A": TILED.defaults()["TSM"], "PANEL_B": TILED.defaults()["TSN"],
+                         "PANEL_RUN": program.PANEL_RUN}),
 }
 
 

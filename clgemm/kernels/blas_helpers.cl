@@ -15,9 +15,6 @@
 #ifndef BATCHED
   #define BATCHED 0   // pack_transpose: 1: a stack of matrices along dimension 2 (a stride more)
 #endif
-#ifndef PANEL
-  #define PANEL 128   // pack_panels_of: rows per panel (the tile side of the kernel it serves)
-#endif
 
 // pack_copy: out (out_rows x out_cols, column-major, leading dimension out_rows) gets
 // X[offset + i + j * ld] for i < rows, j < cols, and zero in the rows and columns beyond, which a
@@ -75,27 +72,73 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
     }
 }
 
-// pack_panels_of: op(X) (rows x cols; X stored at offset with leading dimension ld, read
-// transposed where `transposed`), zero-padded to out_rows x out_cols, written straight into the
-// panels a CPU form of the tiled kernel reads (see pack_panels in helpers.cl: row i, column j
-// goes to ((i / PANEL) * out_cols + j) * PANEL + i % PANEL). One pass does what a pack and a
-// packing into panels did in two, so the operand crosses memory once instead of twice.
-// Dimension 0 runs along the direction X is stored in (down a column of X), so neighbouring
-// work-items read neighbouring addresses whichever way X is read.
-//   PANEL: rows per panel; out_rows is a multiple of it
-__kernel void pack_panels_of(const int rows, const int cols, const int out_rows,
-                             const int out_cols, const __global float* X, const int offset,
-                             const int ld, const int transposed, __global float* out) {
-    const int s = get_global_id(0), t = get_global_id(1);
-    const int i = transposed ? t : s, j = transposed ? s : t;  // row and column of op(X)
-    if (i >= out_rows || j >= out_cols) {
-        return;
+// pack_panels_pair: op(A) and op(B) (op(X): X stored at an offset with a leading dimension,
+// read transposed where `trans`), each zero-padded to a multiple of its panel height and
+// written into the panels a CPU form of the tiled kernel reads (row i, column j of a matrix of
+// out_cols columns goes to ((i / PANEL) * out_cols + j) * PANEL + i % PANEL, as pack_panels in
+// helpers.cl lays them out). Both operands go in one launch: on a CPU runtime each launch costs
+// the wake-up of every worker thread, which on a small product is more than the copy itself.
+// A work-item copies one block, PANEL_RUN columns of one panel, with plain loops the compiler
+// can vectorise: straight runs of PANEL floats where X is read as stored, a PANEL x PANEL_RUN
+// transpose held in the cache where it is read transposed. The blocks of A come first, then
+// those of B; only blocks at the edges test the bounds.
+//   PANEL_A, PANEL_B: rows per panel of each operand (the kernel's TSM and TSN)
+//   PANEL_RUN: columns per block
+#ifndef PANEL_A
+  #define PANEL_A 128
+#endif
+#ifndef PANEL_B
+  #define PANEL_B 128
+#endif
+#ifndef PANEL_RUN
+  #define PANEL_RUN 64
+#endif
+
+// One block of op(X)'s panels of PANEL rows (X at its offset already): block b is panel
+// b / runs, columns from (b % runs) * PANEL_RUN.
+#define PACK_PANEL_BLOCK(PANEL, rows, cols, out_cols, X, trans, ld, out, b)                    \
+    {                                                                                         \
+        const int runs = ((out_cols) + PANEL_RUN - 1) / PANEL_RUN;                            \
+        const int i0 = ((b) / runs) * (PANEL), j0 = ((b) % runs) * PANEL_RUN;                 \
+        const int j1 = min(j0 + PANEL_RUN, (out_cols));                                       \
+        __global float* dst = (out) + (long)((b) / runs) * (out_cols) * (PANEL);              \
+        if (i0 + (PANEL) <= (rows) && j1 <= (cols)) {                                         \
+            if (trans) {                                                                      \
+                for (int r = 0; r < (PANEL); r++)                                             \
+                    for (int j = j0; j < j1; j++)                                             \
+                        dst[(long)j * (PANEL) + r] = (X)[j + (long)(i0 + r) * (ld)];          \
+            } else {                                                                          \
+                for (int j = j0; j < j1; j++)                                                 \
+                    for (int r = 0; r < (PANEL); r++)                                         \
+                        dst[(long)j * (PANEL) + r] = (X)[i0 + r + (long)j * (ld)];            \
+            }                                                                                 \
+        } else {                                                                              \
+            for (int j = j0; j < j1; j++)                                                     \
+                for (int r = 0; r < (PANEL); r++) {                                           \
+                    const int i = i0 + r;                                                     \
+                    float v = 0.0f;                                                           \
+                    if (i < (rows) && j < (cols))                                             \
+                        v = (trans) ? (X)[j + (long)i * (ld)] : (X)[i + (long)j * (ld)];      \
+                    dst[(long)j * (PANEL) + r] = v;                                           \
+                }                                                                             \
+        }                                                                                     \
     }
-    float v = 0.0f;
-    if (i < rows && j < cols) {
-        v = X[(long)offset + s + (long)t * ld];
+
+__kernel void pack_panels_pair(const int rows_a, const int cols_a, const int out_cols_a,
+                               const __global float* A, const int offset_a, const int ld_a,
+                               const int trans_a, __global float* out_a, const int blocks_a,
+                               const int rows_b, const int cols_b, const int out_cols_b,
+                               const __global float* B, const int offset_b, const int ld_b,
+                               const int trans_b, __global float* out_b, const int blocks_b) {
+    const int g = get_global_id(0);
+    if (g < blocks_a) {
+        const __global float* X = A + offset_a;
+        PACK_PANEL_BLOCK(PANEL_A, rows_a, cols_a, out_cols_a, X, trans_a, ld_a, out_a, g)
+    } else if (g - blocks_a < blocks_b) {
+        const __global float* X = B + offset_b;
+        const int b = g - blocks_a;
+        PACK_PANEL_BLOCK(PANEL_B, rows_b, cols_b, out_cols_b, X, trans_b, ld_b, out_b, b)
     }
-    out[((long)(i / PANEL) * out_cols + j) * PANEL + i % PANEL] = v;
 }
 
 // epilogue: C[c_offset + i + j * ldc] = alpha * P[i + j * ldp] + beta * C[...] for i < M, j < N.

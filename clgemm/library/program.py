@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from clgemm.backends import Backend, Mat, PreparedLaunch
-from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, pack_tile, prepare,
+from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, prepare, round_up,
                                    sum_of_slices, tiles_geometry)
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
@@ -104,17 +104,30 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
     return out
 
 
-def _pack_panels(backend: Backend, prog: CallProgram, helper: Any, src: Slot, x: Mat,
-                 rows: int, cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
-    """op(stored) zero-padded to out_rows x out_cols, straight into the panels of `helper`
-    (the rung's own packing step, whose panel height it keeps)."""
-    out = prog.new_scratch(out_rows * out_cols)
-    knl = backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend),
-                                         "PANEL": helper.macros["PANEL"]}, "pack_panels_of")
-    along, across = (out_cols, out_rows) if transpose else (out_rows, out_cols)
-    prog.add(helper.name, knl, *tiles_geometry(backend, along, across),
-             [rows, cols, out_rows, out_cols, src, x.offset, x.ld, int(transpose), out])
-    return out
+#: columns of a panel each work-item of `pack_panels_pair` packs
+PANEL_RUN = 64
+
+
+def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any, int]],
+                     a: tuple[Slot, Mat], b: tuple[Slot, Mat]) -> tuple[Slot, Slot]:
+    """op(A) and op(B)^T zero-padded to the plan's sizes, straight into the panels of the
+    rung's own packing steps (`steps`, whose panel heights it keeps), in one launch. A work-item
+    packs a block of a panel; on a CPU, where panels are read, one work-item is a group, and
+    anywhere else a few, since only a tune that measures panels there would have them run."""
+    plan = prog.plan
+    (sa, xa), (sb, xb) = a, b
+    panel_a, panel_b = (helper.macros["PANEL"] for helper, _ in steps)
+    runs = -(-plan.kp // PANEL_RUN)
+    blocks_a, blocks_b = plan.mp // panel_a * runs, plan.np_ // panel_b * runs
+    out_a, out_b = prog.new_scratch(plan.mp * plan.kp), prog.new_scratch(plan.np_ * plan.kp)
+    knl = backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
+                                         "PANEL_RUN": PANEL_RUN}, "pack_panels_pair")
+    group = 1 if backend.device.is_cpu else 64
+    # BT = op(B)^T is B read transposed where B is not, and as it lies where it is
+    prog.add("A and BT into panels", knl, (round_up(blocks_a + blocks_b, group),), (group,),
+             [plan.m, plan.k, plan.kp, sa, xa.offset, xa.ld, int(xa.trans), out_a, blocks_a,
+              plan.n, plan.k, plan.kp, sb, xb.offset, xb.ld, int(not xb.trans), out_b, blocks_b])
+    return out_a, out_b
 
 
 def _unshared(backend: Backend, prog: CallProgram, alias: tuple[bool, bool], a: Mat,
@@ -225,10 +238,7 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
                           rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
-        steps = panel_steps(plan)
-        sa = _pack_panels(backend, prog, steps[0][0], sa, a, m, k, plan.mp, plan.kp, a.trans)
-        sb = _pack_panels(backend, prog, steps[1][0], sb, b, n, k, plan.np_, plan.kp,
-                          not b.trans)
+        sa, sb = _pack_panel_pair(backend, prog, panel_steps(plan), (sa, a), (sb, b))
         p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
         main = prepare(backend, rung, plan.chosen.params, plan.mp, plan.np_, plan.kp, sa, sb,
                        p, [], lambda name, count: prog.new_scratch(count)).main

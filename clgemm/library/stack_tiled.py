@@ -22,12 +22,12 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat
 from clgemm.configs import lookup
+from clgemm.configs.launch import HELPERS_FILE, pack_tile, tiles_geometry
 from clgemm.core.errors import BuildError, UsageError
 from clgemm.core.memory_fit import check_memory
 from clgemm.library.cache import CACHE
 from clgemm.library.plan import Plan
-from clgemm.library.program import (A, B, C, HELPERS_FILE, CallProgram, Slot, pack_tile,
-                                    tiles_geometry)
+from clgemm.library.program import A, B, C, CallProgram, Slot
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import TILED, reads_b_itself, tiled_macros
 

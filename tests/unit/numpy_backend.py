@@ -21,6 +21,7 @@ its work-group size (best at 256 work-items), so the tuner has something stable 
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -161,13 +162,14 @@ def _pack_panels(panel: int) -> Body:
     return body
 
 
-def _pack_panels_of(panel: int) -> Body:
-    def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
-        rows, cols, out_rows, out_cols, x, offset, ld, transposed, out = args
-        # dimension 0 runs down X's stored columns: op(X)'s columns where it is read transposed
-        along, across = (out_cols, out_rows) if transposed else (out_rows, out_cols)
-        r, c = _covered(gsize, along, across)
-        r, c = (c, r) if transposed else (r, c)  # rows and columns of op(X) covered
+def _pack_panels_pair(panel_a: int, panel_b: int, run: int) -> Body:
+    def pack(blocks: int, panel: int, rows: int, cols: int, out_cols: int, x: Any, offset: int,
+             ld: int, transposed: int, out: Any) -> int:
+        """The blocks the launch reaches of one operand's panels (`run` columns of a panel
+        each); returns how many floats they hold."""
+        runs = -(-out_cols // run)
+        panels = -(-blocks // runs)
+        r, c = panels * panel, min(out_cols, runs * run)
         block = np.zeros((r, c), dtype=np.float32)
         ri, ci = min(rows, r), min(cols, c)
         strides = (ld, 1) if transposed else (1, ld)
@@ -175,7 +177,15 @@ def _pack_panels_of(panel: int) -> Body:
         i = np.arange(r, dtype=np.int64)[:, None]
         j = np.arange(c, dtype=np.int64)[None, :]
         _write(out, ((i // panel) * out_cols + j) * panel + i % panel, block, "out")
-        return _copy_ms(r * c)
+        return r * c
+
+    def body(gsize: tuple[int, ...], args: Sequence[Any]) -> float:
+        *first, blocks_a = args[:9]
+        *second, blocks_b = args[9:]
+        reached = gsize[0]
+        assert reached >= blocks_a + blocks_b, "the launch reaches every block"
+        done = pack(blocks_a, panel_a, *first) + pack(blocks_b, panel_b, *second)
+        return _copy_ms(done)
     return body
 
 
@@ -269,8 +279,8 @@ class EmulatedKernel:
         if any(lc <= 0 or g % lc for g, lc in zip(gsize, local)):
             raise LaunchError(f"{self.name}: global size {gsize} is not a multiple of the local "
                               f"size {local}")
-        if local[0] * local[1] > device.max_work_group_size:
-            raise LaunchError(f"{self.name}: work-group of {local[0] * local[1]} work-items, "
+        if math.prod(local) > device.max_work_group_size:
+            raise LaunchError(f"{self.name}: work-group of {math.prod(local)} work-items, "
                               f"more than the device's {device.max_work_group_size}")
         return self.body(gsize, args)
 
@@ -296,7 +306,9 @@ def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | 
         "reduce_splits": (_reduce_splits, None),
         "transpose": (_transpose, (trx, try_)),
         "pack_panels": (_pack_panels(int(defines.get("PANEL", 128))), None),
-        "pack_panels_of": (_pack_panels_of(int(defines.get("PANEL", 128))), None),
+        "pack_panels_pair": (_pack_panels_pair(int(defines.get("PANEL_A", 128)),
+                                               int(defines.get("PANEL_B", 128)),
+                                               int(defines.get("PANEL_RUN", 64))), None),
     }
     found = helpers.get(kernel)
     return None if found is None else EmulatedKernel(kernel, *found)

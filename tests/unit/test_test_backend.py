@@ -201,7 +201,7 @@ def test_gemm_buffers_on_it_is_right(numpy_backend, rung):
     if rung == 2:
         assert {"gemm_tiling", "pack_copy", "pack_transpose", "epilogue"} <= set(be.built)
     if rung == 12:
-        assert "pack_panels_of" in be.built
+        assert "pack_panels_pair" in be.built
 
 
 def test_verify_sweep_passes_on_it(numpy_backend):

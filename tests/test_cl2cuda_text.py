@@ -35,9 +35,9 @@ import numpy as np
 import pytest
 
 from clgemm.backends.cuda import translate
+from clgemm.configs import launch
 from clgemm.core import accuracy
 from clgemm.core.paths import KERNELS
-from clgemm.library import program
 from clgemm.rungs import LIBRARY, REGISTRY, TRANSPOSE_B
 
 HEADER = (KERNELS / "cl2cuda.h").read_text()
@@ -230,6 +230,8 @@ dim3 blockDim, gridDim;
 struct float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 template <class T> T __ldg(const T* p) { return *p; }
+using std::max;  // CUDA's device min and max, for int and float alike
+using std::min;
 static std::barrier<>* emu_block_barrier;
 struct EmuWarp { std::unique_ptr<std::barrier<>> bar; unsigned long long slot[32]; };
 static std::vector<EmuWarp> emu_warps;
@@ -487,14 +489,15 @@ int main(int argc, char** argv) {
 
 def _helper_geometry(max_work_group_size: int) -> tuple[int, Callable]:
     """gemm's PACK_TILE and launch geometry for a device of this work-group size limit, taken
-    clgemm.library.program itself so that the kernels run here exactly as gemm launches them."""
+    from what gemm's programs use (clgemm.configs.launch) so that the kernels run here exactly
+    as gemm launches them."""
     fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size))
-    return program.pack_tile(fake), lambda rows, cols: program.tiles_geometry(fake, rows, cols)
+    return launch.pack_tile(fake), lambda rows, cols: launch.tiles_geometry(fake, rows, cols)
 
 
 def _helper_exe(tmp: Path, kernel: str, tile: int) -> Path:
     driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
-    return _emulated(tmp, program.HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
+    return _emulated(tmp, launch.HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
 
 
 def _run_helper(exe: Path, tmp: Path, args: list, buffers: list[np.ndarray]) -> np.ndarray:

@@ -30,11 +30,11 @@ from clgemm.backends import KINDS, list_devices
 from clgemm.backends.cuda import arrays as cuda_arrays
 from clgemm.backends.cuda import backend as cuda_module
 from clgemm.configs import choice as kernel_choice
+from clgemm.configs.launch import pack_tile
 from clgemm.core.errors import UsageError
 from clgemm.core.paths import RESULTS, TUNING
 from clgemm.devices.info import DeviceInfo, pick_device
 from clgemm.library import gemm as api
-from clgemm.library import program
 from clgemm.rungs import REGISTRY, get_rung
 
 TOL = 1e-5
@@ -557,7 +557,7 @@ def test_grid_limit_refused_before_launch(cl_device, monkeypatch):
     api.clear_caches()
     be = OpenCLBackend(cl_device)
     be.max_groups = cuda_module.MAX_GRID
-    if program.pack_tile(be) != 16:
+    if pack_tile(be) != 16:
         pytest.skip("the device's work-groups are smaller than the case assumes")
     _too_many_groups(be)
 

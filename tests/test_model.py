@@ -30,7 +30,8 @@ from clgemm.rungs import get_rung
 #: instructions per clock per CU, local memory 128 GB/s per CU (1280 GB/s in all)
 TOY = Hardware(name="Toy GPU", kind="test figures", device_type="GPU", compute_units=10,
                clock_mhz=1000, lanes_per_cu=64, simd_width=32, issue_per_clock=2,
-               loads_per_clock=2, subgroup_issue_per_clock=1, local_bytes_per_clock=128,
+               loads_per_clock=2, widest_load_floats=4, subgroup_issue_per_clock=1,
+               local_bytes_per_clock=128,
                local_mem_per_cu=65536, registers_per_cu=65536, max_registers_per_item=255,
                max_items_per_cu=2048, max_groups_per_cu=16, max_subgroups_per_cu=64,
                fma_latency=4, mem_gbps=1000, lockstep=True)
@@ -385,3 +386,20 @@ def test_a_stack_is_one_grid_in_the_bound():
     assert one.work_groups == 1 and stack.work_groups == 1000
     assert one.limit == "work distribution" and stack.gflops > 50 * one.gflops
     assert stack.dram_bytes == 1000 * one.dram_bytes
+
+
+def test_a_vector_wider_than_a_load_takes_several():
+    """A float8 of local memory is two 128-bit loads on an NVIDIA GPU: Nsight Compute counted
+    8 local loads per step (140.5 million for 16.8 million warp steps) where the tiled kernel
+    reads 8 x 16 sums' values as four float2 of A and two float8 of B (results/h100/gap)."""
+    params = {**get_rung(12).defaults(), "TSM": 64, "TSN": 64, "TSK": 8, "WPTM": 8, "WPTN": 16,
+              "WIDTH": 4, "VWM": 2, "VWN": 8}
+    step = step_for(get_rung(12), params)
+    assert step.loads == 6
+    assert step.in_loads_of(4).loads == 8
+    assert step.in_loads_of(16).loads == 6
+    b = model_bound.bound(get_rung(12), params, Problem(4096, 4096, 4096), TOY)
+    assert b.step.loads == 8
+    # the bytes read stay what they were
+    assert (sum(r.count * r.width for r in b.step.reads)
+            == sum(r.count * r.width for r in step.reads))

@@ -41,6 +41,9 @@ class Hardware:
     issue_per_clock: float
     #: sub-group load instructions per clock
     loads_per_clock: float
+    #: floats one work-item's load instruction moves at most: a wider vector in the source is
+    #: read by several (NVIDIA: 128 bits per thread)
+    widest_load_floats: int
     #: instructions one sub-group can issue per clock (a warp: 1; a CPU thread: several)
     subgroup_issue_per_clock: float
     #: local-memory bytes delivered per clock
@@ -130,7 +133,7 @@ class _Row:
 #: one Hopper SM: 4 sub-partitions, each issuing one warp instruction per clock to 32 FP32 lanes;
 #: 128 B/clock of shared memory (32 banks x 4 B); 228 KiB shared memory, 64 K registers
 _HOPPER = dict(lanes_per_cu=128, simd_width=32, issue_per_clock=4, loads_per_clock=4,
-               subgroup_issue_per_clock=1,
+               widest_load_floats=4, subgroup_issue_per_clock=1,
                local_bytes_per_clock=128, local_mem_per_cu=228 * 1024, registers_per_cu=65536,
                max_registers_per_item=255, max_items_per_cu=2048, max_groups_per_cu=32,
                max_subgroups_per_cu=64, fma_latency=4, lockstep=True,
@@ -154,22 +157,25 @@ TABLE: tuple[_Row, ...] = (
     _Row("the table (x86 with AVX-512: 2 FMA units x 16 lanes per core)", "CPU",
          r"avx-?512|znver[45]|sapphirerapids|emeraldrapids|graniterapids|icelake|cascadelake|"
          r"cooperlake|tigerlake",
-         {**_X86, "lanes_per_cu": 32, "simd_width": 16, "local_bytes_per_clock": 128},
+         {**_X86, "lanes_per_cu": 32, "simd_width": 16, "local_bytes_per_clock": 128,
+          "widest_load_floats": 16},
          guessed=("mem_gbps",)),
     _Row("the table (x86 with AVX2: 2 FMA units x 8 lanes per core)", "CPU",
          r"avx2|haswell|broadwell|skylake|kabylake|coffeelake|cometlake|alderlake|raptorlake|"
          r"znver[123]",
-         {**_X86, "lanes_per_cu": 16, "simd_width": 8, "local_bytes_per_clock": 64},
+         {**_X86, "lanes_per_cu": 16, "simd_width": 8, "local_bytes_per_clock": 64,
+          "widest_load_floats": 8},
          guessed=("mem_gbps",)),
 )
 
 #: when nothing in the table matches: generic figures, all marked assumed
 _FALLBACK: dict[str, tuple[str, Mapping[str, Any]]] = {
     "CPU": ("assumed figures for a CPU (AVX2-class: 2 FMA units x 8 lanes per core)",
-            {**_X86, "lanes_per_cu": 16, "simd_width": 8, "local_bytes_per_clock": 64}),
+            {**_X86, "lanes_per_cu": 16, "simd_width": 8, "local_bytes_per_clock": 64,
+             "widest_load_floats": 8}),
     "GPU": ("assumed figures for a GPU (64 FP32 lanes per compute unit)",
             dict(lanes_per_cu=64, simd_width=32, issue_per_clock=2, loads_per_clock=2,
-                 subgroup_issue_per_clock=1,
+                 widest_load_floats=4, subgroup_issue_per_clock=1,
                  local_bytes_per_clock=128, registers_per_cu=65536, max_registers_per_item=255,
                  max_items_per_cu=2048, max_groups_per_cu=32, max_subgroups_per_cu=64,
                  fma_latency=4, lockstep=True, compute_units=1, clock_mhz=1000, mem_gbps=1000)),

@@ -359,7 +359,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     if rung.number == SKINNY.number and not short_is_n(problem.m, problem.n):
         # it computes C^T, N rows long
         problem = Problem(problem.n, problem.m, problem.k, problem.batch)
-    step = step_for(rung, params)
+    step = step_for(rung, params).in_loads_of(hw.widest_load_floats)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)

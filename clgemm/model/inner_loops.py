@@ -13,6 +13,7 @@ CACHE_B (1: the operand goes through local memory, 0: it is read straight from g
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -64,6 +65,14 @@ class LoopStep:
     @property
     def loads(self) -> float:
         return sum(r.count for r in self.reads)
+
+    def in_loads_of(self, widest: int) -> "LoopStep":
+        """The step as a device issues it whose load instructions move at most `widest`
+        floats: a wider vector of the source takes several, each an issue slot (NVIDIA reads
+        a float8 of local memory as two 128-bit loads)."""
+        reads = tuple(Read(r.operand, r.space, r.count * -(-r.width // widest), widest, r.along)
+                      if r.width > widest else r for r in self.reads)
+        return dataclasses.replace(self, reads=reads)
 
     def loads_text(self) -> str:
         parts = []

@@ -21,8 +21,10 @@ from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAM
 from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM, derive_wide
 
 VECTOR_PARAMS = (
-    Param("VWM", (1, 2, 4, 8, 16), 1, "floats per register vector along M (A values, sums)"),
-    Param("VWN", (1, 2, 4, 8), 1, "floats per register vector along N (B values)"),
+    Param("VWM", (1, 2, 4, 8, 16), 1, "floats per register vector along M (A values, sums)",
+          read_width=True),
+    Param("VWN", (1, 2, 4, 8), 1, "floats per register vector along N (B values)",
+          read_width=True),
     Param("CACHE_A", (0, 1), 1, "1: A tiles through local memory; 0: A read from global",
           minimum=0),
     Param("CACHE_B", (0, 1), 1, "1: B tiles through local memory; 0: B read from global",

@@ -255,11 +255,13 @@ class _Search:
                         if v not in seeds and v not in self.measured]
 
     def _variants(self, seeds: list[Config]) -> list[Config]:
-        """Each seed with one variant parameter (`Param.variant`) set otherwise, where the space
-        holds it: a variant changes how a configuration runs, not its tiles, so a new one (a
-        kernel option added since the seed was stored) is worth trying on the configurations
-        already known to be good before the strategy strays from them."""
-        names = [p.name for p in self.rung.params if p.variant]
+        """Each seed with one variant parameter (`Param.variant`) or one register vector's
+        width (`Param.read_width`) set otherwise, where the space holds it: either changes how a
+        configuration runs, not its tiles, so a new one (a kernel option added since the seed
+        was stored) or a width the seed's device loads better is worth trying on the
+        configurations already known to be good before the strategy strays from them
+        (results/h100/gap has a stored configuration that reads A faster as wider vectors)."""
+        names = [p.name for p in self.rung.params if p.variant or p.read_width]
         found: list[Config] = []
         for seed in seeds:
             params = self.space.params(seed)

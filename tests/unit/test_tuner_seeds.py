@@ -40,3 +40,18 @@ def test_the_first_stored_seeds_are_followed_by_their_variants():
 def test_measured_configurations_are_not_proposed_again():
     order = _search([dict(T=32, R=0, U=0)], measured={(32, 0, 1)}).seeds((16, 0, 0))
     assert (32, 0, 1) not in order and (32, 8, 0) in order
+
+
+def test_a_register_vectors_width_is_tried_on_the_seeds_too():
+    """A parameter that says how wide a work-item's register reads are (`read_width`), not
+    what it computes, is set otherwise on the first seeds as a variant is; a tile is not."""
+    params = (Param("T", (8, 16), 8, "a tile"), Param("V", (1, 2, 4), 1, "a vector width",
+                                                     read_width=True))
+    names = tuple(p.name for p in params)
+    candidates = tuple(p.candidates for p in params)
+    space = SearchSpace(names, candidates, list(itertools.product(*candidates)))
+    search = _Search(rung=SimpleNamespace(params=params), space=space, journal=None,
+                     evaluator=None, options=TuneOptions(seeds=(dict(T=16, V=2),)), ref=0,
+                     out=None)
+    search.measured = set()
+    assert search.seeds((8, 1)) == [(8, 1), (16, 2), (8, 2), (8, 4), (16, 1), (16, 4)]

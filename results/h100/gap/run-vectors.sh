@@ -4,17 +4,17 @@
 # 4096 and 8192 cubed, each in two turns: fewer local loads per step (8, 6, 6 by the model's
 # count), the one difference Nsight Compute found in the instruction stream against cuBLAS.
 # From the repository root after the prelude:
-#   bash results/h100/gap/run-vectors.sh OUTDIR
+#   bash results/h100/gap/run-vectors.sh OUTDIR ["TURNS"] ["WIDTHS"]
 set -u
-out=$1
+out=$1 turns=${2:-1 2} widths=${3:-2 4 8}
 mkdir -p "$out"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
 head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
 base="-p tiled:TSM=64 -p tiled:TSN=64 -p tiled:TSK=8 -p tiled:WPTM=8 -p tiled:WPTN=16 -p tiled:WIDTH=4 -p tiled:VWN=8 -p tiled:PIPELINE=2 -p tiled:UNROLL_K=1"
-for turn in 1 2; do
+for turn in $turns; do
   for size in 4096 8192; do
     for be in cuda opencl; do
-      for vwm in 2 4 8; do
+      for vwm in $widths; do
         name=vwm$vwm-$be-$size-$turn
         cmd="python3 -m clgemm ladder --device H100 --backend $be --size $size --rungs tiled --defaults $base -p tiled:VWM=$vwm --repeats 20 --json $out/$name.json"
         { echo "$head; $(date -u +%FT%TZ): $cmd"; timeout 60 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$out/$name.txt"

@@ -4,7 +4,6 @@ metrics (stalls-cublas.txt, stalls-tiled.txt), as a Markdown table; with --vecto
 runs of run-vectors.sh in DIR (kernel only, A read as VWM-float vectors) beside cuBLAS's.
 Usage: python3 scripts/gap_table.py [DIR] | --vectors DIR"""
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -53,17 +52,22 @@ def main(root: Path) -> None:
 
 
 def vectors(root: Path) -> None:
-    """GFLOP/s per backend, size and width, from the ladder files vwmW-BACKEND-SIZE-TURN.json."""
+    """GFLOP/s per backend, size and width, from the ladder outputs vwmW-BACKEND-SIZE-TURN.txt
+    (the tiled kernel's row, and cuBLAS's reference row where the run has one)."""
     rows: dict[tuple[str, int], dict[int, list[float]]] = {}
     cublas: dict[int, list[float]] = {}
-    for f in sorted(root.glob("vwm*.json")):
+    for f in sorted(root.glob("vwm*.txt")):
         width, backend, size, _ = f.stem.split("-")
-        run = json.loads(f.read_text())
-        rows.setdefault((backend, int(size)), {}).setdefault(int(width[3:]), []).append(
-            run["rows"][0]["gflops"])
-        for ref in run["references"]:
-            if ref["name"].startswith("cuBLAS"):
-                cublas.setdefault(int(size), []).append(ref["gflops"])
+        at = None  # where the GFLOP/s column starts in the table's lines
+        for line in f.read_text().splitlines():
+            cells = line.split()
+            if cells[:2] == ["rung", "name"]:
+                at = line.index("GFLOP/s")
+            elif at is not None and cells[:2] == ["12", "tiled"] and cells[-1] == "ok":
+                rows.setdefault((backend, int(size)), {}).setdefault(int(width[3:]), []).append(
+                    float(line[at:].split()[0]))
+            elif at is not None and cells[:3] == ["ref", "cuBLAS", "SGEMM"]:
+                cublas.setdefault(int(size), []).append(float(line[at:].split()[0]))
     widths = sorted({w for r in rows.values() for w in r})
     print("| backend | size | " + " | ".join(f"VWM={w}" for w in widths) + " | cuBLAS |")
     print("|---|---|" + "---|" * (len(widths) + 1))

@@ -340,9 +340,10 @@ PANEL_PARAMS = {"TSM": 32, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH":
 def test_gemm_with_panels_packs_both_operands(be, queue, exact, order):
     """Rung 12 with PANELS reads A and BT in panels, which gemm() packs in one pass each
     straight from the caller's layout: every transpose, offset and leading dimension, sizes
-    that are tile multiples or not, alpha and beta, and nothing outside C written."""
+    that are tile multiples or not, K over more than one of the pack's blocks of columns
+    (PANEL_RUN), alpha and beta, and nothing outside C written."""
     rng = np.random.default_rng(23)
-    m, n, k = (64, 32, 48) if exact else (45, 23, 19)
+    m, n, k = (64, 32, 160) if exact else (45, 23, 131)
     mf = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
     for ta, tb in itertools.product((False, True), repeat=2):
         a = rand(rng, (k, m) if ta else (m, k))

@@ -45,8 +45,8 @@ class Param:
     #: tiles, of the work-items): its default is neutral, legal wherever any value is, so the
     #: tuner's space is built without it and each legal configuration then widened by its values
     variant: bool = False
-    #: how a work-item reads values it already holds the room for (register vectors), not what
-    #: it computes: the tuner tries a good configuration with each other value of it early,
+    #: how wide a work-item's reads into its registers are (register vectors), not what it
+    #: computes: the tuner tries a good configuration with each other value of it early,
     #: since the fastest width depends on the device's widest load and its banks
     read_width: bool = False
 

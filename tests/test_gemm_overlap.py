@@ -20,6 +20,7 @@ from clgemm.configs.configuration import user_config
 from clgemm.library import gemm as api
 from clgemm.library import plan
 from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
 
 
 def _close(got, want) -> bool:
@@ -31,8 +32,9 @@ def _close(got, want) -> bool:
 @pytest.fixture
 def kernel(request, monkeypatch):
     """The kernel gemm() runs: "direct", the direct kernel (which reads A and B while it writes
-    C), whatever the lookup chain would choose; "packed", rung 5 at its defaults; or "chosen",
-    the chain's own choice."""
+    C), whatever the lookup chain would choose; "packed", rung 5 at its defaults; "panels", the
+    tiled kernel's CPU micro-kernel, both operands packed into panels in one launch; or
+    "chosen", the chain's own choice."""
     if request.param == "direct":
         def direct(device, shape):
             found = kernel_choice.direct_config(device, shape)
@@ -46,6 +48,11 @@ def kernel(request, monkeypatch):
             return user_config(device, 5, None)
 
         monkeypatch.setattr(api.CACHE, "choose", packed)
+    if request.param == "panels":
+        def panels(device, shape):
+            return user_config(device, TILED.number, CPU_MICRO_KERNEL)
+
+        monkeypatch.setattr(api.CACHE, "choose", panels)
     api.clear_caches()
     yield request.param
     api.clear_caches()  # no plan of the forced choice outlives the test
@@ -56,7 +63,8 @@ CASES = ["c is a", "c is b", "c is a, beta", "c is a transposed", "c overlaps a 
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("kernel,size", [("direct", 300), ("chosen", 300), ("chosen", 400),
-                                         ("packed", 256)], indirect=["kernel"])
+                                         ("packed", 256), ("panels", 300)],
+                         indirect=["kernel"])
 def test_c_sharing_memory_with_an_operand(every_backend, kernel, size, case):
     """On the direct kernel, on gemm()'s own choice (the packed path at 400³ on a CPU) and on
     a rung at multiples of its tiles (which writes C itself where alpha is 1 and beta 0), the

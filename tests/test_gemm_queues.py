@@ -21,7 +21,7 @@ import clgemm
 from clgemm.backends import KINDS
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.library.gemm import clear_caches
-from clgemm.rungs.tiled import CPU_IN_PLACE, TILED
+from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, TILED
 
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
 COMPLETE = cl.command_execution_status.COMPLETE
@@ -113,17 +113,19 @@ def _held_back(be, q, ue, entry: str, m: int, n: int, k: int):
         if entry == "wait_for":
             clgemm.gemm(da, db, dc, wait_for=None if hold is None else [hold])
             return dc.events[-1] if dc.events else None
-        # the packed path, forced: packs, rung and epilogue must all wait
+        # the packed path, forced: packs, rung and epilogue must all wait (with panels, the
+        # one launch that packs both operands, then the rung)
+        forced = {"rung": 12, "params": CPU_MICRO_KERNEL} if entry == "panels" else {"rung": 5}
         return clgemm.gemm_buffers(m, n, k, da.base_data, db.base_data, dc.base_data,
                                    order="C", queue=q, wait_for=None if hold is None else [hold],
-                                   rung=5)
+                                   **forced)
 
     call(None)
     q.finish()
     return dc, call(ue), want
 
 
-@pytest.mark.parametrize("entry", ["array events", "wait_for", "gemm_buffers"])
+@pytest.mark.parametrize("entry", ["array events", "wait_for", "gemm_buffers", "panels"])
 @pytest.mark.parametrize("out_of_order", [False, True], ids=["in-order", "out-of-order"])
 def test_nothing_runs_before_the_events_it_waits_for(every_backend, out_of_order, entry):
     """A user event not yet complete holds the call back: its last event stays incomplete and

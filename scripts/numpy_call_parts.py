@@ -6,9 +6,8 @@ import cProfile
 import pstats
 import statistics
 import sys
-import time
 
-import numpy as np
+from numpy_call_launches import timed_calls
 
 import clgemm
 from clgemm.library import gemm as api
@@ -16,18 +15,7 @@ from clgemm.library import gemm as api
 dev = sys.argv[1]
 be = api.backend_for(dev)
 for size in map(int, sys.argv[2:]):
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal((size, size), dtype=np.float32)
-    b = rng.standard_normal((size, size), dtype=np.float32)
-    clgemm.gemm(a, b, device=dev)
-    walls = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        clgemm.gemm(a, b, device=dev)
-        walls.append((time.perf_counter() - t0) * 1e3)
-    with be.observe() as log:
-        clgemm.gemm(a, b, device=dev)
-    launches = log.times()
+    a, b, walls, launches = timed_calls(dev, size, 5)
     print(f"{size}^3 on {be.device.name}: call {statistics.median(walls):.1f} ms (median of 5: "
           f"{', '.join(f'{w:.1f}' for w in walls)}); launches "
           + ", ".join(f"{name} {ms:.2f} ms" for name, ms in launches)

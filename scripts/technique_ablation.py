@@ -10,8 +10,8 @@ import sys
 from clgemm.library import gemm as api
 from clgemm.measure.ablation import ablate
 
-dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sizes = [int(s) for s in sys.argv[4:]]
-be = api.backend_for(dev, backend_name)
-for size in sizes:
-    ablate(be, size, rounds, lambda line: print(line, flush=True))
+if __name__ == "__main__":  # each variant's first launch is in a child that imports this
+    dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    be = api.backend_for(dev, backend_name)
+    for size in (int(s) for s in sys.argv[4:]):
+        ablate(be, size, rounds, lambda line: print(line, flush=True))

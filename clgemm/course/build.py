@@ -14,6 +14,7 @@ from typing import Callable
 from clgemm.core.errors import ClgemmError
 from clgemm.core.paths import ROOT, TUNING_REL
 from clgemm.course import library, page_name, plots
+from clgemm.course.ablation import ablation_block
 from clgemm.course.calls import calls_block, headline_block
 from clgemm.course.data import Results, load_results
 from clgemm.course.effects import effects_block
@@ -52,7 +53,8 @@ def _beyond_page(results: Results, specs: list) -> dict[str, str]:
     """The blocks of the "beyond the ladder" page: the kernels' list, then each library
     kernel's own blocks, named after its slug."""
     beyond: dict[str, str] = {"kernels": library.kernels_block(),
-                              "tiled-techniques": techniques_block(ROOT)}
+                              "tiled-techniques": techniques_block(ROOT),
+                              "tiled-ablation": ablation_block(ROOT)}
     for n in sorted(LIBRARY):
         rung = LIBRARY[n]
         images = [(s.path, s.caption) for s in specs if s.rung == n]

@@ -104,7 +104,10 @@ def probed(backend: Backend, size: int, params: dict[str, int]) -> str:
                                              size, params), daemon=True)
     child.start()
     there.close()
-    status = here.recv() if here.poll(PROBE_S) else "crashed"
+    try:
+        status = here.recv() if here.poll(PROBE_S) else "crashed"
+    except EOFError:  # the child died before it answered
+        status = "crashed"
     child.join(5)
     if child.is_alive():
         child.kill()

@@ -67,8 +67,9 @@ def ablation_block(root: Path, here: str = "ladder") -> str:
         rows.append(cells)
     if not rows:
         return "No run of `scripts/technique_ablation.py` in `results/` yet."
-    headers = ["device", "size", "stored", *(f"without {t.label}" for t in TECHNIQUES), "run"]
+    headers = ["device", "size", "stored", *(t.label for t in TECHNIQUES), "run"]
     return ("GFLOP/s, kernel only, each result checked against float64, the median of the "
-            "run's rounds; (n×): the stored configuration is n times as fast as it is without "
-            "the technique. Blank: the stored configuration does not use it.\n\n"
+            "run's rounds: the stored configuration, then under each technique the same "
+            "configuration without it; (n×): the stored configuration is n times as fast as it "
+            "is without the technique. Blank: the stored configuration does not use it.\n\n"
             + tabulate(rows, headers, tablefmt="github", disable_numparse=True))

@@ -1,8 +1,8 @@
 """What each technique of the tiled kernel's stored configuration adds on one device, at each
 square size: the configuration as stored, then with each technique it uses taken out, kernel
 only, each result checked against float64, all of them in turn for ROUNDS rounds
-(clgemm.measure.ablation). The course's table reads
-the first size of files named ablation-*.txt under results/.
+(clgemm.measure.ablation). The course's table reads the first size of files named
+ablation-*.txt under results/.
 Usage: python scripts/technique_ablation.py DEVICE BACKEND ROUNDS SIZE [SIZE...]"""
 
 import sys

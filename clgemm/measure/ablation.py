@@ -5,9 +5,9 @@ the tune's own choice gains from each of its parts on that device (a CPU's and a
 configurations use different parts), not what a technique would add to some other
 configuration.
 
-A busy CPU's timings move by a fifth between runs of one configuration, more than some
-techniques are worth there, so every configuration is measured in several rounds, each round
-all of them in turn, and the median of the rounds is what counts. The report is text, one line
+A busy CPU's timings of one configuration move between runs by more than some techniques
+are worth there, so every configuration is measured in several rounds, each round all of them
+in turn, and the median of the rounds is what counts. The report is text, one line
 a configuration, which `clgemm.course.ablation` reads back."""
 
 from __future__ import annotations

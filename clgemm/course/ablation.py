@@ -10,7 +10,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from clgemm.core.files import is_regular_file
-from clgemm.measure.ablation import MEASURED, REFUSED, TECHNIQUES
+from clgemm.tuner.ablation import MEASURED, REFUSED, TECHNIQUES
 
 #: the run's own first line: device, backend, date
 _DEVICE = re.compile(r"^# (.+) \((opencl|cuda)\), (\d{4}-\d\d-\d\d)")

@@ -1,4 +1,4 @@
-"""The techniques taken out of a stored configuration one at a time (clgemm.measure.ablation)
+"""The techniques taken out of a stored configuration one at a time (clgemm.tuner.ablation)
 and the beyond page's table read back from a run's report (clgemm.course.ablation)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clgemm.course.ablation import ablation_block
-from clgemm.measure.ablation import MEASURED, TECHNIQUES, variants
+from clgemm.tuner.ablation import MEASURED, TECHNIQUES, variants
 from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
 
 GPU_STORED = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "WIDTH": 4, "VWM": 2,

@@ -8,25 +8,26 @@ configuration.
 A busy CPU's timings of one configuration move between runs by more than some techniques
 are worth there, so every configuration is measured in several rounds, each round all of them
 in turn, and the median of the rounds is what counts. The report is text, one line
-a configuration, which `clgemm.course.ablation` reads back."""
+a configuration, which `clgemm.course.ablation` reads back. Every launch runs in the tuner's
+measuring child process, so a variant that crashes its compiler is recorded as such and the
+run goes on."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import re
 import statistics
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import Callable, Iterator
 
-from clgemm.backends import Backend, list_devices, open_backend
+from clgemm.backends import Backend
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
 from clgemm.measure.references import vendor_reference
-from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.measure.rung_runner import Workspace
 from clgemm.rungs.base import Params
 from clgemm.rungs.tiled import TILED, warp_block_fits
+from clgemm.tuner.evaluate import Evaluator
 
 
 @dataclass(frozen=True)
@@ -79,41 +80,6 @@ def variants(stored: Params) -> Iterator[tuple[Technique, dict[str, int]]]:
             yield technique, technique.without(stored)
 
 
-#: seconds a child may take to build and run one variant once
-PROBE_S = 600.0
-
-
-def _probe(conn: Connection, index: int, key: str, size: int, params: dict[str, int]) -> None:
-    """In a child: one launch of the configuration, its status sent back."""
-    device = list_devices()[index]
-    if device.key != key:
-        conn.send(f"device {index} is not {key} in this process")
-        return
-    backend = open_backend(device)
-    conn.send(run_rung(backend, Workspace(backend, Problem(size, size, size), seed=1), TILED,
-                       params, repeats=1, warmup=0).status)
-
-
-def probed(backend: Backend, size: int, params: dict[str, int]) -> str:
-    """The status of one launch of the configuration in a child process: a compiler that
-    aborts on a kernel (PoCL 3.1 asserts on some of these variants) takes the child with it,
-    not the run. "crashed" where the child died or ran past PROBE_S."""
-    ctx = mp.get_context("spawn")
-    here, there = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_probe, args=(there, backend.device.index, backend.device.key,
-                                             size, params), daemon=True)
-    child.start()
-    there.close()
-    try:
-        status = here.recv() if here.poll(PROBE_S) else "crashed"
-    except EOFError:  # the child died before it answered
-        status = "crashed"
-    child.join(5)
-    if child.is_alive():
-        child.kill()
-    return str(status)
-
-
 def ablate(backend: Backend, size: int, rounds: int, say: Callable[[str], None]) -> None:
     """The stored configuration at size³ and each of its variants, one line each, after a
     line naming the device and one with the vendor's SGEMM at that size."""
@@ -131,22 +97,23 @@ def ablate(backend: Backend, size: int, rounds: int, say: Callable[[str], None])
         if not warp_block_fits(full) or TILED.first_violation(full, backend.device.limits()):
             say(f"  {'refused':>15}  {label} :: {TILED.params_text(full)}: not a configuration "
                 "the device runs")
-        elif (status := probed(backend, size, full)) != "ok":
-            say(f"  {status:>15}  {label} :: {TILED.params_text(full)}: one launch in a child "
-                "process")
         else:
             runs[label] = (full, [])
     failed: dict[str, str] = {}
-    for _ in range(rounds):
-        for label, (full, speeds) in runs.items():
-            if label in failed:
-                continue
-            r = run_rung(backend, ws, TILED, full, repeats=7, warmup=2)
-            if r.ok:
-                speeds.append(r.gflops or 0.0)
-            else:
-                failed[label] = f"{r.status:>15}  {label} :: {TILED.params_text(full)}: " \
-                                f"{r.message[:120]}"
+    # the tuner's evaluator measures in a child process: a compiler that aborts on a variant
+    # (PoCL 3.1 asserts on one) takes that child with it, not the run
+    with Evaluator(backend.device, ws.problem, repeats=7, warmup=2) as evaluator:
+        for _ in range(rounds):
+            for label, (full, speeds) in runs.items():
+                if label in failed:
+                    continue
+                record = evaluator.evaluate(TILED.number, full)
+                if record["status"] == "ok":
+                    speeds.append(record["gflops"] or 0.0)
+                else:
+                    failed[label] = (f"{record['status']:>15}  {label} :: "
+                                     f"{TILED.params_text(full)}: "
+                                     f"{str(record.get('message', ''))[:120]}")
     for label, (full, speeds) in runs.items():
         if label in failed:
             say(f"  {failed[label]}")

@@ -11,18 +11,14 @@ seconds=$1 turns=$2
 W=${OUT:-/tmp}/mid-classes
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
-head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
 bash scripts/tune_shipped.sh "$W/tune-cuda-1024.txt" cuda "$seconds" "--shapes 1024"
-cmd="python3 -m clgemm verify --device H100 --backend cuda --quick"
-{ echo "$head; $(date -u +%FT%TZ): $cmd"; timeout 120 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$W/verify-cuda.txt"
-tail -n 1 "$W/verify-cuda.txt"
+bash scripts/logged_run.sh "$W/verify-cuda.txt" 120 python3 -m clgemm verify --device H100 --backend cuda --quick
 TURN_TIMEOUT=100 bash scripts/turns.sh "$W" "$turns" \
   "mid-cuda=--device H100 --backend cuda --sizes 512,768,1000,1024 --c-given" \
   "classes-cuda=--device H100 --backend cuda --sizes classes --c-given" \
   "classes-opencl=--device H100 --backend opencl --sizes classes --c-given"
 for be in cuda opencl; do
-  cmd="python3 -m clgemm bench --call --device H100 --backend $be --sizes large --c-given --json $W/large-$be.json"
-  { echo "$head; $(date -u +%FT%TZ): $cmd"; timeout 150 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$W/large-$be.txt"
-  tail -n 1 "$W/large-$be.txt"
+  bash scripts/logged_run.sh "$W/large-$be.txt" 150 python3 -m clgemm bench --call --device H100 \
+    --backend $be --sizes large --c-given --json "$W/large-$be.json"
 done
 cd "$(dirname "$W")" && tar czf mid-classes.tgz mid-classes && rm -rf mid-classes

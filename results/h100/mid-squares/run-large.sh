@@ -12,14 +12,11 @@ W=${OUT:-/tmp}/mid-large
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
 pack() { (cd "$(dirname "$W")" && tar czf mid-large.tgz.part mid-large && mv mid-large.tgz.part mid-large.tgz); }
-head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
 for be in cuda opencl; do
   for s in 2048 2048x8192x4096; do
     bash scripts/tune_shipped.sh "$W/tune-$be-$s.txt" "$be" "$seconds" "--shapes $s"
   done
-  cmd="python3 -m clgemm verify --device H100 --backend $be --quick"
-  { echo "$head; $(date -u +%FT%TZ): $cmd"; timeout 120 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$W/verify-$be.txt"
-  tail -n 1 "$W/verify-$be.txt"
+  bash scripts/logged_run.sh "$W/verify-$be.txt" 120 python3 -m clgemm verify --device H100 --backend $be --quick
   pack
 done
 bash scripts/device_tests.sh "$W/tests-H100.txt" H100 120 "-q tests/test_gemm_overlap.py tests/test_gemm_queues.py"

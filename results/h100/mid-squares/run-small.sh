@@ -9,11 +9,8 @@ turns=$1
 W=${OUT:-/tmp}/mid-small
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
-head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
 for be in cuda opencl; do
-  cmd="python3 -m clgemm verify --device H100 --backend $be --quick"
-  { echo "$head; $(date -u +%FT%TZ): $cmd"; timeout 120 $cmd 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$W/verify-$be.txt"
-  tail -n 1 "$W/verify-$be.txt"
+  bash scripts/logged_run.sh "$W/verify-$be.txt" 120 python3 -m clgemm verify --device H100 --backend $be --quick
 done
 sizes=64,128,256,512,768,1000,1024
 TURN_TIMEOUT=100 bash scripts/turns.sh "$W" "$turns" \

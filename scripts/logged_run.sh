@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# COMMAND under a limit of SECONDS into FILE, headed by the GPU (nvidia-smi), $COMMIT, the date
+# and the command, the compilers' warnings left out; its last line printed. From the
+# repository root on the GPU machine after the prelude:
+#   bash scripts/logged_run.sh FILE SECONDS COMMAND [ARGS...]
+set -u
+file=$1 seconds=$2
+shift 2
+head="# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
+{ echo "$head; $(date -u +%FT%TZ): $*"
+  timeout "$seconds" "$@" 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$file"
+tail -n 1 "$file"

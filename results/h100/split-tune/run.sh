@@ -25,7 +25,7 @@ open(path, "w").write(text.replace(old, "if params.get(\"PANELS\") or k < 512 or
 PY
 large="--only TSM=64,128 --only TSN=64,128 --only WPTM=4,8 --only WPTN=4,8,16"
 for be in cuda opencl; do
-  (cd "$T" && PYTHONPATH=$T COMMIT="${COMMIT:-?} with tiled_slices splitting K from 512" \
+  (cd "$T" && PYTHONPATH=$T:${PYTHONPATH:-} COMMIT="${COMMIT:-?} with tiled_slices splitting K from 512" \
      bash scripts/tune_shipped.sh "$W/tune-$be-1024.txt" $be "$seconds" "--shapes 1024 $large")
   pack
 done

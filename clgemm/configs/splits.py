@@ -13,12 +13,17 @@ from clgemm.rungs.tiled import TILED, reads_b_itself
 #: a split of K keeps each slice at least this deep, so the partial products stay few and each
 #: slice's loop long enough to hide its loads
 MIN_SLICE = 256
-#: the shortest K that is split at all: a split costs one more launch (the sum of the slices),
-#: which a short K does not repay
+#: the shortest K that is split to fill the device: a split costs one more launch (the sum of
+#: the slices), which a short K does not repay where every compute unit already has work
 SPLIT_FROM_K = 2048
 #: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
 #: waiting on memory
 GROUPS_PER_UNIT = 4
+#: below SPLIT_FROM_K the tiled kernel splits K only where its tiles of C leave compute units
+#: without a work-group, and only until each unit has this many: 128 x 128 tiles split in four
+#: beat 64 x 64 tiles whole at 1024 cubed on the H100, while splitting tiles that already gave
+#: every unit a group, in two, lost 10-70% at 512 and 1024 cubed (results/h100/split-tune)
+SHORT_K_GROUPS_PER_UNIT = 2
 #: the fewest rows of C the tiled kernel splits K for where it would pack B: a C-ordered call
 #: packs the long operand into BT first (K x N floats, read and written once), which on a
 #: thinner product costs more than the direct kernel's reads in place save
@@ -27,12 +32,13 @@ GROUPS_PER_UNIT = 4
 MIN_SPLIT_ROWS = 64
 
 
-def slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int) -> int:
+def slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int,
+                   per_unit: int = GROUPS_PER_UNIT) -> int:
     """The power of two of slices that fills the device with `groups` work-groups per slice:
-    at most GROUPS_PER_UNIT groups per compute unit, each slice at least MIN_SLICE deep and a
+    at most `per_unit` groups per compute unit, each slice at least MIN_SLICE deep and a
     multiple of `depth_step`."""
     split = 1
-    while (groups * split * 2 <= GROUPS_PER_UNIT * compute_units
+    while (groups * split * 2 <= per_unit * compute_units
            and k % (split * 2 * depth_step) == 0 and k // (split * 2) >= MIN_SLICE):
         split *= 2
     return split
@@ -43,17 +49,23 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     """Into how many slices the tiled kernel splits K at this shape on a device of so many
     compute units (1: none): through local memory only (its batched form runs the slices;
     panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
-    fill the device. A slice's depth stays a multiple of the tile depth; fewer than
+    fill the device; along a K shorter than SPLIT_FROM_K only where they leave units idle
+    (SHORT_K_GROUPS_PER_UNIT). A slice's depth stays a multiple of the tile depth; fewer than
     MIN_SPLIT_ROWS rows of C are split only where the kernel `reads_b` as it lies. The tuner
     measures a configuration so split where gemm() would split it, so its ranking is
     gemm()'s."""
     m, n, k = shape
-    if params.get("PANELS") or k < SPLIT_FROM_K or (m < MIN_SPLIT_ROWS and not reads_b):
+    if params.get("PANELS") or (m < MIN_SPLIT_ROWS and not reads_b):
         return 1
     tm, tn, tk = TILED.size_multiples(TILED.resolve(dict(params)))
     if m % tm or n % tn or k % tk:
         return 1
-    return slices_to_fill(compute_units, (m // tm) * (n // tn), k, tk)
+    groups = (m // tm) * (n // tn)
+    if k >= SPLIT_FROM_K:
+        return slices_to_fill(compute_units, groups, k, tk)
+    if groups >= compute_units:
+        return 1
+    return slices_to_fill(compute_units, groups, k, tk, SHORT_K_GROUPS_PER_UNIT)
 
 
 #: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its

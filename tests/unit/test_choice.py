@@ -61,7 +61,9 @@ def test_without_both_kinds_the_type_default(stored):
 
 def test_between_the_direct_kernels_shape_and_the_first_packing_win(stored):
     stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
-    stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
+    # 64 x 64 tiles: 256 work-groups at 1024 cubed, K whole where it was measured
+    stored[TILED.number] = [_found_at(TILED, (1024,) * 3, 33000.0, TSM=64, TSN=64, WPTM=4),
+                            _found(TILED, 4096, 45000.0)]
     cross = choice.crossover(GPU)
     assert cross.source == "measured"
     assert cross.min_indirect == int((768**3 * 1024**3) ** 0.5)
@@ -124,12 +126,17 @@ def test_long_k_finds_the_tiled_kernel_behind_another_packing_kernel(stored):
     assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == TILED.number
 
 
-def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k():
+def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units():
     tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132
     assert choice.tiled_split(GPU, tiled, (4096, 4096, 4096)) == 1
     assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 1  # not a multiple of TSM
-    assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 1  # too short
+    # along a short K only where the tiles of C leave units idle, up to two groups each:
+    # 16 tiles in four slices of 256 (no deeper cut: a slice stays 256 deep)
+    assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 4
+    assert choice.tiled_split(GPU, tiled, (1024, 1024, 1024)) == 4  # 64 tiles
+    assert choice.tiled_split(GPU, tiled, (2048, 2048, 1024)) == 1  # 256 tiles: none idle
+    assert choice.tiled_split(GPU, tiled, (512, 512, 256)) == 1  # too short
     thin = choice.Config(TILED.number, {**TILED.defaults(), "TSM": 32, "WPTM": 4}, "default")
     assert choice.tiled_split(GPU, thin, (64, 4096, 4096)) > 1
     # below 64 rows the pack of BT outweighs a split, unless the kernel reads B as it lies
@@ -240,9 +247,10 @@ def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monk
     where reading B pays along a short K and a configuration that reads B was tuned at the
     shape, gemm() runs the best one that reads B instead; without that tune, where reading
     does not pay, or on a CPU, the ranking stands."""
-    piped = dataclasses.replace(_found(TILED, 1024, 45000.0),
-                                params={**TILED.defaults(), "PIPELINE": 2})
-    plain = dataclasses.replace(_found(TILED, 1024, 33000.0), params=TILED.defaults())
+    # 64 x 64 tiles: enough work-groups at these shapes that K stays whole
+    tiles = {**TILED.defaults(), "TSM": 64, "TSN": 64}
+    piped = dataclasses.replace(_found(TILED, 1024, 45000.0), params={**tiles, "PIPELINE": 2})
+    plain = dataclasses.replace(_found(TILED, 1024, 33000.0), params=tiles)
     stored[TILED.number] = [piped, plain]
     stored[DIRECT.number] = []
     cross = choice.no_crossover(GPU)

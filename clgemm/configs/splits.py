@@ -19,10 +19,11 @@ SPLIT_FROM_K = 2048
 #: work-groups per compute unit a split aims for: one group per unit leaves most of its lanes
 #: waiting on memory
 GROUPS_PER_UNIT = 4
-#: below SPLIT_FROM_K the tiled kernel splits K only where its tiles of C leave compute units
-#: without a work-group, and only until each unit has this many: 128 x 128 tiles split in four
-#: beat 64 x 64 tiles whole at 1024 cubed on the H100, while splitting tiles that already gave
-#: every unit a group, in two, lost 10-70% at 512 and 1024 cubed (results/h100/split-tune)
+#: below SPLIT_FROM_K the tiled kernel splits K only where its tiles of C leave more than half
+#: the compute units without a work-group, and only until each unit has this many: 128 x 128
+#: tiles split in four beat 64 x 64 tiles whole at 1024 cubed on the H100 (64 tiles on 132
+#: units), while splits of tiles that filled three quarters of the units or more lost 8-20%
+#: (results/h100/split-tune, results/h100/short-k-split)
 SHORT_K_GROUPS_PER_UNIT = 2
 #: the fewest rows of C the tiled kernel splits K for where it would pack B: a C-ordered call
 #: packs the long operand into BT first (K x N floats, read and written once), which on a
@@ -49,8 +50,8 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     """Into how many slices the tiled kernel splits K at this shape on a device of so many
     compute units (1: none): through local memory only (its batched form runs the slices;
     panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
-    fill the device; along a K shorter than SPLIT_FROM_K only where they leave units idle
-    (SHORT_K_GROUPS_PER_UNIT). A slice's depth stays a multiple of the tile depth; fewer than
+    fill the device; along a K shorter than SPLIT_FROM_K only where they leave most units
+    idle (SHORT_K_GROUPS_PER_UNIT). A slice's depth stays a multiple of the tile depth; fewer than
     MIN_SPLIT_ROWS rows of C are split only where the kernel `reads_b` as it lies. The tuner
     measures a configuration so split where gemm() would split it, so its ranking is
     gemm()'s."""
@@ -63,7 +64,7 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     groups = (m // tm) * (n // tn)
     if k >= SPLIT_FROM_K:
         return slices_to_fill(compute_units, groups, k, tk)
-    if groups >= compute_units:
+    if 2 * groups > compute_units:
         return 1
     return slices_to_fill(compute_units, groups, k, tk, SHORT_K_GROUPS_PER_UNIT)
 

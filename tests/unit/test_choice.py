@@ -131,10 +131,11 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units()
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132
     assert choice.tiled_split(GPU, tiled, (4096, 4096, 4096)) == 1
     assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 1  # not a multiple of TSM
-    # along a short K only where the tiles of C leave units idle, up to two groups each:
-    # 16 tiles in four slices of 256 (no deeper cut: a slice stays 256 deep)
+    # along a short K only where the tiles of C leave more than half the units idle, up to two
+    # groups each: 16 tiles in four slices of 256 (no deeper cut: a slice stays 256 deep)
     assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 4
     assert choice.tiled_split(GPU, tiled, (1024, 1024, 1024)) == 4  # 64 tiles
+    assert choice.tiled_split(GPU, tiled, (1536, 1024, 1024)) == 1  # 96 tiles of 132 units
     assert choice.tiled_split(GPU, tiled, (2048, 2048, 1024)) == 1  # 256 tiles: none idle
     assert choice.tiled_split(GPU, tiled, (512, 512, 256)) == 1  # too short
     thin = choice.Config(TILED.number, {**TILED.defaults(), "TSM": 32, "WPTM": 4}, "default")

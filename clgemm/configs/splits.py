@@ -51,8 +51,8 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     compute units (1: none): through local memory only (its batched form runs the slices;
     panels lie whole along K), at multiples of its tiles, where its tiles of C are too few to
     fill the device; along a K shorter than SPLIT_FROM_K only where they leave most units
-    idle (SHORT_K_GROUPS_PER_UNIT). A slice's depth stays a multiple of the tile depth; fewer than
-    MIN_SPLIT_ROWS rows of C are split only where the kernel `reads_b` as it lies. The tuner
+    idle (SHORT_K_GROUPS_PER_UNIT). A slice's depth stays a multiple of the tile depth; fewer
+    than MIN_SPLIT_ROWS rows of C are split only where the kernel `reads_b` as it lies. The tuner
     measures a configuration so split where gemm() would split it, so its ranking is
     gemm()'s."""
     m, n, k = shape

@@ -477,9 +477,10 @@ def _small_tiles(backend):
 
 def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, workspace_for,
                                                                     monkeypatch):
-    """Where gemm() splits K for the tiled kernel (long K, few tiles of C), its measurement
-    (the tuner's, the bench's) runs the same slices and their sum, and the result is right;
-    where gemm() splits nothing, the measurement is one launch."""
+    """Where gemm() splits K for the tiled kernel (few tiles of C along a long K, or fewer
+    still along a shorter one), its measurement (the tuner's, the bench's) runs the same
+    slices and their sum, and the result is right; where gemm() splits nothing, the
+    measurement is one launch."""
     from clgemm.configs import launch, splits
 
     rung, params = _small_tiles(backend)
@@ -497,6 +498,13 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
     assert res.status == "ok", res.message
     assert sums and set(sums) == {expected}
+    sums.clear()
+    # along a shorter K, only where the tiles leave most compute units idle (a GPU's, here)
+    shape = (64, 64, 1024)
+    expected = splits.tiled_slices(backend.device.compute_units, params, shape)
+    res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
+    assert res.status == "ok", res.message
+    assert set(sums) == ({expected} if expected > 1 else set())
     sums.clear()
     res = run_rung(backend, workspace_for(64, 64, 256), rung, params, repeats=1, warmup=0)
     assert res.status == "ok", res.message

@@ -22,8 +22,8 @@ GROUPS_PER_UNIT = 4
 #: below SPLIT_FROM_K the tiled kernel splits K only where its tiles of C leave more than half
 #: the compute units without a work-group, and only until each unit has this many: 128 x 128
 #: tiles split in four beat 64 x 64 tiles whole at 1024 cubed on the H100 (64 tiles on 132
-#: units), while splits of tiles that filled three quarters of the units or more lost 8-20%
-#: (results/h100/split-tune, results/h100/short-k-split)
+#: units), while calls whose split tiles filled three quarters of the units or more took 9-21%
+#: longer (results/h100/split-tune, results/h100/short-k-split)
 SHORT_K_GROUPS_PER_UNIT = 2
 #: the fewest rows of C the tiled kernel splits K for where it would pack B: a C-ordered call
 #: packs the long operand into BT first (K x N floats, read and written once), which on a

@@ -10,6 +10,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from clgemm.core.files import is_regular_file
+from clgemm.course.tables import link
 from clgemm.tuner.ablation import MEASURED, REFUSED, TECHNIQUES
 
 #: the run's own first line: device, backend, date
@@ -62,8 +63,7 @@ def ablation_block(root: Path, here: str = "ladder") -> str:
                 cells.append(f"{got:,.0f} ({run['stored'] / got:.2f}×)")
             else:
                 cells.append("" if got is None else str(got))
-        link = Path("..") / path.relative_to(root) if here == "ladder" else path.relative_to(root)
-        cells.append(f"[{path.name}]({link.as_posix()})")
+        cells.append(link(path.relative_to(root).as_posix(), here))
         rows.append(cells)
     if not rows:
         return "No run of `scripts/technique_ablation.py` in `results/` yet."

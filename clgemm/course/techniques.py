@@ -10,6 +10,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from clgemm.core.files import is_regular_file
+from clgemm.course.tables import link
 
 #: a measured line: GFLOP/s, the label of what was tried, its parameters
 _LINE = re.compile(r"^\s+([\d,]+) GFLOP/s\s+(.+?)\s+(TSM=.*)$")
@@ -72,9 +73,9 @@ def techniques_block(root: Path, here: str = "ladder") -> str:
             best = max((g for label, g in s["rows"] if matches(label)), default=None)
             cells.append("" if best is None else f"{best:,.0f} ({best / s['stored']:.2f}×)")
         top = max(g for _, g in s["rows"])
-        link = Path("..") / path.relative_to(root) if here == "ladder" else path.relative_to(root)
         cells += [f"{top:,.0f}", f"{s['vendor']}: {s['vendor_gflops']:,.0f}",
-                  f"{top / s['vendor_gflops']:.2f}×", f"[{path.name}]({link.as_posix()})"]
+                  f"{top / s['vendor_gflops']:.2f}×",
+                  link(path.relative_to(root).as_posix(), here)]
         rows.append(cells)
     if not rows:
         return "No sweep of the tiled kernel's techniques in `results/` yet."

@@ -26,7 +26,7 @@ from clgemm.core.problem import Problem
 from clgemm.measure.references import vendor_reference
 from clgemm.measure.rung_runner import Workspace
 from clgemm.rungs.base import Params
-from clgemm.rungs.tiled import TILED, warp_block_fits
+from clgemm.rungs.tiled import TILED
 from clgemm.tuner.evaluate import Evaluator
 
 
@@ -94,7 +94,8 @@ def ablate(backend: Backend, size: int, rounds: int, say: Callable[[str], None])
     for label, params in [("stored", stored)] + [(f"without: {t.label}", p)
                                                  for t, p in variants(stored)]:
         full = TILED.resolve(params)
-        if not warp_block_fits(full) or TILED.first_violation(full, backend.device.limits()):
+        # the warp blocks' fit is among the kernel's own constraints
+        if TILED.first_violation(full, backend.device.limits()):
             say(f"  {'refused':>15}  {label} :: {TILED.params_text(full)}: not a configuration "
                 "the device runs")
         else:

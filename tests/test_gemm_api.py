@@ -24,6 +24,7 @@ from clgemm.library import gemm as api
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, TILED
+from clgemm.rungs.tiled_any import TILED_ANY
 
 TOL = 1e-5
 
@@ -897,6 +898,44 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, t
         assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c)
     got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
     assert close(got, op_a @ op_b)
+    api.clear_caches()
+
+
+@pytest.mark.parametrize("pipeline", [0, 3])
+@pytest.mark.parametrize("trans", [(False, False), (True, True)])
+def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, trans, pipeline):
+    """K split into 3 slices on the tiled kernel for any size where nothing divides the sizes:
+    each slice whole tiles deep but the last, which takes what is left; the batched form
+    multiplies them into partial products and one launch sums them into alpha*P + beta*C; right
+    with C read or not, with M and N off the vector width (float by float) and on it (vectors),
+    through registers and through a cp.async pipeline where the device has one, on device and
+    NumPy arrays."""
+    be = every_backend
+    kind = KINDS[be.name]
+    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+              "VWN": 4, "PIPELINE": pipeline}
+    if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
+        pytest.skip("the configuration does not fit this device")
+    config = api.user_config(be.device, TILED_ANY.number, params)
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 3)
+    api.clear_caches()
+    ta, tb = trans
+    rng = np.random.default_rng(23)
+    for m, n, k in [(45, 70, 131), (64, 36, 200)]:
+        a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+        c = rng.standard_normal((m, n), dtype=np.float32)
+        op_a, op_b = (a.T if ta else a).astype(np.float64), b.T if tb else b
+        for alpha, beta in [(1.0, 0.0), (1.5, -0.5)]:
+            with be.observe() as log:
+                out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
+                                  alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
+            be.synchronize()
+            names = [name for name, _ in log.times()]
+            assert names[-2:] == ["gemm_tiled_any", "reduce_splits"], names
+            assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c), (m, n, k)
+        assert close(clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be), op_a @ op_b)
     api.clear_caches()
 
 

@@ -511,6 +511,34 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
     assert not sums
 
 
+def test_the_tiled_kernel_for_any_size_is_measured_in_the_slices_gemm_runs(
+        backend, workspace_for, monkeypatch):
+    """Where gemm() splits K for the tiled kernel for any size, its measurement runs the same
+    slices, whole tiles deep but the last, and their sum, and the result is right at sizes
+    nothing divides: M and N off the vector width and on it."""
+    from clgemm.configs import launch, splits
+
+    rung = get_rung(13)
+    params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
+                           "VWM": 4, "VWN": 4})
+    if rung.first_violation(params, backend.device.limits(), stages=("device",)):
+        pytest.skip("the configuration does not fit this device")
+    sums: list[int] = []
+    real = launch.sum_of_slices
+
+    def counted(backend_, m, n, slices, *args, **kwargs):
+        sums.append(slices)
+        return real(backend_, m, n, slices, *args, **kwargs)
+
+    monkeypatch.setattr(launch, "sum_of_slices", counted)
+    monkeypatch.setattr(splits, "any_size_slices", lambda units, p, shape: 3)
+    for shape in ((45, 70, 131), (64, 36, 200)):
+        sums.clear()
+        res = run_rung(backend, workspace_for(*shape), rung, params, repeats=1, warmup=0)
+        assert res.status == "ok", (shape, res.message)
+        assert sums == [3], shape
+
+
 def _recorded_builds(backend, monkeypatch) -> list[dict]:
     """Every kernel the backend builds from now on, with its macros, in order."""
     built: list[dict] = []

@@ -174,7 +174,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     partial = scratch("partial products", slices * m * n)
     slice_args = read_b_slice_args if reads_b else rung.slice_args
     main = Launch(f"rung {rung.number}, K split", main_kernel, (*gsize, slices), (*lsize, 1),
-                  slice_args(m, n, k, k // slices, a, b, partial))
+                  slice_args(m, n, k, rung.slice_depth(params, k, slices), a, b, partial))
     return Prepared(rung, dict(params), main, steps,
                     [sum_of_slices(backend, m, n, slices, partial, c)])
 

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from clgemm.devices.hardware import Hardware, hardware_for_device
 from clgemm.rungs.tiled import TILED, reads_b_itself
+from clgemm.rungs.tiled_any import TILED_ANY
 
 #: a split of K keeps each slice at least this deep, so the partial products stay few and each
 #: slice's loop long enough to hide its loads
@@ -67,6 +68,31 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     if 2 * groups > compute_units:
         return 1
     return slices_to_fill(compute_units, groups, k, tk, SHORT_K_GROUPS_PER_UNIT)
+
+
+def any_size_slices(compute_units: int, params: Mapping[str, int],
+                    shape: tuple[int, int, int]) -> int:
+    """Into how many slices the tiled kernel for any size splits K at this shape (1: none):
+    where its tiles of C, the last ones partial, are too few to fill the device, by the rule
+    `tiled_slices` follows. Its slices are whole tiles deep but the last (`Rung.slice_depth`),
+    so no size has to divide K; each but the last is at least MIN_SLICE deep. It always reads a
+    packed BT, so fewer than MIN_SPLIT_ROWS rows of C are never split."""
+    m, n, k = shape
+    if m < MIN_SPLIT_ROWS:
+        return 1
+    p = TILED_ANY.resolve(dict(params))
+    groups = -(-m // p["TSM"]) * -(-n // p["TSN"])
+    per_unit = GROUPS_PER_UNIT
+    if k < SPLIT_FROM_K:
+        if 2 * groups > compute_units:
+            return 1
+        per_unit = SHORT_K_GROUPS_PER_UNIT
+    split = 1
+    while (groups * split * 2 <= per_unit * compute_units
+           and TILED_ANY.slice_depth(p, k, split * 2) >= MIN_SLICE):
+        split *= 2
+    # rounded up to whole tiles, the slices may cover K in fewer than `split`
+    return -(-k // TILED_ANY.slice_depth(p, k, split))
 
 
 #: what reading B as it lies (the tiled kernel's BT_FROM_B) costs the kernel, as a share of its
@@ -138,11 +164,26 @@ def slices_gemm_decides(device: Any, rung: int, params: Mapping[str, int],
                         shape: tuple[int, int, int]) -> int | None:
     """Into how many slices gemm() splits K for a configuration of kernel `rung` on `device`
     where gemm() decides them (the tiled kernel, `tiled_slices`, counting whether it reads B as
-    it lies there); None where the configuration says itself (`Rung.k_slices`) or K stays
-    whole."""
+    it lies there; the one for any size, `any_size_slices`); None where the configuration says
+    itself (`Rung.k_slices`) or K stays whole."""
+    if rung == TILED_ANY.number:
+        return any_size_slices(device.compute_units, params, shape)
     if rung != TILED.number:
         return None
     return slices_as_gemm(device.compute_units, params, shape, read_b_pays(device, shape))
+
+
+def slices_of_rung(rung: int, compute_units: int, params: Mapping[str, int],
+                   shape: tuple[int, int, int], pays: bool) -> int:
+    """Into how many slices gemm() splits K for a configuration of kernel `rung` (the tiled
+    kernel, `slices_as_gemm`, or the one for any size, `any_size_slices`; others: 1), given
+    the device's compute units and whether reading B as it lies pays there: for the tuner's
+    space and the bound, which know the device's figures but not the device."""
+    if rung == TILED.number:
+        return slices_as_gemm(compute_units, params, shape, pays)
+    if rung == TILED_ANY.number:
+        return any_size_slices(compute_units, params, shape)
+    return 1
 
 
 def slices_as_gemm(compute_units: int, params: Mapping[str, int], shape: tuple[int, int, int],

@@ -18,6 +18,10 @@
 //   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B, PIPELINE: as in the tiled
 //          kernel; a pipeline's copies past the edges are cp.async's zero fill (a size of 0).
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB, VPTM, VPTN: derived as in the tiled kernel
+//   BATCHED: set by the call: 1 splits K into slices along dimension 2 (one more argument,
+//          the depth of a slice; the last slice may be shorter), slice z's partial product
+//          going to the z-th M x N of C. Every slice is zero-filled past its own end, as the
+//          whole K is, so no depth has to divide K.
 
 // ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
 #ifndef TSM
@@ -52,6 +56,13 @@
 #endif
 #ifndef PIPELINE
   #define PIPELINE 0  // S >= 2: S local buffers filled by cp.async (NVIDIA sm_80+)
+#endif
+// ---- set by the call, not tuned -----------------------------------------------------------
+#ifndef BATCHED
+  #define BATCHED 0   // 1: K in slices along dimension 2 (one argument more: their depth)
+#endif
+#if BATCHED != 0 && BATCHED != 1
+  #error "BATCHED must be 0 or 1"
 #endif
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
@@ -213,9 +224,25 @@
 #endif
 
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
-void gemm_tiled_any(const int M, const int N, const int K,
+void gemm_tiled_any(const int M, const int N, const int K_ALL,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
-                   __global float* C) {
+                   __global float* C
+#if BATCHED
+                   , const int depth
+#endif
+                   ) {
+#if BATCHED
+    // Slice z: columns z*depth onwards of A and of BT, at most `depth` of them. Where M (N) is
+    // a multiple of WIDTH the slice's first column is a whole number of vectors further on;
+    // where it is not, the operand is read float by float (a_vectors, b_vectors below).
+    const int z = get_group_id(2);
+    const int K = min(depth, K_ALL - z * depth);
+    A = (const __global floatX*)((const __global float*)A + (long)z * depth * M);
+    BT = (const __global floatX*)((const __global float*)BT + (long)z * depth * N);
+    C += (long)z * M * N;
+#else
+    const int K = K_ALL;
+#endif
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
     const int offm = TSM * get_group_id(0);

@@ -45,7 +45,7 @@ class Plan:
     #: the direct or the skinny kernel does the whole product in one launch (no packing, no
     #: epilogue)
     direct: bool = False
-    #: slices K is split into by the direct, the skinny or the tiled kernel (1: none)
+    #: slices K is split into by the direct, the skinny or a tiled kernel (1: none)
     split: int = 1
     #: buffers the plan allocates besides the caller's: (name, float count)
     temps: list[tuple[str, int]] = field(default_factory=list)
@@ -81,7 +81,7 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
              c: Mat, kernel: Config | None, split: int = 1, read_b: bool = False) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
-    the direct, the skinny or the tiled kernel splits K into `split` slices where that is more
+    the direct, the skinny or a tiled kernel splits K into `split` slices where that is more
     than 1; with `read_b` the tiled kernel reads a B it would pack where it lies, if it can."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
@@ -111,9 +111,10 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
     if split > 1:
-        # The tiled kernel's batched form multiplies the slices into partial products at
-        # once; one more launch sums them into alpha*P + beta*C (`tiled_split` keeps it to
-        # multiples of the tiles, so the partial products are M x N).
+        # The tiled kernel's batched form (or that of the one for any size) multiplies the
+        # slices into partial products at once; one more launch sums them into alpha*P +
+        # beta*C (`tiled_split` keeps the tiled kernel to multiples of its tiles, so the
+        # partial products are M x N).
         if not exact:
             raise UsageError(f"K is split only where the tiles divide M, N and K (M={m} N={n} "
                              f"K={k}, tiles {tm} x {tn} x {tk})")

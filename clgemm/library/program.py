@@ -26,7 +26,7 @@ from clgemm.rungs.direct import DIRECT, batched_geometry, direct_geometry, direc
 from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.skinny import batched_geometry as skinny_batched_geometry
 from clgemm.rungs.skinny import skinny_launch, skinny_macros, slice_strides
-from clgemm.rungs.tiled import tiled_macros
+from clgemm.rungs.tiled import TILED, read_b_slice_args, tiled_macros
 
 @dataclass(frozen=True)
 class Slot:
@@ -232,10 +232,7 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     rung = get_rung(plan.chosen.rung)
     # The form that runs, built before anything is queued, so a configuration that fails to
     # build here leaves nothing half done and the next choice can run instead.
-    knl = backend.program(rung.file, tiled_macros(plan.chosen.params, plan.split > 1,
-                                                  plan.reads_b)
-                          if plan.split > 1 or plan.reads_b else rung.macros(plan.chosen.params),
-                          rung.kernel)
+    knl = backend.program(rung.file, _main_macros(rung, plan), rung.kernel)
     (sa, a), (sb, b) = _unshared(backend, prog, alias, a, b)
     if plan.panels:
         sa, sb = _pack_panel_pair(backend, prog, panel_steps(plan), (sa, a), (sb, b))
@@ -269,20 +266,29 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
     return p
 
 
+def _main_macros(rung: Any, plan: Plan) -> dict[str, int]:
+    """The -D set of the plan's packing kernel: its batched form where K is split, the tiled
+    kernel's form reading B as it lies where the plan has it."""
+    params = plan.chosen.params
+    if rung.number == TILED.number and (plan.split > 1 or plan.reads_b):
+        return tiled_macros(params, plan.split > 1, plan.reads_b)
+    return {**rung.macros(params), **({"BATCHED": 1} if plan.split > 1 else {})}
+
+
 def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, knl: Any, sa: Slot, sb: Slot,
                  c: Mat) -> None:
-    """K in slices on the tiled kernel: its batched form (`knl`, built before anything was
-    queued) multiplies slice p of A's columns by slice p of BT's (or B's rows) into partial
-    product p, and `reduce_splits` sums them into alpha*P + beta*C."""
+    """K in slices on the tiled kernel or the one for any size: its batched form (`knl`,
+    built before anything was queued) multiplies slice p of A's columns by slice p of BT's (or
+    B's rows) into partial product p, and `reduce_splits` sums them into alpha*P + beta*C."""
     plan = prog.plan
     m, n, split = plan.mp, plan.np_, plan.split
-    depth = plan.kp // split
+    depth = rung.slice_depth(plan.chosen.params, plan.kp, split)
     (gx, gy), (lx, ly) = rung.geometry(plan.chosen.params, m, n)
     partial = prog.new_scratch(split * m * n)
     # B as it lies holds a slice as the next `depth` rows of its columns; BT as the next columns
-    b_stride = depth if plan.reads_b else depth * n
-    prog.add("tiled kernel, K split", knl, (gx, gy, split), (lx, ly, 1),
-             [*rung.args(m, n, depth, sa, sb, partial), depth * m, b_stride, m * n])
+    slice_args = read_b_slice_args if plan.reads_b else rung.slice_args
+    prog.add(f"{rung.slug} kernel, K split", knl, (gx, gy, split), (lx, ly, 1),
+             slice_args(m, n, plan.kp, depth, sa, sb, partial))
     _sum_slices(backend, prog, partial, c)
 
 

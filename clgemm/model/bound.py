@@ -37,14 +37,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from clgemm.configs.splits import read_b_pays_on, slices_as_gemm
+from clgemm.configs.splits import read_b_pays_on, slices_of_rung
 from clgemm.core.problem import Problem
 from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
 from clgemm.devices.hardware import Hardware
 from clgemm.model.inner_loops import LoopStep, step_for
 from clgemm.rungs import Rung, get_rung
 from clgemm.rungs.skinny import SKINNY, short_is_n
-from clgemm.rungs.tiled import TILED
 
 PEAK = "peak"
 LANES = "lanes"
@@ -363,9 +362,9 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     l0, l1 = rung.local_size(params)
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
-    slices = (slices_as_gemm(hw.compute_units, params, problem.as_tuple(),
+    slices = (slices_of_rung(rung.number, hw.compute_units, params, problem.as_tuple(),
                              read_b_pays_on(hw, problem.as_tuple()))
-              if rung.number == TILED.number and problem.batch == 1 else 1)
+              if problem.batch == 1 else 1)
     # gemm()'s slices of K, and a stack's products, are one grid with the tiles
     groups *= slices * problem.batch
     occ, notes = _occupancy(rung, params, hw, step, l0 * l1, groups)

@@ -155,6 +155,9 @@ class Rung:
     #: the batched form's arguments for C := A B on tight column-major buffers with K in slices
     #: of `depth` (M, N, K, depth, A, B, the partial products)
     slice_args: Callable[[int, int, int, int, object, object, object], list] | None = None
+    #: for a rung that takes any K, the multiple of which its slices are deep (all but the last,
+    #: which takes what is left); None: the slices divide K evenly
+    slice_step: Callable[[Params], int] | None = None
     #: the batched form's arguments for a stack of COUNT products C_z := A_z B_z, the tight
     #: column-major matrices of each operand one after the other (M, N, K, COUNT, A, B, C);
     #: None where the rung has no batched form for stacks
@@ -172,6 +175,15 @@ class Rung:
     def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
         """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
         return self.launch_args(m, n, k, a, b, c) if self.launch_args else [m, n, k, a, b, c]
+
+    def slice_depth(self, params: Params, k: int, slices: int) -> int:
+        """How deep each slice of K is where the batched form runs K in `slices`: an even
+        share where the slices divide K; for a rung that takes any K, the share rounded up to
+        whole tiles, so that only the last slice has a partial tile."""
+        if self.slice_step is None:
+            return k // slices
+        step = self.slice_step(params)
+        return -(-(-(-k // slices)) // step) * step
 
     # -- parameters ---------------------------------------------------------------------------
     def param_names(self) -> list[str]:

@@ -3,8 +3,9 @@ K >= 1, by bounds-checked (zero-filling) tile loads and guarded stores. It is wh
 back to when nothing stored fits a shape.
 
 The tiled kernel's pipelines and parameters are kept, without PANELS, LOCKSTEP and the orders of
-work-items and tiles; only the edges change. Nothing is padded on the host or by a helper kernel, so the helper time reported for it
-is the transpose of B alone.
+work-items and tiles; only the edges change. Like the tiled kernel it splits K where its tiles of
+C are too few to fill the device, the last slice taking what is left of K. Nothing is padded on
+the host or by a helper kernel, so the helper time reported for it is the transpose of B alone.
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAM
 from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM
 from clgemm.rungs.tiled import (PIPELINE_CONSTRAINTS, PIPELINE_PARAM, VECTOR_CONSTRAINTS,
                                 VECTOR_PARAMS, derive_vectors, pipeline_tile_bytes)
+
+def tiled_any_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
+                         out: object) -> list:
+    """The batched form's arguments for C := A B on tight column-major A (M x K) and BT
+    (N x K) with K in slices of `depth` (the last one what is left): slice z is the next
+    `depth` columns of each, its partial product the next M x N floats of `out`."""
+    return [m, n, k, a, bt, out, depth]
+
 
 TILED_ANY = Rung(
     number=13, slug="tiled-any", title="tiled kernel for any size",
@@ -31,6 +40,9 @@ TILED_ANY = Rung(
     transposed_b=True,
     any_size=True,
     helpers=(TRANSPOSE_B,),
+    # the slices are gemm()'s (`clgemm.configs.splits.any_size_slices`), whole tiles deep
+    slice_args=tiled_any_slice_args,
+    slice_step=lambda p: p["TSK"],
     teaches="edges without padding: zero-filled loads and guarded stores (vector loads only "
             "where M or N is a multiple of WIDTH); helper time is the transpose only",
 )

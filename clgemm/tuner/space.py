@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from clgemm.configs.splits import reading_only, slices_as_gemm
+from clgemm.configs.splits import reading_only, slices_of_rung
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
@@ -142,11 +142,11 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def enough_groups(p: Params, d: DeviceLimits) -> bool:
         tm, tn = rung.output_tile(p)
         groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
-        if problem.batch == 1 and rung.number == TILED.number:
+        if problem.batch == 1:
             # gemm()'s slices of K run as one grid with the tiles; a configuration that reads
             # B as it lies is split on thinner products than one that packs it
-            groups *= slices_as_gemm(d.compute_units, p, (problem.m, problem.n, problem.k),
-                                     read_b_pays)
+            groups *= slices_of_rung(rung.number, d.compute_units, p,
+                                     (problem.m, problem.n, problem.k), read_b_pays)
         return groups >= d.compute_units
 
     def one_launch(p: Params, d: DeviceLimits) -> bool:

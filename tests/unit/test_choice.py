@@ -117,11 +117,11 @@ def test_long_k_at_multiples_of_the_tiles_runs_split_on_the_tiled_kernel(stored)
 
 
 def test_long_k_finds_the_tiled_kernel_behind_another_packing_kernel(stored):
-    """Where the packing kernels' choice is one that cannot split (tiled-any, ranked first by
-    its tiles of C), the tiled kernel's own stored configuration takes the slices."""
+    """Where the packing kernels' choice is one that cannot split (a ladder rung, ranked first
+    by its stored speed), the tiled kernel's own stored configuration takes the slices."""
     stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
     stored[TILED.number] = [_found(TILED, 4096, 45000.0)]
-    stored[13] = [_found(get_rung(13), 256, 60000.0)]
+    stored[10] = [_found(get_rung(10), 256, 60000.0)]
     cross = choice.crossover(GPU)
     assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == TILED.number
 
@@ -150,6 +150,27 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units()
     assert choice.tiled_split(GPU, panels, (512, 512, 16384)) == 1
     direct = choice.Config(DIRECT.number, DIRECT.defaults(), "default")
     assert choice.tiled_split(GPU, direct, (512, 512, 16384)) == 1
+
+
+def test_the_tiled_kernel_for_any_size_splits_k_in_whole_tiles_but_the_last():
+    """The tiled kernel for any size splits K by the tiled kernel's rule, counting its partial
+    tiles of C, with no size dividing K: each slice whole tiles deep, the last what is left."""
+    any_size = get_rung(13)
+    tiles = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 8, "WPTN": 8}
+    big = choice.Config(13, any_size.resolve(tiles), "default")
+    # 64 tiles of C leave more than half of 132 units idle: four slices, 256 deep, the last 232
+    assert choice.tiled_split(GPU, big, (1000, 1000, 1000)) == 4
+    assert any_size.slice_depth(big.params, 1000, 4) == 256
+    assert choice.tiled_split(GPU, big, (1500, 1000, 1000)) == 1  # 96 tiles
+    assert choice.tiled_split(GPU, big, (1000, 1000, 500)) == 2  # 256 deep, the last 244
+    assert choice.tiled_split(GPU, big, (1000, 1000, 400)) == 1  # slices 208 deep: too short
+    small = choice.Config(13, any_size.resolve({**tiles, "TSM": 64, "TSN": 64, "WPTM": 4,
+                                                "WPTN": 4}), "default")
+    assert choice.tiled_split(GPU, small, (1000, 1000, 1000)) == 1  # 256 tiles
+    # a long K: 16 tiles in 32 slices of 512, the last 128 deep
+    assert choice.tiled_split(GPU, small, (250, 250, 16000)) == 32
+    assert any_size.slice_depth(small.params, 16000, 32) == 512
+    assert choice.tiled_split(GPU, small, (40, 250, 16000)) == 1  # too few rows for its pack
 
 
 def _found_at(rung, shape: tuple[int, int, int], gflops: float, **params) -> lookup.Found:

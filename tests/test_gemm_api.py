@@ -901,19 +901,20 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, t
     api.clear_caches()
 
 
-@pytest.mark.parametrize("pipeline", [0, 3])
+@pytest.mark.parametrize("form", [{}, {"PIPELINE": 3}, {"RASTER": 8, "UNROLL_K": 1}],
+                         ids=["registers", "pipeline", "bands-unrolled"])
 @pytest.mark.parametrize("trans", [(False, False), (True, True)])
-def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, trans, pipeline):
+def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, trans, form):
     """K split into 3 slices on the tiled kernel for any size where nothing divides the sizes:
     each slice whole tiles deep but the last, which takes what is left; the batched form
     multiplies them into partial products and one launch sums them into alpha*P + beta*C; right
     with C read or not, with M and N off the vector width (float by float) and on it (vectors),
-    through registers and through a cp.async pipeline where the device has one, on device and
-    NumPy arrays."""
+    through registers and through a cp.async pipeline where the device has one, with the tiles
+    in bands and the depth unrolled, on device and NumPy arrays."""
     be = every_backend
     kind = KINDS[be.name]
     params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
-              "VWN": 4, "PIPELINE": pipeline}
+              "VWN": 4, **form}
     if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
         pytest.skip("the configuration does not fit this device")
     config = api.user_config(be.device, TILED_ANY.number, params)

@@ -15,8 +15,9 @@
 // wholly inside the column is read at once, one that reaches past its end float by float, zeros
 // beyond. The stores of C are vectors where all VWM rows are inside C and single checked floats
 // at the bottom edge.
-//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B, PIPELINE: as in the tiled
-//          kernel; a pipeline's copies past the edges are cp.async's zero fill (a size of 0).
+//   TSM, TSN, TSK, WPTM, WPTN, WIDTH, VWM, VWN, CACHE_A, CACHE_B, PIPELINE, RASTER, UNROLL_K:
+//          as in the tiled kernel; a pipeline's copies past the edges are cp.async's zero fill
+//          (a size of 0); the bands of RASTER tile rows hold partial tiles like any other.
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB, VPTM, VPTN: derived as in the tiled kernel
 //   BATCHED: set by the call: 1 splits K into slices along dimension 2 (one more argument,
 //          the depth of a slice; the last slice may be shorter), slice z's partial product
@@ -56,6 +57,12 @@
 #endif
 #ifndef PIPELINE
   #define PIPELINE 0  // S >= 2: S local buffers filled by cp.async (NVIDIA sm_80+)
+#endif
+#ifndef RASTER
+  #define RASTER 0    // R > 0: tiles of C in bands of R tile rows (cache reuse between groups)
+#endif
+#ifndef UNROLL_K
+  #define UNROLL_K 0  // 1: the loop over a tile's depth unrolled outright
 #endif
 // ---- set by the call, not tuned -----------------------------------------------------------
 #ifndef BATCHED
@@ -223,6 +230,12 @@
   #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, k0 + (k), offn + VWN * (v))
 #endif
 
+#if UNROLL_K
+  #define DEPTH_LOOP _Pragma("unroll")
+#else
+  #define DEPTH_LOOP
+#endif
+
 __kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
 void gemm_tiled_any(const int M, const int N, const int K_ALL,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
@@ -245,8 +258,20 @@ void gemm_tiled_any(const int M, const int N, const int K_ALL,
 #endif
     const int tidm = get_local_id(0);
     const int tidn = get_local_id(1);
+#if RASTER
+    // Group g of the launch (x fastest) takes tile row `first + g % rows` of its band and the
+    // band's tile column `g / rows`; the last band may have fewer rows.
+    const int groups_m = (int)get_num_groups(0);
+    const int per_band = RASTER * (int)get_num_groups(1);
+    const int g = (int)get_group_id(1) * groups_m + (int)get_group_id(0);
+    const int first = (g / per_band) * RASTER;
+    const int rows = min(groups_m - first, RASTER);
+    const int offm = TSM * (first + (g % per_band) % rows);
+    const int offn = TSN * ((g % per_band) / rows);
+#else
     const int offm = TSM * get_group_id(0);
     const int offn = TSN * get_group_id(1);
+#endif
 #if CACHE_A || CACHE_B
     const int tid = tidn * RTSM + tidm;
 #endif
@@ -286,6 +311,7 @@ void gemm_tiled_any(const int M, const int N, const int K_ALL,
     for (int t = 0; t < tiles; t++) {
         const int cur = t % PIPELINE;
         PIPELINE_STEP(t, tiles)
+        DEPTH_LOOP
         for (int k = 0; k < TSK; k++) {   // tiles past K are zeros
             for (int vn = 0; vn < VPTN; vn++) {
                 READ_B(bv, k, tidn + vn * RTSN)
@@ -329,6 +355,7 @@ void gemm_tiled_any(const int M, const int N, const int K_ALL,
         }
 #endif
 
+        DEPTH_LOOP
         for (int k = 0; k < KSTEPS; k++) {
             for (int vn = 0; vn < VPTN; vn++) {
                 READ_B(bv, k, tidn + vn * RTSN)

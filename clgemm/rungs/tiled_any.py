@@ -2,20 +2,31 @@
 K >= 1, by bounds-checked (zero-filling) tile loads and guarded stores. It is what gemm() falls
 back to when nothing stored fits a shape.
 
-The tiled kernel's pipelines and parameters are kept, without PANELS, LOCKSTEP and the orders of
-work-items and tiles; only the edges change. Like the tiled kernel it splits K where its tiles of
+The tiled kernel's pipelines and parameters are kept, without PANELS, LOCKSTEP and the order of
+work-items (WARP_M); only the edges change. Like the tiled kernel it splits K where its tiles of
 C are too few to fill the device, the last slice taking what is left of K. Nothing is padded on
 the host or by a helper kernel, so the helper time reported for it is the transpose of B alone.
 """
 
 from __future__ import annotations
 
-from clgemm.rungs.base import TRANSPOSE_B, Rung
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Rung
 from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size,
                                                 output_tile)
 from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM
-from clgemm.rungs.tiled import (PIPELINE_CONSTRAINTS, PIPELINE_PARAM, VECTOR_CONSTRAINTS,
+from clgemm.rungs.tiled import (ORDER_PARAMS, PIPELINE_CONSTRAINTS, PIPELINE_PARAM,
+                                UNROLL_CONSTRAINTS, UNROLL_PARAM, VECTOR_CONSTRAINTS,
                                 VECTOR_PARAMS, derive_vectors, pipeline_tile_bytes)
+
+#: the tiled kernel's order of tiles (RASTER), without its order of work-items (WARP_M)
+RASTER_PARAM = next(p for p in ORDER_PARAMS if p.name == "RASTER")
+
+RASTER_CONSTRAINTS = (
+    Constraint("RASTER >= 0", "divisibility", lambda p, d: p["RASTER"] >= 0),
+    # as for the tiled kernel: a CPU runs a core's groups one after another
+    Constraint("RASTER = 0 on CPUs (work-items run as loops)", "heuristic",
+               lambda p, d: d.device_type != "CPU" or p["RASTER"] == 0),
+)
 
 def tiled_any_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
                          out: object) -> list:
@@ -29,10 +40,11 @@ TILED_ANY = Rung(
     number=13, slug="tiled-any", title="tiled kernel for any size",
     adds="the tiled kernel, bounds-checked: any M, N, K",
     file="tiled_any.cl", kernel="gemm_tiled_any",
-    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PIPELINE_PARAM,),
+    params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PIPELINE_PARAM, RASTER_PARAM,
+                                                          UNROLL_PARAM),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
-    + PIPELINE_CONSTRAINTS,
+    + PIPELINE_CONSTRAINTS + RASTER_CONSTRAINTS + UNROLL_CONSTRAINTS,
     local_size=local_size,
     output_tile=output_tile,
     k_step=lambda p: 1,

@@ -1,9 +1,10 @@
 """What the tiled kernel for any size gives up against the tiled kernel with the same tiles,
 kernel only, each run as gemm() runs it (K split where gemm() splits it) and checked against
 float64: the tiled kernel's stored configuration at SIZE cubed; the same without the tile
-orders and the unrolled depth, which the kernel for any size lacks; the kernel for any size
-with those tiles at SIZE cubed and at SIZE - 24 cubed (every tile along the edges partial);
-and its own stored configuration at SIZE - 24 cubed. All in turn for ROUNDS rounds; the
+orders and the unrolled depth; the kernel for any size with those tiles, with and without its
+own order of tiles and unrolled depth where the stored one has them, at SIZE cubed and at
+SIZE - 24 cubed (every tile along the edges partial); and its own stored configuration at
+SIZE - 24 cubed. All in turn for ROUNDS rounds; the
 median of each printed with its parameters and each round's GFLOP/s.
 Usage: python scripts/edge_cost.py DEVICE BACKEND ROUNDS SIZE"""
 
@@ -26,13 +27,17 @@ def main(dev: str, backend_name: str, rounds: int, size: int) -> None:
     assert stored is not None and stored_any is not None, "nothing stored to start from"
     full = TILED.resolve(dict(stored.params))
     plain = {**full, "RASTER": 0, "WARP_M": 0, "UNROLL_K": 0}
-    same = {name: plain[name] for name in TILED_ANY.param_names()}
+    same = {name: plain[name] for name in TILED_ANY.param_names() if name in plain}
+    ordered = {name: full[name] for name in TILED_ANY.param_names() if name in full}
     runs = [(f"tiled, stored at {size}", TILED, full, size),
             ("tiled, no orders or unrolled depth", TILED, plain, size),
             ("tiled-any, those tiles", TILED_ANY, same, size),
-            ("tiled-any, those tiles", TILED_ANY, same, off),
-            (f"tiled-any, stored at {off}", TILED_ANY, TILED_ANY.resolve(dict(stored_any.params)),
-             off)]
+            ("tiled-any, those tiles", TILED_ANY, same, off)]
+    if ordered != same:
+        runs += [("tiled-any, those tiles, orders and unrolled depth", TILED_ANY, ordered, s)
+                 for s in (size, off)]
+    runs.append((f"tiled-any, stored at {off}", TILED_ANY,
+                 TILED_ANY.resolve(dict(stored_any.params)), off))
     spaces = {s: Workspace(be, Problem(s, s, s), seed=s) for s in (size, off)}
     speeds: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):

@@ -4,8 +4,8 @@ float64: the tiled kernel's stored configuration at SIZE cubed; the same without
 orders and the unrolled depth; the kernel for any size with those tiles, with and without its
 own order of tiles and unrolled depth where the stored one has them, at SIZE cubed and at
 SIZE - 24 cubed (every tile along the edges partial); and its own stored configuration at
-SIZE - 24 cubed. All in turn for ROUNDS rounds; the
-median of each printed with its parameters and each round's GFLOP/s.
+SIZE - 24 cubed. All in turn for ROUNDS rounds; the median of each printed with its
+parameters and each round's GFLOP/s.
 Usage: python scripts/edge_cost.py DEVICE BACKEND ROUNDS SIZE"""
 
 import statistics

@@ -874,31 +874,39 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, t
     not, on device and NumPy arrays, and with the kernels' B read as it lies (a C-ordered A
     not transposed) where `read_b_pays`, each slice a run of rows down B's columns."""
     be = every_backend
-    kind = KINDS[be.name]
     monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
     tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
     ta, tb = trans
-    rng = np.random.default_rng(19)
     tm, tn, tk = TILED.size_multiples(tiled.params)
-    m, n, k = tm, 2 * tn, 8 * tk
+    for names in _split_calls(be, (tm, 2 * tn, 8 * tk), trans, 19):
+        assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
+        # C-ordered, the kernels' A is op(B)^T and their B is op(A)^T: each is transposed
+        # into place where it is not stored so, but for B where it is read as it lies
+        assert names.count("pack_transpose") == tb + (not ta and not pays), names
+    api.clear_caches()
+
+
+def _split_calls(be, shape, trans, seed):
+    """gemm() at `shape` with the transposes `trans`, on device arrays with alpha 1 and beta 0
+    and again with C read, each result checked against float64, then on NumPy arrays: the
+    launches' kernel names of each device-array call."""
+    kind = KINDS[be.name]
+    (m, n, k), (ta, tb) = shape, trans
+    rng = np.random.default_rng(seed)
     a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
     b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
     c = rng.standard_normal((m, n), dtype=np.float32)
     op_a, op_b = (a.T if ta else a).astype(np.float64), b.T if tb else b
+    calls = []
     for alpha, beta in [(1.0, 0.0), (1.5, -0.5)]:
         with be.observe() as log:
             out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
                               alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
         be.synchronize()
-        names = [name for name, _ in log.times()]
-        assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
-        # C-ordered, the kernels' A is op(B)^T and their B is op(A)^T: each is transposed
-        # into place where it is not stored so, but for B where it is read as it lies
-        assert names.count("pack_transpose") == tb + (not ta and not pays), names
-        assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c)
-    got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
-    assert close(got, op_a @ op_b)
-    api.clear_caches()
+        calls.append([name for name, _ in log.times()])
+        assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c), shape
+    assert close(clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be), op_a @ op_b), shape
+    return calls
 
 
 @pytest.mark.parametrize("form", [{}, {"PIPELINE": 3}, {"RASTER": 8, "UNROLL_K": 1}],
@@ -912,7 +920,6 @@ def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, tr
     through registers and through a cp.async pipeline where the device has one, with the tiles
     in bands and the depth unrolled, on device and NumPy arrays."""
     be = every_backend
-    kind = KINDS[be.name]
     params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
               "VWN": 4, **form}
     if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
@@ -921,22 +928,9 @@ def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, tr
     monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
     monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 3)
     api.clear_caches()
-    ta, tb = trans
-    rng = np.random.default_rng(23)
-    for m, n, k in [(45, 70, 131), (64, 36, 200)]:
-        a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
-        b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
-        c = rng.standard_normal((m, n), dtype=np.float32)
-        op_a, op_b = (a.T if ta else a).astype(np.float64), b.T if tb else b
-        for alpha, beta in [(1.0, 0.0), (1.5, -0.5)]:
-            with be.observe() as log:
-                out = clgemm.gemm(kind.upload(be, a), kind.upload(be, b), kind.upload(be, c),
-                                  alpha=alpha, beta=beta, trans_a=ta, trans_b=tb)
-            be.synchronize()
-            names = [name for name, _ in log.times()]
+    for shape in [(45, 70, 131), (64, 36, 200)]:
+        for names in _split_calls(be, shape, trans, 23):
             assert names[-2:] == ["gemm_tiled_any", "reduce_splits"], names
-            assert close(kind.download(out), alpha * (op_a @ op_b) + beta * c), (m, n, k)
-        assert close(clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be), op_a @ op_b)
     api.clear_caches()
 
 

@@ -475,15 +475,10 @@ def _small_tiles(backend):
     return rung, params
 
 
-def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, workspace_for,
-                                                                    monkeypatch):
-    """Where gemm() splits K for the tiled kernel (few tiles of C along a long K, or fewer
-    still along a shorter one), its measurement (the tuner's, the bench's) runs the same
-    slices and their sum, and the result is right; where gemm() splits nothing, the
-    measurement is one launch."""
-    from clgemm.configs import launch, splits
+def _counted_sums(monkeypatch) -> list[int]:
+    """The slices of every sum of slices a measurement prepares from now on, in order."""
+    from clgemm.configs import launch
 
-    rung, params = _small_tiles(backend)
     sums: list[int] = []
     real = launch.sum_of_slices
 
@@ -492,6 +487,19 @@ def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, wor
         return real(backend_, m, n, slices, *args, **kwargs)
 
     monkeypatch.setattr(launch, "sum_of_slices", counted)
+    return sums
+
+
+def test_the_tiled_kernel_is_measured_with_the_split_of_k_gemm_runs(backend, workspace_for,
+                                                                    monkeypatch):
+    """Where gemm() splits K for the tiled kernel (few tiles of C along a long K, or fewer
+    still along a shorter one), its measurement (the tuner's, the bench's) runs the same
+    slices and their sum, and the result is right; where gemm() splits nothing, the
+    measurement is one launch."""
+    from clgemm.configs import splits
+
+    rung, params = _small_tiles(backend)
+    sums = _counted_sums(monkeypatch)
     shape = (64, 64, 2048)
     expected = splits.tiled_slices(backend.device.compute_units, params, shape)
     assert expected > 1
@@ -516,21 +524,14 @@ def test_the_tiled_kernel_for_any_size_is_measured_in_the_slices_gemm_runs(
     """Where gemm() splits K for the tiled kernel for any size, its measurement runs the same
     slices, whole tiles deep but the last, and their sum, and the result is right at sizes
     nothing divides: M and N off the vector width and on it."""
-    from clgemm.configs import launch, splits
+    from clgemm.configs import splits
 
     rung = get_rung(13)
     params = rung.resolve({"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4,
                            "VWM": 4, "VWN": 4})
     if rung.first_violation(params, backend.device.limits(), stages=("device",)):
         pytest.skip("the configuration does not fit this device")
-    sums: list[int] = []
-    real = launch.sum_of_slices
-
-    def counted(backend_, m, n, slices, *args, **kwargs):
-        sums.append(slices)
-        return real(backend_, m, n, slices, *args, **kwargs)
-
-    monkeypatch.setattr(launch, "sum_of_slices", counted)
+    sums = _counted_sums(monkeypatch)
     monkeypatch.setattr(splits, "any_size_slices", lambda units, p, shape: 3)
     for shape in ((45, 70, 131), (64, 36, 200)):
         sums.clear()

@@ -29,6 +29,7 @@ from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
 from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled_any import TILED_ANY
 from clgemm.tuner.budget import DEFAULT_MINUTES
 
 #: a step's shape: (M, N, K), or (BATCH, M, N, K) for a stack (`Problem.dims`)
@@ -129,14 +130,42 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
         out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
     if rung.number == TILED.number and device.is_cpu:
         out.extend(TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE))
-    # the chain's first, then this device's nearest under the other backend, then the rest
+    # the chain's first, then this device's nearest under the other backend, then the tiled
+    # kernel's (for the kernel for any size), then the rest
     other = lookup.other_backends(device, rung, shape, batch=batch)
     if batch > 1 and not other:
         other = lookup.other_backends(device, rung, shape)
-    for f in [*found[:1], *other[:1], *found[1:]]:
-        if f.params not in out:
-            out.append(f.params)
+    first = [f.params for f in [*found[:1], *other[:1]]]
+    borrowed = tiled_for_any_size(device, shape) if rung.number == TILED_ANY.number else []
+    for params in [*first, *borrowed, *(f.params for f in found[1:])]:
+        if params not in out:
+            out.append(params)
         if len(out) >= count:
+            break
+    return out
+
+
+#: how many of the tiled kernel's stored configurations seed a search of the kernel for any size
+BORROWED_SEEDS = 2
+
+
+def tiled_for_any_size(device: Any, shape: Shape) -> list[dict[str, int]]:
+    """The tiled kernel's best stored configurations near this shape (the lookup's order,
+    whether their tiles divide it or not), as the kernel for any size takes them: the two share
+    their parameters but for the tiled kernel's CPU forms (panels, lockstep; such a configuration
+    is left out) and its order of work-items (set to none). The kernel for any size is tuned at
+    fewer shapes than the tiled kernel, whose best tiles at the nearest shape are a better start
+    than its own at a far one: at 1000 cubed on the H100 the tiled kernel's 1024-cubed
+    configuration outran the kernel's own stored one (results/h100/any-size-orders)."""
+    out: list[dict[str, int]] = []
+    for f in lookup.ranked(device, TILED, shape, fit=False):
+        params = TILED.resolve(dict(f.params))
+        if params["PANELS"] or params["LOCKSTEP"]:
+            continue
+        taken = TILED_ANY.resolve({name: params[name] for name in TILED_ANY.param_names()})
+        if taken not in out:
+            out.append(taken)
+        if len(out) >= BORROWED_SEEDS:
             break
     return out
 

@@ -63,11 +63,17 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     if m % tm or n % tn or k % tk:
         return 1
     groups = (m // tm) * (n // tn)
+    return slices_to_fill(compute_units, groups, k, tk, groups_per_unit(compute_units, groups, k))
+
+
+def groups_per_unit(compute_units: int, groups: int, k: int) -> int:
+    """The work-groups per compute unit a split of K may fill the device up to, for `groups`
+    tiles of C: GROUPS_PER_UNIT along a long K; along a K shorter than SPLIT_FROM_K,
+    SHORT_K_GROUPS_PER_UNIT where the tiles leave more than half the units idle, else 0 (no
+    split)."""
     if k >= SPLIT_FROM_K:
-        return slices_to_fill(compute_units, groups, k, tk)
-    if 2 * groups > compute_units:
-        return 1
-    return slices_to_fill(compute_units, groups, k, tk, SHORT_K_GROUPS_PER_UNIT)
+        return GROUPS_PER_UNIT
+    return SHORT_K_GROUPS_PER_UNIT if 2 * groups <= compute_units else 0
 
 
 def any_size_slices(compute_units: int, params: Mapping[str, int],
@@ -82,11 +88,7 @@ def any_size_slices(compute_units: int, params: Mapping[str, int],
         return 1
     p = TILED_ANY.resolve(dict(params))
     groups = -(-m // p["TSM"]) * -(-n // p["TSN"])
-    per_unit = GROUPS_PER_UNIT
-    if k < SPLIT_FROM_K:
-        if 2 * groups > compute_units:
-            return 1
-        per_unit = SHORT_K_GROUPS_PER_UNIT
+    per_unit = groups_per_unit(compute_units, groups, k)
     split = 1
     while (groups * split * 2 <= per_unit * compute_units
            and TILED_ANY.slice_depth(p, k, split * 2) >= MIN_SLICE):
@@ -166,11 +168,10 @@ def slices_gemm_decides(device: Any, rung: int, params: Mapping[str, int],
     where gemm() decides them (the tiled kernel, `tiled_slices`, counting whether it reads B as
     it lies there; the one for any size, `any_size_slices`); None where the configuration says
     itself (`Rung.k_slices`) or K stays whole."""
-    if rung == TILED_ANY.number:
-        return any_size_slices(device.compute_units, params, shape)
-    if rung != TILED.number:
+    if rung not in (TILED.number, TILED_ANY.number):
         return None
-    return slices_as_gemm(device.compute_units, params, shape, read_b_pays(device, shape))
+    pays = rung == TILED.number and read_b_pays(device, shape)
+    return slices_of_rung(rung, device.compute_units, params, shape, pays)
 
 
 def slices_of_rung(rung: int, compute_units: int, params: Mapping[str, int],

@@ -182,8 +182,8 @@ class Rung:
         whole tiles, so that only the last slice has a partial tile."""
         if self.slice_step is None:
             return k // slices
-        step = self.slice_step(params)
-        return -(-(-(-k // slices)) // step) * step
+        share, step = -(-k // slices), self.slice_step(params)
+        return -(-share // step) * step
 
     # -- parameters ---------------------------------------------------------------------------
     def param_names(self) -> list[str]:

@@ -10,6 +10,7 @@ import numpy_backend as _numpy_backend
 import pytest
 
 from clgemm.backends import registry
+from clgemm.configs import lookup
 from clgemm.library import gemm as api
 
 
@@ -21,3 +22,16 @@ def numpy_backend() -> Iterator[ModuleType]:
     with registry.registered(_numpy_backend):
         yield _numpy_backend
     api.clear_caches(backends=True)
+
+
+@pytest.fixture
+def stored(monkeypatch) -> dict[int, list[lookup.Found]]:
+    """What the lookup holds for the device, by kernel number, set by each test: for one
+    product; nothing measured on stacks."""
+    held: dict[int, list[lookup.Found]] = {}
+
+    def candidates(device, rung, shape, roots=None, batch=1):
+        return list(held.get(rung.number, [])) if batch == 1 else []
+
+    monkeypatch.setattr(lookup, "candidates", candidates)
+    return held

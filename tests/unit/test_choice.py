@@ -10,36 +10,19 @@ import math
 from pathlib import Path
 
 import pytest
+from made_up import GPU
 
 from clgemm.configs import choice, lookup, splits
-from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SKINNY
 
-GPU = DeviceInfo(index=0, backend="opencl", platform="test", name="Made-up GPU", type="GPU",
-                 vendor="test", compute_units=132, clock_mhz=1000, global_mem_bytes=2**34,
-                 local_mem_bytes=2**16, max_work_group_size=1024,
-                 max_work_item_sizes=(1024, 1024, 64), max_alloc_bytes=2**32,
-                 driver_version="1", version="OpenCL 3.0")
 TILED = get_rung(12)
 
 
 def _found(rung, shape: int, gflops: float) -> lookup.Found:
     return lookup.Found(rung.number, rung.defaults(), "tuned", "tuned", (shape,) * 3, gflops,
                         Path("made-up.json"))
-
-
-@pytest.fixture
-def stored(monkeypatch):
-    """What the lookup holds for the device, by kernel number, set by each test."""
-    held: dict[int, list[lookup.Found]] = {}
-
-    def candidates(device, rung, shape, roots=None):
-        return list(held.get(rung.number, []))
-
-    monkeypatch.setattr(lookup, "candidates", candidates)
-    return held
 
 
 def _only_what_fits(stored, monkeypatch) -> None:

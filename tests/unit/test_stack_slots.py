@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from made_up import GPU
 
 from clgemm.configs import choice, lookup
 from clgemm.configs.database import Entry, database_path, load, read_any
@@ -21,11 +22,6 @@ from clgemm.library import gemm as api
 from clgemm.library.stacks import stack_kernel
 from clgemm.rungs.direct import DIRECT
 
-GPU = DeviceInfo(index=0, backend="opencl", platform="test", name="Made-up GPU", type="GPU",
-                 vendor="test", compute_units=132, clock_mhz=1000, global_mem_bytes=2**34,
-                 local_mem_bytes=2**16, max_work_group_size=1024,
-                 max_work_item_sizes=(1024, 1024, 64), max_alloc_bytes=2**32,
-                 driver_version="1", version="OpenCL 3.0")
 #: the made-up GPU under another driver: a level of the chain below its own tuning
 OTHER_DRIVER = dataclasses.replace(GPU, driver_version="2")
 SMALL = (64, 64, 64)

@@ -5,9 +5,16 @@ after they were stored is tried on them before the strategy strays."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from types import SimpleNamespace
 
+from made_up import GPU
+
+from clgemm.configs import lookup
 from clgemm.rungs.base import Param
+from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled_any import TILED_ANY
+from clgemm.tuner import plan
 from clgemm.tuner.rung_tune import VARIANT_SEEDS, TuneOptions, _Search
 from clgemm.tuner.space import SearchSpace
 
@@ -57,43 +64,27 @@ def test_a_register_vectors_width_is_tried_on_the_seeds_too():
     assert search.seeds((8, 1)) == [(8, 1), (16, 2), (8, 2), (8, 4), (16, 1), (16, 4)]
 
 
-def test_the_kernel_for_any_size_starts_from_the_tiled_kernels_tiles_too(monkeypatch):
+def test_the_kernel_for_any_size_starts_from_the_tiled_kernels_tiles_too(stored, monkeypatch):
     """A search of the kernel for any size measures, after its own first stored configuration,
     the tiled kernel's best stored ones near the shape, whether their tiles divide it or not,
     without the tiled kernel's order of work-items; a configuration of its CPU forms (panels)
     is left out, as the kernel for any size has none."""
-    from pathlib import Path
-
-    from clgemm.configs import lookup
-    from clgemm.devices.info import DeviceInfo
-    from clgemm.rungs.tiled import TILED
-    from clgemm.rungs.tiled_any import TILED_ANY
-    from clgemm.tuner import plan
-
-    gpu = DeviceInfo(index=0, backend="opencl", platform="test", name="Made-up GPU", type="GPU",
-                     vendor="test", compute_units=132, clock_mhz=1000, global_mem_bytes=2**34,
-                     local_mem_bytes=2**16, max_work_group_size=1024,
-                     max_work_item_sizes=(1024, 1024, 64), max_alloc_bytes=2**32,
-                     driver_version="1", version="OpenCL 3.0")
-
     def found(rung, params, shape, gflops):
         return lookup.Found(rung.number, rung.resolve(params), "tuned", "tuned", shape, gflops,
                             Path("made-up.json"))
 
     tiles = {"TSM": 128, "TSN": 128, "TSK": 8, "WPTM": 8, "WPTN": 8, "VWM": 2, "VWN": 8}
-    held = {TILED.number: [found(TILED, {**tiles, "RASTER": 8, "UNROLL_K": 1, "WARP_M": 4},
-                                 (1024, 1024, 1024), 39000.0),
-                           found(TILED, {**tiles, "PANELS": 1, "CACHE_A": 0, "CACHE_B": 0},
-                                 (1024, 1024, 1024), 50000.0)],
-            TILED_ANY.number: [found(TILED_ANY, {"TSM": 64, "TSN": 64}, (4096, 4096, 4096),
-                                     30000.0)]}
-    monkeypatch.setattr(lookup, "candidates", lambda device, rung, shape, roots=None, **kw:
-                        list(held.get(rung.number, [])) if "batch" not in kw else [])
+    stored[TILED.number] = [found(TILED, {**tiles, "RASTER": 8, "UNROLL_K": 1, "WARP_M": 4},
+                                  (1024, 1024, 1024), 39000.0),
+                            found(TILED, {**tiles, "PANELS": 1, "CACHE_A": 0, "CACHE_B": 0},
+                                  (1024, 1024, 1024), 50000.0)]
+    stored[TILED_ANY.number] = [found(TILED_ANY, {"TSM": 64, "TSN": 64}, (4096, 4096, 4096),
+                                      30000.0)]
     monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
-    seeds = plan.seeds(gpu, TILED_ANY, (1000, 1000, 1000))
-    assert seeds[0] == held[TILED_ANY.number][0].params
+    seeds = plan.seeds(GPU, TILED_ANY, (1000, 1000, 1000))
+    assert seeds[0] == stored[TILED_ANY.number][0].params
     assert seeds[1] == TILED_ANY.resolve({**tiles, "RASTER": 8, "UNROLL_K": 1})
     assert len(seeds) == 2
     # the tiled kernel's own search starts from its own configurations alone
-    assert sorted(map(str, plan.seeds(gpu, TILED, (1024, 1024, 1024)))) == sorted(
-        str(f.params) for f in held[TILED.number])
+    assert sorted(map(str, plan.seeds(GPU, TILED, (1024, 1024, 1024)))) == sorted(
+        str(f.params) for f in stored[TILED.number])

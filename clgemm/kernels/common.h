@@ -111,6 +111,20 @@
     }                                                                                \
     CP_COMMIT();
 
+// BANDED_TILE(offm, offn): declares offm and offn, the first row and column of the TSM x TSN
+// tile of C this work-group computes when the tiled kernels take their tiles in bands (RASTER
+// > 0): group g of the launch (x fastest) takes tile row `first + g % rows` of its band of
+// RASTER tile rows and the band's tile column `g / rows`, so the groups that run at once share
+// rows of A and columns of B in the cache; the last band may have fewer rows.
+#define BANDED_TILE(offm, offn)                                                      \
+    const int groups_m = (int)get_num_groups(0);                                     \
+    const int per_band = RASTER * (int)get_num_groups(1);                            \
+    const int g = (int)get_group_id(1) * groups_m + (int)get_group_id(0);            \
+    const int first = (g / per_band) * RASTER;                                       \
+    const int rows = min(groups_m - first, RASTER);                                  \
+    const int offm = TSM * (first + (g % per_band) % rows);                          \
+    const int offn = TSN * ((g % per_band) / rows);
+
 // LOCAL_VEC(type, p): the vector of `type` stored at local address p, read or written as one
 // access. p must be aligned to the vector's size; vloadN promises only a float's alignment, so a
 // compiler may split it into scalar accesses, which is what the vector widths are meant to avoid.

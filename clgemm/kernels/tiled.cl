@@ -269,15 +269,7 @@ void gemm_tiled(const int M, const int N, const int K,
     const int tidn = get_local_id(1);
 #endif
 #if RASTER
-    // Group g of the launch (x fastest) takes tile row `first + g % rows` of its band and the
-    // band's tile column `g / rows`; the last band may have fewer rows.
-    const int groups_m = (int)get_num_groups(0);
-    const int per_band = RASTER * (int)get_num_groups(1);
-    const int g = (int)get_group_id(1) * groups_m + (int)get_group_id(0);
-    const int first = (g / per_band) * RASTER;
-    const int rows = min(groups_m - first, RASTER);
-    const int offm = TSM * (first + (g % per_band) % rows);
-    const int offn = TSN * ((g % per_band) / rows);
+    BANDED_TILE(offm, offn)   // common.h: the tiles of C in bands of RASTER tile rows
 #else
     const int offm = TSM * get_group_id(0);
     const int offn = TSN * get_group_id(1);

@@ -14,9 +14,11 @@ from typing import Iterable, Sequence
 
 from clgemm.backends import registry
 from clgemm.course import BEYOND, page_link, page_name
-from clgemm.course.data import Results, Row, Run
+from clgemm.configs.splits import read_b_pays_on, slices_of_rung
+from clgemm.course.data import Device, Results, Row, Run, TunedEntry
 from clgemm.course.diffs import diff_stats, kernel_file, previous, rung_diff
 from clgemm.course.macros import constraint_rows, geometry, kib, macro_rows
+from clgemm.devices.hardware import hardware_from_record
 from clgemm.rungs import REGISTRY, Rung, get_rung
 
 DASH = "–"
@@ -186,6 +188,26 @@ def _search_text(e) -> str:
     return f"{e.strategy}, {e.evaluations}{space} configurations"
 
 
+def _groups_text(rung: Rung, dev: Device, e: TunedEntry, tile: tuple[int, int]) -> str:
+    """The work-groups a stored configuration launches at its shape as gemm() runs it: its
+    tiles of C, times the slices of K gemm() splits it into there (by the same rule, from the
+    device's recorded compute units and the figures the bound keeps for it)."""
+    n_groups = math.ceil(e.shape[0] / tile[0]) * math.ceil(e.shape[1] / tile[1]) * e.batch
+    slices = 1
+    if dev.compute_units and e.batch == 1:
+        hw = hardware_from_record({"name": dev.name, "type": dev.kind or "GPU",
+                                   "compute_units": dev.compute_units,
+                                   "local_mem_bytes": dev.local_mem_bytes})
+        slices = slices_of_rung(rung.number, dev.compute_units, e.params, e.shape,
+                                read_b_pays_on(hw, e.shape))
+    text = str(n_groups * slices)
+    if slices > 1:
+        text += f": {n_groups} tiles of C × {slices} slices of K"
+    if dev.compute_units:
+        text += f" ({n_groups * slices / dev.compute_units:,.1f} per compute unit)"
+    return text
+
+
 def tuned_block(rung: Rung, results: Results, here: str = "ladder") -> str:
     rows = []
     stale = False
@@ -205,11 +227,7 @@ def tuned_block(rung: Rung, results: Results, here: str = "ladder") -> str:
                 if dev.local_mem_bytes:
                     share = 100 * g.local_bytes / dev.local_mem_bytes
                     local += f" ({share:.0f}% of {kib(dev.local_mem_bytes)})"
-                n_groups = (math.ceil(e.shape[0] / g.tile[0]) * math.ceil(e.shape[1] / g.tile[1])
-                            * e.batch)
-                groups = str(n_groups)
-                if dev.compute_units:
-                    groups += f" ({n_groups / dev.compute_units:,.1f} per compute unit)"
+                groups = _groups_text(rung, dev, e, g.tile)
             rows.append([dev.label, dev.kind or DASH, size_text(e.shape, e.batch),
                          params_text(e.params, rung.defaults()), gflops(e.gflops), wg, items,
                          local, groups, _search_text(e), link(db.path, here)])

@@ -12,7 +12,7 @@ import pytest
 
 from clgemm.core.errors import UsageError
 from clgemm.core.paths import ROOT, TUNING
-from clgemm.course.data import load_results
+from clgemm.course.data import Device, Results, TunedEntry, TuningDatabase, load_results
 from clgemm.course.pages import fill, find_blocks
 from clgemm.course.tables import macros_block, tuned_block
 from clgemm.rungs import Param, get_rung
@@ -80,6 +80,21 @@ def test_macros_and_tuned_tables_follow_the_registry():
     new = tuned_block(grown, results)
     assert "tuned before this rung's macros changed" in new
     assert "tuned before this rung's macros changed" not in old
+
+
+@pytest.mark.parametrize("shape,groups", [
+    ((1024, 1024, 1024), "256: 64 tiles of C × 4 slices of K (1.9 per compute unit)"),
+    ((4096, 4096, 4096), "1024 (7.8 per compute unit)"),
+])
+def test_tuned_table_counts_the_slices_gemm_splits_k_into(shape, groups):
+    """A stored configuration's work-groups are those gemm() launches at its shape: 128 x 128
+    tiles leave half of 132 units idle at 1024 cubed, so K is split in four there."""
+    params = {"TSM": 128, "TSN": 128, "TSK": 8, "WPTM": 8, "WPTN": 8, "WIDTH": 4}
+    dev = Device(key="gpu", name="NVIDIA H100 80GB HBM3", backend="cuda", kind="GPU",
+                 compute_units=132, local_mem_bytes=49152)
+    db = TuningDatabase("db.json", dev, (TunedEntry(12, shape, params, 1000.0),))
+    results = Results(folder=ROOT / "results", databases=[db])
+    assert f"| {groups} |" in tuned_block(get_rung(12), results)
 
 
 def test_explain_prints_summary_macros_and_diff():

@@ -23,7 +23,7 @@ DECLARED = re.compile(r"^#ifndef (\w+)\n\s*#define \1 ([^\n]*?)\s*(?://[^\n]*)?\
 #: the macros a call fixes (the transpositions, a stack of products): not tuned, not in the record
 CALL_MACROS = {"direct.cl": {"TRANS_A": 0, "TRANS_B": 0, "BATCHED": 0},
                "tiled.cl": {"BATCHED": 0, "BT_FROM_B": 0, "STACKED_B": 0},
-               "skinny.cl": {"BATCHED": 0}, "tiled_any.cl": {"BATCHED": 0}}
+               "skinny.cl": {"BATCHED": 0}, "tiled_any.cl": {"BATCHED": 0, "PADDED_LD": 0}}
 #: the helper files, their kernels and the parameters the Python side gives them by default
 HELPER_FILES = {
     "helpers.cl": (["transpose", "pack_panels"],

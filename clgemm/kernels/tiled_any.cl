@@ -2,8 +2,8 @@
 // without its CPU forms (PANELS, LOCKSTEP). It is what gemm() falls back to when nothing stored
 // fits a shape. Tiles that hang over the edge of A or BT are filled with zeros (which add nothing
 // to the sums), and only the outputs inside C are stored. The last tile along K may be partial,
-// so the loop runs ceil(K / TSK) times. No padded copies of A or B are made: the helper step
-// before this kernel is only the transpose of B, which handles any size itself.
+// so the loop runs ceil(K / TSK) times. Nothing is padded to the tiles: the helper step before
+// this kernel is only the transpose of B, which handles any size itself.
 //
 // Vector loads need aligned, whole vectors. When M is a multiple of WIDTH, a WIDTH-aligned
 // vector of a column of A is either wholly inside the matrix or wholly outside, so the vector
@@ -11,6 +11,9 @@
 // not multiples of WIDTH floats and vectors may straddle the edge, so A is read one float at a
 // time, each float checked. The same holds for BT with N. The choice is made once per launch
 // and is the same for every work-item (rung 10 teaches the same edges on rung 9's kernel).
+// With PADDED_LD the caller has laid the columns out whole vectors apart, M (N) rounded up to
+// WIDTH floats, the rows past M (N) holding zeros: then every column starts on a vector, and
+// the vectors that reach past the edge read those zeros.
 // Reads that bypass local memory (CACHE_A or CACHE_B = 0) are checked the same way: a vector
 // wholly inside the column is read at once, one that reaches past its end float by float, zeros
 // beyond. The stores of C are vectors where all VWM rows are inside C and single checked floats
@@ -23,6 +26,8 @@
 //          the depth of a slice; the last slice may be shorter), slice z's partial product
 //          going to the z-th M x N of C. Every slice is zero-filled past its own end, as the
 //          whole K is, so no depth has to divide K.
+//   PADDED_LD: set by the call: 1 where A's and BT's columns lie M and N rounded up to WIDTH
+//          floats apart (gemm() packs them so where M or N is not a multiple of WIDTH).
 
 // ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
 #ifndef TSM
@@ -71,6 +76,9 @@
 #if BATCHED != 0 && BATCHED != 1
   #error "BATCHED must be 0 or 1"
 #endif
+#ifndef PADDED_LD
+  #define PADDED_LD 0 // 1: the columns of A (BT) lie M (N) rounded up to WIDTH floats apart
+#endif
 // ---- derived from the parameters, as clgemm/rungs derives them for the launch ------
 #ifndef RTSM
   #define RTSM (TSM / WPTM)                          // work-items per group along M
@@ -110,14 +118,14 @@
         const int k = (k0) + e / VTSM, m0 = offm + WIDTH * (e % VTSM);               \
         if (a_vectors) {                                                             \
             if (k < K && m0 < M) {                                                   \
-                const floatX v = LOAD_GLOBAL(A, k * (M / WIDTH) + m0 / WIDTH);       \
+                const floatX v = LOAD_GLOBAL(A, k * (lda / WIDTH) + m0 / WIDTH);     \
                 SPREAD(v, ANEXT_SLOT)                                                \
             } else {                                                                 \
                 for (int i = 0; i < WIDTH; i++) Anext[l][i] = 0.0f;                  \
             }                                                                        \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++)                                          \
-                Anext[l][i] = (k < K && m0 + i < M) ? LOAD_GLOBAL(Af, k * M + m0 + i) : 0.0f; \
+                Anext[l][i] = (k < K && m0 + i < M) ? LOAD_GLOBAL(Af, k * lda + m0 + i) : 0.0f; \
         }                                                                            \
     }
 #define FETCH_B(k0)                                                                  \
@@ -126,14 +134,14 @@
         const int k = (k0) + e / VTSN, n0 = offn + WIDTH * (e % VTSN);               \
         if (b_vectors) {                                                             \
             if (k < K && n0 < N) {                                                   \
-                const floatX v = LOAD_GLOBAL(BT, k * (N / WIDTH) + n0 / WIDTH);      \
+                const floatX v = LOAD_GLOBAL(BT, k * (ldb / WIDTH) + n0 / WIDTH);    \
                 SPREAD(v, BNEXT_SLOT)                                                \
             } else {                                                                 \
                 for (int i = 0; i < WIDTH; i++) Bnext[l][i] = 0.0f;                  \
             }                                                                        \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++)                                          \
-                Bnext[l][i] = (k < K && n0 + i < N) ? LOAD_GLOBAL(BTf, k * N + n0 + i) : 0.0f; \
+                Bnext[l][i] = (k < K && n0 + i < N) ? LOAD_GLOBAL(BTf, k * ldb + n0 + i) : 0.0f; \
         }                                                                            \
     }
 
@@ -165,12 +173,12 @@
         const int k = (k0) + ek, m0 = offm + ei;                                     \
         if (a_vectors) {                                                             \
             const bool in = k < K && m0 < M;                                         \
-            CP_ASYNC(&Atile[buf][ek][ei], in ? A + k * (M / WIDTH) + m0 / WIDTH : A, \
+            CP_ASYNC(&Atile[buf][ek][ei], in ? A + k * (lda / WIDTH) + m0 / WIDTH : A, \
                      in ? 4 * WIDTH : 0);                                            \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++) {                                        \
                 const bool in = k < K && m0 + i < M;                                 \
-                CP_ASYNC_W1(&Atile[buf][ek][ei + i], in ? Af + k * M + m0 + i : Af,  \
+                CP_ASYNC_W1(&Atile[buf][ek][ei + i], in ? Af + k * lda + m0 + i : Af,  \
                             in ? 4 : 0);                                             \
             }                                                                        \
         }                                                                            \
@@ -182,12 +190,12 @@
         const int k = (k0) + ek, n0 = offn + ei;                                     \
         if (b_vectors) {                                                             \
             const bool in = k < K && n0 < N;                                         \
-            CP_ASYNC(&Btile[buf][ek][ei], in ? BT + k * (N / WIDTH) + n0 / WIDTH : BT, \
+            CP_ASYNC(&Btile[buf][ek][ei], in ? BT + k * (ldb / WIDTH) + n0 / WIDTH : BT, \
                      in ? 4 * WIDTH : 0);                                            \
         } else {                                                                     \
             for (int i = 0; i < WIDTH; i++) {                                        \
                 const bool in = k < K && n0 + i < N;                                 \
-                CP_ASYNC_W1(&Btile[buf][ek][ei + i], in ? BTf + k * N + n0 + i : BTf, \
+                CP_ASYNC_W1(&Btile[buf][ek][ei + i], in ? BTf + k * ldb + n0 + i : BTf, \
                             in ? 4 : 0);                                             \
             }                                                                        \
         }                                                                            \
@@ -198,15 +206,16 @@
 #endif
 
 // Straight from global memory, checked: the V_ consecutive floats from row r0 of column k of `src`
-// (columns of length `len`) into `dst`, zeros below the end of the column. Column k always exists:
-// the loop over k stops at K when an operand is read this way (KSTEPS below).
-#define CHECKED_READ(dst, V_, VLOAD_, src, len, k, r0)                                \
+// (columns of length `len`, `ld` floats apart) into `dst`, zeros below the end of the column.
+// Column k always exists: the loop over k stops at K when an operand is read this way (KSTEPS
+// below).
+#define CHECKED_READ(dst, V_, VLOAD_, src, len, ld, k, r0)                            \
     if ((r0) + V_ <= (len)) {                                                        \
-        dst = VLOAD_((src) + (k) * (len) + (r0));                                    \
+        dst = VLOAD_((src) + (k) * (ld) + (r0));                                     \
     } else {                                                                         \
         float part[V_];                                                              \
         for (int i = 0; i < V_; i++)                                                 \
-            part[i] = (r0) + i < (len) ? (src)[(k) * (len) + (r0) + i] : 0.0f;       \
+            part[i] = (r0) + i < (len) ? (src)[(k) * (ld) + (r0) + i] : 0.0f;        \
         dst = VLOAD_(part);                                                          \
     }
 
@@ -222,12 +231,12 @@
 #if CACHE_A
   #define READ_A(dst, k, v) dst = LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)]);
 #else
-  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, k0 + (k), offm + VWM * (v))
+  #define READ_A(dst, k, v) CHECKED_READ(dst, VWM, VLOADM, Af, M, lda, k0 + (k), offm + VWM * (v))
 #endif
 #if CACHE_B
   #define READ_B(dst, k, v) dst = LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)]);
 #else
-  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, k0 + (k), offn + VWN * (v))
+  #define READ_B(dst, k, v) CHECKED_READ(dst, VWN, VLOADN, BTf, N, ldb, k0 + (k), offn + VWN * (v))
 #endif
 
 #if UNROLL_K
@@ -244,14 +253,22 @@ void gemm_tiled_any(const int M, const int N, const int K_ALL,
                    , const int depth
 #endif
                    ) {
+    // How far apart the columns of A and BT lie: M and N floats, or with PADDED_LD those
+    // rounded up to whole vectors.
+#if PADDED_LD
+    const int lda = (M + WIDTH - 1) / WIDTH * WIDTH, ldb = (N + WIDTH - 1) / WIDTH * WIDTH;
+#else
+    const int lda = M, ldb = N;
+#endif
 #if BATCHED
-    // Slice z: columns z*depth onwards of A and of BT, at most `depth` of them. Where M (N) is
-    // a multiple of WIDTH the slice's first column is a whole number of vectors further on;
-    // where it is not, the operand is read float by float (a_vectors, b_vectors below).
+    // Slice z: columns z*depth onwards of A and of BT, at most `depth` of them. Where a
+    // column's length is a whole number of vectors the slice's first column is a whole number
+    // of vectors further on; where it is not, the operand is read float by float (a_vectors,
+    // b_vectors below).
     const int z = get_group_id(2);
     const int K = min(depth, K_ALL - z * depth);
-    A = (const __global floatX*)((const __global float*)A + (long)z * depth * M);
-    BT = (const __global floatX*)((const __global float*)BT + (long)z * depth * N);
+    A = (const __global floatX*)((const __global float*)A + (long)z * depth * lda);
+    BT = (const __global floatX*)((const __global float*)BT + (long)z * depth * ldb);
     C += (long)z * M * N;
 #else
     const int K = K_ALL;
@@ -271,10 +288,10 @@ void gemm_tiled_any(const int M, const int N, const int K_ALL,
     const __global float* RESTRICT Af = (const __global float*)A;
     const __global float* RESTRICT BTf = (const __global float*)BT;
 #if CACHE_A
-    const bool a_vectors = M % WIDTH == 0;
+    const bool a_vectors = lda % WIDTH == 0;
 #endif
 #if CACHE_B
-    const bool b_vectors = N % WIDTH == 0;
+    const bool b_vectors = ldb % WIDTH == 0;
 #endif
 
 #if CACHE_A

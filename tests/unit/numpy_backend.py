@@ -198,20 +198,23 @@ def _panel_index(rows: int, k: int, panel: int) -> np.ndarray:
 
 
 def _rung_operands(rung: Rung, params: Mapping[str, int], m: int, n: int, k: int, a: Any,
-                   b: Any) -> tuple[np.ndarray, np.ndarray]:
+                   b: Any, padded: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """op(A) (M x K) and op(B) (K x N) as the rung reads them: A column-major M x K, and B
     column-major K x N, or BT column-major N x K for the rungs that take B transposed; with
-    PANELS, A and BT packed into panels of TSM and TSN rows."""
+    PANELS, A and BT packed into panels of TSM and TSN rows; with `padded` (the kernel for any
+    size's PADDED_LD), the columns of A and BT whole vectors of WIDTH apart."""
     if params.get("PANELS"):
         op_a = _read(a, _panel_index(m, k, params["TSM"]), "A panels")
         return op_a, _read(b, _panel_index(n, k, params["TSN"]), "BT panels").T
-    op_a = _read(a, _grid(0, m, k, 1, m), "A")
+    width = params["WIDTH"] if padded else 1
+    lda, ldb = -(-m // width) * width, -(-n // width) * width
+    op_a = _read(a, _grid(0, m, k, 1, lda), "A")
     if rung.transposed_b:
-        return op_a, _read(b, _grid(0, k, n, n, 1), "BT")
+        return op_a, _read(b, _grid(0, k, n, ldb, 1), "BT")
     return op_a, _read(b, _grid(0, k, n, 1, k), "B")
 
 
-def _rung(rung: Rung, params: Mapping[str, int]) -> Body:
+def _rung(rung: Rung, params: Mapping[str, int], padded: bool = False) -> Body:
     def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
         m, n, k, a, b, c = args
         why = None if rung.any_size else rung.size_problem(params, m, n, k)
@@ -222,7 +225,7 @@ def _rung(rung: Rung, params: Mapping[str, int]) -> Body:
         local = rung.local_size(params)
         groups = (gsize[0] // local[0], gsize[1] // local[1])
         rows, cols = min(m, groups[0] * tm), min(n, groups[1] * tn)
-        op_a, op_b = _rung_operands(rung, params, m, n, k, a, b)
+        op_a, op_b = _rung_operands(rung, params, m, n, k, a, b, padded)
         product = (op_a[:rows] @ op_b[:, :cols]).astype(np.float32)
         _write(c, _grid(0, rows, cols, 1, m), product, "C")
         return _gemm_ms(m, n, k, rung.number, local)
@@ -330,7 +333,8 @@ def emulate(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel:
     if rung is None:
         raise BuildError(f"build failed: the NumPy test backend has no emulation of {kernel!r}")
     params = _params(rung, defines)
-    return EmulatedKernel(kernel, _rung(rung, params), rung.local_size(params))
+    padded = bool(int(defines.get("PADDED_LD", 0)))
+    return EmulatedKernel(kernel, _rung(rung, params, padded), rung.local_size(params))
 
 
 # -- the backend -----------------------------------------------------------------------------------

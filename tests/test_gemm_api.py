@@ -934,6 +934,39 @@ def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, tr
     api.clear_caches()
 
 
+@pytest.mark.parametrize("split", [1, 3])
+@pytest.mark.parametrize("form", [{}, {"PIPELINE": 2}, {"RASTER": 8, "UNROLL_K": 1},
+                                  {"CACHE_A": 0, "CACHE_B": 0, "VWM": 1, "VWN": 1}],
+                         ids=["registers", "pipeline", "bands-unrolled", "global"])
+@pytest.mark.parametrize("trans", [(False, False), (True, True)])
+def test_the_tiled_kernel_for_any_size_reads_packs_whole_vectors_apart(every_backend, monkeypatch,
+                                                                       trans, form, split):
+    """Off the vector width, where padding pays, gemm() packs A and BT with their columns
+    rounded up to whole vectors (zeros between) and the kernel for any size reads vectors:
+    right at sizes nothing divides, M, N or both off the width, K whole or in slices, through
+    registers, a cp.async pipeline where the device has one, bands of tiles and straight from
+    global memory, with C read or not, on device and NumPy arrays; an operand it would read in
+    place is packed for it."""
+    be = every_backend
+    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+              "VWN": 4, **form}
+    if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
+        pytest.skip("the configuration does not fit this device")
+    config = api.user_config(be.device, TILED_ANY.number, params)
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: split)
+    monkeypatch.setattr(api, "padding_pays", lambda device, shape, extra: True)
+    api.clear_caches()
+    for shape in [(45, 70, 131), (64, 37, 200), (33, 29, 17)]:
+        # C-ordered, the kernel's A has N rows and its BT M: each off the width is packed
+        off = sum(rows % 4 != 0 for rows in shape[:2])
+        for names in _split_calls(be, shape, trans, 29):
+            packs = names.index("gemm_tiled_any")
+            assert packs >= off and all(name.startswith("pack_") for name in names[:packs]), names
+            assert ("reduce_splits" in names) == (split > 1), names
+    api.clear_caches()
+
+
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
 def test_split_k_on_the_direct_kernel(every_backend, monkeypatch, trans):
     """K split into 4 slices (what the device's compute units would ask for a skinny product

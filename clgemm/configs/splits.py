@@ -1,11 +1,12 @@
-"""Into how many slices gemm() splits K, and where the tiled kernel reads B as it lies: the
-arithmetic that the choice of kernel, the expected speeds of stored configurations (a split
-multiplies the work-groups that fill the device), the tuner's measurements and the bound all
-need, kept apart so that the lookup can count it without the choice above it."""
+"""Into how many slices gemm() splits K, where the tiled kernel reads B as it lies, and where
+the one for any size has its operands packed whole vectors apart: the arithmetic that the choice
+of kernel, the expected speeds of stored configurations (a split multiplies the work-groups that
+fill the device), the tuner's measurements, the bound and gemm()'s plans need, kept apart so
+that the lookup can count it without the choice above it."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from clgemm.devices.hardware import Hardware, hardware_for_device
 from clgemm.rungs.tiled import TILED, reads_b_itself
@@ -130,6 +131,33 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     if k < SPLIT_FROM_K:
         pack_s += PACK_LAUNCH_S.get(hw.device_type, 0.0)
     return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
+
+
+#: what reading A or BT one float at a time costs the tiled kernel for any size, as a share of
+#: the product's time at the device's peak: 999 and 1001 cubed took 13 us more than 1000 cubed
+#: (78.5 against 65.6 us a call on the H100, both backends alike), where the product at the
+#: H100's peak takes 30 (results/h100/any-size-1000)
+SCALAR_READ_COST = 0.4
+
+
+def padding_pays(device: Any, shape: tuple[int, int, int], extra_rows: Sequence[int]) -> bool:
+    """Whether the tiled kernel for any size should read its operands packed with columns whole
+    vectors apart (its PADDED_LD) where M or N is off its vector width, given the rows of the
+    operands that would be packed for that alone (`extra_rows`; the others are packed anyway)."""
+    return padding_pays_on(hardware_for_device(device), shape, extra_rows)
+
+
+def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Sequence[int]) -> bool:
+    """`padding_pays` with the device's figures given. Off the vector width the kernel reads
+    the operand float by float, which costs it SCALAR_READ_COST of the product's time at the
+    peak; an extra pack reads and writes its operand once at the memory bandwidth, in a launch
+    of its own. Measured on a GPU only: elsewhere the operands are read as they come."""
+    if hw.device_type != "GPU":
+        return False
+    m, n, k = shape
+    pack_s = sum(2 * 4 * rows * k / (hw.mem_gbps * 1e9) + PACK_LAUNCH_S["GPU"]
+                 for rows in extra_rows)
+    return pack_s < SCALAR_READ_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 
 def reading_only(gpu: bool, shape: tuple[int, int, int], pays: bool) -> bool:

@@ -18,6 +18,7 @@ checked before the first launch, so a mistake never leaves C half written.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
@@ -28,7 +29,7 @@ from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, h
 from clgemm.backends.registry import array_signature
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config, user_config
-from clgemm.configs.splits import reads_b_as_gemm
+from clgemm.configs.splits import padding_pays, reads_b_as_gemm
 from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
@@ -112,8 +113,8 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
         read_b = kernel is not None and reads_b_as_gemm(be.device, kernel.rung, kernel.params,
                                                         shape)
-        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c,
-                        kernel, split, read_b)
+        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, kernel, split,
+                        read_b, functools.partial(padding_pays, be.device, shape))
         check_memory(be.device, extra + plan.temps)
         try:
             with be.lock:

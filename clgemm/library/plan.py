@@ -7,7 +7,7 @@ keeps one per signature (`clgemm.library.cache`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.tiled import TILED, reads_b_itself
+from clgemm.rungs.tiled_any import TILED_ANY
 
 
 @dataclass
@@ -40,6 +41,9 @@ class Plan:
     panels: bool = False
     #: the tiled kernel reads B (K x N) where it lies, transposing it tile by tile (BT_FROM_B)
     reads_b: bool = False
+    #: the tiled kernel for any size reads A and BT with their columns whole vectors apart
+    #: (PADDED_LD), each packed so where its rows are off the vector width
+    padded_ld: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
     #: the direct or the skinny kernel does the whole product in one launch (no packing, no
@@ -58,6 +62,16 @@ class Plan:
         return self.choice
 
     @property
+    def rows_a(self) -> int:
+        """How far apart the columns of the A the rung reads lie (its rows, padded or not)."""
+        return _whole_vectors(self, self.mp)
+
+    @property
+    def rows_bt(self) -> int:
+        """Likewise for BT (or for B's columns, for a rung that reads B)."""
+        return _whole_vectors(self, self.np_)
+
+    @property
     def use_p(self) -> bool:
         return self.k > 0 and self.alpha != 0
 
@@ -70,6 +84,13 @@ class Plan:
         return self.m == 0 or self.n == 0 or (not self.use_p and self.beta == 1)
 
 
+def _whole_vectors(plan: Plan, rows: int) -> int:
+    if not plan.padded_ld:
+        return rows
+    width = TILED_ANY.resolve(dict(plan.chosen.params))["WIDTH"]
+    return round_up(rows, width)
+
+
 def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
     """The helper steps the chosen configuration adds after gemm's own packing (panels), each
     with the rows of the operand it rewrites: A is mp x kp, BT np x kp."""
@@ -79,10 +100,13 @@ def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
 
 
 def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat,
-             c: Mat, kernel: Config | None, split: int = 1, read_b: bool = False) -> Plan:
+             c: Mat, kernel: Config | None, split: int = 1, read_b: bool = False,
+             pads: Callable[[Sequence[int]], bool] | None = None) -> Plan:
     """The plan of one call with `kernel` (None only where there is no product to compute);
     the direct, the skinny or a tiled kernel splits K into `split` slices where that is more
-    than 1; with `read_b` the tiled kernel reads a B it would pack where it lies, if it can."""
+    than 1; with `read_b` the tiled kernel reads a B it would pack where it lies, if it can;
+    `pads` says, given the rows of the operands that would be packed for that alone, whether
+    the kernel for any size should read them whole vectors apart (`_plan_padding`)."""
     plan = Plan(m, n, k, alpha, beta)
     if plan.nothing_to_do or not plan.use_p:
         return plan
@@ -107,6 +131,7 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     plan.panels = bool(panel_steps(plan))
     plan.pack_a = plan.panels or not (exact and not a.trans and a.offset == 0 and a.ld == m)
     _plan_b(plan, b, exact, read_b)
+    _plan_padding(plan, pads)
     # The rung writes C itself where C is exactly its output; an operand that shares memory
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
@@ -120,9 +145,9 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
                              f"K={k}, tiles {tm} x {tn} x {tk})")
         plan.split, plan.direct_c = split, False
     if plan.pack_a and not plan.panels:
-        plan.temps.append(("packed A", plan.mp * plan.kp))
+        plan.temps.append(("packed A", plan.rows_a * plan.kp))
     if plan.pack_b and not plan.panels:
-        plan.temps.append(("packed B", plan.kp * plan.np_))
+        plan.temps.append(("packed B", plan.kp * plan.rows_bt))
     for helper, rows in panel_steps(plan):
         plan.temps.append((helper.name, rows * plan.kp))
     if plan.split > 1:
@@ -134,6 +159,24 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
             raise UsageError(f"the {name} would hold {count} floats (M={m} N={n} K={k}); the "
                              f"kernels index with 32-bit ints, so at most {INT_MAX}")
     return plan
+
+
+def _plan_padding(plan: Plan, pads: Callable[[Sequence[int]], bool] | None) -> None:
+    """Whether the tiled kernel for any size reads A and BT packed with their columns whole
+    vectors apart, where M or N is off its vector width: it reads such an operand float by
+    float otherwise. An operand packed anyway is packed so for nothing; one read in place is
+    packed for it only where `pads` says the pack costs less than the floats' reads."""
+    if pads is None or plan.chosen.rung != TILED_ANY.number:
+        return
+    width = TILED_ANY.resolve(dict(plan.chosen.params))["WIDTH"]
+    off_a, off_b = plan.mp % width != 0, plan.np_ % width != 0
+    if not (off_a or off_b):
+        return
+    extra = ([plan.mp] if off_a and not plan.pack_a else []) + (
+        [plan.np_] if off_b and not plan.pack_b else [])
+    if pads(extra):
+        plan.padded_ld = True
+        plan.pack_a, plan.pack_b = plan.pack_a or off_a, plan.pack_b or off_b
 
 
 def _plan_b(plan: Plan, b: Mat, exact: bool, read_b: bool) -> None:

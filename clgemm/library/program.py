@@ -242,18 +242,20 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
         prog.add(main.what, main.kernel, main.global_size, main.local_size, main.args)
         return p
     if plan.pack_a:
-        sa = _pack(backend, prog, "pack of A", sa, a, m, k, plan.mp, plan.kp, a.trans)
+        sa = _pack(backend, prog, "pack of A", sa, a, m, k, plan.rows_a, plan.kp, a.trans)
     if plan.pack_b:
         if rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
-            sb = _pack(backend, prog, "pack of B", sb, b, n, k, plan.np_, plan.kp, not b.trans)
+            sb = _pack(backend, prog, "pack of B", sb, b, n, k, plan.rows_bt, plan.kp,
+                       not b.trans)
         else:
             sb = _pack(backend, prog, "pack of B", sb, b, k, n, plan.kp, plan.np_, b.trans)
     if plan.split > 1:
         _split_tiled(backend, prog, rung, knl, sa, sb, c)
         return C
     p = C if plan.direct_c else prog.new_scratch(plan.mp * plan.np_)
-    if plan.reads_b:  # B as it lies, transposed tile by tile: no pack of it, no helper
-        prog.add("tiled kernel, B as it lies", knl,
+    if plan.reads_b or plan.padded_ld:  # the form built above; no helper before it
+        prog.add("tiled kernel, B as it lies" if plan.reads_b else
+                 f"{rung.slug} kernel, columns whole vectors apart", knl,
                  *rung.geometry(plan.chosen.params, plan.mp, plan.np_),
                  rung.args(plan.mp, plan.np_, plan.kp, sa, sb, p))
         return p
@@ -268,11 +270,13 @@ def _packed(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
 
 def _main_macros(rung: Any, plan: Plan) -> dict[str, int]:
     """The -D set of the plan's packing kernel: its batched form where K is split, the tiled
-    kernel's form reading B as it lies where the plan has it."""
+    kernel's form reading B as it lies and that of the one for any size reading its operands
+    whole vectors apart where the plan has them."""
     params = plan.chosen.params
     if rung.number == TILED.number and (plan.split > 1 or plan.reads_b):
         return tiled_macros(params, plan.split > 1, plan.reads_b)
-    return {**rung.macros(params), **({"BATCHED": 1} if plan.split > 1 else {})}
+    return {**rung.macros(params), **({"BATCHED": 1} if plan.split > 1 else {}),
+            **({"PADDED_LD": 1} if plan.padded_ld else {})}
 
 
 def _split_tiled(backend: Backend, prog: CallProgram, rung: Any, knl: Any, sa: Slot, sb: Slot,

@@ -4,8 +4,11 @@ back to when nothing stored fits a shape.
 
 The tiled kernel's pipelines and parameters are kept, without PANELS, LOCKSTEP and the order of
 work-items (WARP_M); only the edges change. Like the tiled kernel it splits K where its tiles of
-C are too few to fill the device, the last slice taking what is left of K. Nothing is padded on
-the host or by a helper kernel, so the helper time reported for it is the transpose of B alone.
+C are too few to fill the device, the last slice taking what is left of K. Nothing is padded to
+its tiles, so the helper time reported for it is the transpose of B alone. Where M or N is off
+its vector width, gemm() may pack A and BT with their columns whole vectors apart (the call's
+PADDED_LD, where `clgemm.configs.splits.padding_pays`), so that it reads vectors rather than
+single floats; the tuner measures it on the operands as they come.
 """
 
 from __future__ import annotations

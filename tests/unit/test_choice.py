@@ -9,13 +9,18 @@ import dataclasses
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from made_up import GPU
 
+from clgemm.backends import Mat
 from clgemm.configs import choice, lookup, splits
+from clgemm.configs.configuration import Config
+from clgemm.library.plan import new_plan
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SKINNY
+from clgemm.rungs.tiled_any import TILED_ANY
 
 TILED = get_rung(12)
 
@@ -245,6 +250,49 @@ def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
     assert not choice.read_b_pays(h100, shape)
     monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
     assert not choice.read_b_pays(dataclasses.replace(h100, type="CPU"), shape)
+
+
+def test_padding_pays_on_a_gpu_where_the_float_reads_cost_more_than_the_extra_packs():
+    """Off the vector width the kernel for any size reads an operand float by float; packed
+    whole vectors apart it reads vectors. An operand packed anyway costs nothing more; one read
+    in place costs a pack, a launch of its own, which a small product does not repay. A CPU
+    reads its operands as they come."""
+    h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
+    assert splits.padding_pays(h100, (999, 999, 999), [999])
+    assert splits.padding_pays(h100, (99, 99, 99), [])
+    assert not splits.padding_pays(h100, (255, 255, 255), [255])
+    assert not splits.padding_pays(h100, (999, 7, 999), [999])  # a pass over A for 7 columns
+    assert not splits.padding_pays(dataclasses.replace(h100, type="CPU"), (999, 999, 999), [])
+
+
+@pytest.mark.parametrize("in_place,pays", [("a", True), ("a", False), ("bt", True)])
+def test_a_plan_off_the_vector_width_packs_its_operands_whole_vectors_apart(in_place, pays):
+    """The plan of the kernel for any size at 999 x 1001 x 999, one of A and BT as the kernel
+    reads it in place and the other packed anyway: where padding pays, both are packed with
+    their columns rounded up to the vector width (the scratch they fill counted so), the rows
+    staying what the kernel bounds; where it does not, they are packed or read as before.
+    `pads` is asked with the rows of the operand that would be packed for it alone."""
+    m, n, k = 999, 1001, 999
+    config = Config(TILED_ANY.number, TILED_ANY.resolve({"WIDTH": 4}))
+    asked = []
+
+    def pads(extra):
+        asked.append(list(extra))
+        return pays
+    # A (M x K) read where it lies and B to transpose, or A stored transposed and BT given
+    a, b = ((Mat(None, 0, m, False), Mat(None, 0, k, False)) if in_place == "a" else
+            (Mat(None, 0, k, True), Mat(None, 0, n, True)))
+    plan = new_plan(m, n, k, np.float32(1), np.float32(0), a, b, Mat(None, 0, m, False),
+                    config, pads=pads)
+    assert asked == [[m] if in_place == "a" else [n]]
+    assert (plan.mp, plan.np_, plan.kp) == (m, n, k)
+    assert plan.padded_ld == pays
+    assert (plan.pack_a, plan.pack_b) == ((pays, True) if in_place == "a" else (True, pays))
+    if pays:
+        assert (plan.rows_a, plan.rows_bt) == (1000, 1004)
+        assert ("packed A", 1000 * k) in plan.temps and ("packed B", k * 1004) in plan.temps
+    else:
+        assert (plan.rows_a, plan.rows_bt) == (m, n)
 
 
 def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monkeypatch):

@@ -17,6 +17,7 @@ from clgemm.backends import Backend
 from clgemm.core.errors import UsageError
 from clgemm.rungs import Helper, Rung
 from clgemm.rungs.tiled import TILED, read_b_slice_args
+from clgemm.rungs.tiled_any import TILED_ANY, whole_vectors
 
 #: (what the buffer holds, float count) -> a device buffer; runners reuse theirs across rungs,
 #: gemm() takes them from the backend's pool
@@ -146,8 +147,11 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
         slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
     if reads_b and rung.number != TILED.number:
         raise UsageError(f"only the tiled kernel reads B as it lies, not rung {rung.number}")
+    # tight operands on the vector width of the kernel for any size lie as its PADDED_LD form
+    # reads them, which gemm() builds there
+    padded = rung.number == TILED_ANY.number and whole_vectors(params, m, n)
     macros = {**rung.macros(params), **({"BATCHED": 1} if slices > 1 else {}),
-              **({"BT_FROM_B": 1} if reads_b else {})}
+              **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
     main_kernel = backend.program(rung.file, macros, rung.kernel)
     steps = []
     for helper in helpers:

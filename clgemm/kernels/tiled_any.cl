@@ -27,7 +27,8 @@
 //          going to the z-th M x N of C. Every slice is zero-filled past its own end, as the
 //          whole K is, so no depth has to divide K.
 //   PADDED_LD: set by the call: 1 where A's and BT's columns lie M and N rounded up to WIDTH
-//          floats apart (gemm() packs them so where M or N is not a multiple of WIDTH).
+//          floats apart: on multiples of WIDTH, where they lie so anyway, and the float-by-float
+//          path then drops out at compile time; off them, where gemm() packs them so.
 
 // ---- parameters (-D NAME=VALUE; these defaults make the file build on its own) ---------
 #ifndef TSM

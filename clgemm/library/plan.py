@@ -42,7 +42,7 @@ class Plan:
     #: the tiled kernel reads B (K x N) where it lies, transposing it tile by tile (BT_FROM_B)
     reads_b: bool = False
     #: the tiled kernel for any size reads A and BT with their columns whole vectors apart
-    #: (PADDED_LD), each packed so where its rows are off the vector width
+    #: (PADDED_LD): as they lie on its vector width, each packed so where its rows are off it
     padded_ld: bool = False
     #: the rung writes straight into C (no P buffer, no epilogue)
     direct_c: bool = False
@@ -162,19 +162,19 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
 
 
 def _plan_padding(plan: Plan, pads: Callable[[Sequence[int]], bool] | None) -> None:
-    """Whether the tiled kernel for any size reads A and BT packed with their columns whole
-    vectors apart, where M or N is off its vector width: it reads such an operand float by
-    float otherwise. An operand packed anyway is packed so for nothing; one read in place is
-    packed for it only where `pads` says the pack costs less than the floats' reads."""
+    """Whether the tiled kernel for any size reads A and BT with their columns whole vectors
+    apart (PADDED_LD). On its vector width they lie so already, and the kernel built so drops
+    its float-by-float path. Off the width it reads such an operand float by float; packed with
+    its columns rounded up to whole vectors, it reads vectors. An operand packed anyway is
+    packed so for nothing; one read in place is packed for it only where `pads` says the pack
+    costs less than the floats' reads."""
     if pads is None or plan.chosen.rung != TILED_ANY.number:
         return
     width = TILED_ANY.resolve(dict(plan.chosen.params))["WIDTH"]
     off_a, off_b = plan.mp % width != 0, plan.np_ % width != 0
-    if not (off_a or off_b):
-        return
     extra = ([plan.mp] if off_a and not plan.pack_a else []) + (
         [plan.np_] if off_b and not plan.pack_b else [])
-    if pads(extra):
+    if not extra or pads(extra):
         plan.padded_ld = True
         plan.pack_a, plan.pack_b = plan.pack_a or off_a, plan.pack_b or off_b
 

@@ -8,12 +8,14 @@ C are too few to fill the device, the last slice taking what is left of K. Nothi
 its tiles, so the helper time reported for it is the transpose of B alone. Where M or N is off
 its vector width, gemm() may pack A and BT with their columns whole vectors apart (the call's
 PADDED_LD, where `clgemm.configs.splits.padding_pays`), so that it reads vectors rather than
-single floats; the tuner measures it on the operands as they come.
+single floats. On the width the operands lie so already and the kernel is built with PADDED_LD
+there too, in gemm() and in the tuner (`whole_vectors`), so that the compiler drops the
+float-by-float path; off it the tuner measures the kernel on the operands as they come.
 """
 
 from __future__ import annotations
 
-from clgemm.rungs.base import TRANSPOSE_B, Constraint, Rung
+from clgemm.rungs.base import TRANSPOSE_B, Constraint, Params, Rung
 from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size,
                                                 output_tile)
 from clgemm.rungs.r07_wide_loads import WIDE_LOAD_CONSTRAINTS, WIDTH_PARAM
@@ -30,6 +32,15 @@ RASTER_CONSTRAINTS = (
     Constraint("RASTER = 0 on CPUs (work-items run as loops)", "heuristic",
                lambda p, d: d.device_type != "CPU" or p["RASTER"] == 0),
 )
+
+
+def whole_vectors(params: Params, m: int, n: int) -> bool:
+    """Whether tight A (M x K) and BT (N x K) already lie with their columns whole vectors of
+    the configuration's WIDTH apart, as PADDED_LD has them: then the kernel built with it reads
+    them as they are, and the compiler drops its float-by-float path."""
+    width = TILED_ANY.resolve(dict(params))["WIDTH"]
+    return m % width == 0 and n % width == 0
+
 
 def tiled_any_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
                          out: object) -> list:

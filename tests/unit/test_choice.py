@@ -265,6 +265,19 @@ def test_padding_pays_on_a_gpu_where_the_float_reads_cost_more_than_the_extra_pa
     assert not splits.padding_pays(dataclasses.replace(h100, type="CPU"), (999, 999, 999), [])
 
 
+def test_on_the_vector_width_a_plan_reads_its_operands_as_padded_with_no_pack_more():
+    """On the vector width of the kernel for any size its operands lie whole vectors apart
+    already: the plan builds the kernel so (PADDED_LD, whose float-by-float path then drops
+    out), packs nothing more and does not ask whether padding pays."""
+    config = Config(TILED_ANY.number, TILED_ANY.resolve({"WIDTH": 4}))
+    m, n, k = 1000, 1004, 999
+    plan = new_plan(m, n, k, np.float32(1), np.float32(0), Mat(None, 0, m, False),
+                    Mat(None, 0, n, True), Mat(None, 0, m, False), config,
+                    pads=lambda extra: pytest.fail("asked"))
+    assert plan.padded_ld and not plan.pack_a and not plan.pack_b
+    assert (plan.rows_a, plan.rows_bt) == (m, n)
+
+
 @pytest.mark.parametrize("in_place,pays", [("a", True), ("a", False), ("bt", True)])
 def test_a_plan_off_the_vector_width_packs_its_operands_whole_vectors_apart(in_place, pays):
     """The plan of the kernel for any size at 999 x 1001 x 999, one of A and BT as the kernel

@@ -235,6 +235,27 @@ def test_emulated_kernels_keep_the_kernels_conventions(numpy_backend):
     assert np.all(out[:16, :16] == 32) and np.isnan(out[16:]).all() and np.isnan(out[:, 16:]).all()
 
 
+@pytest.mark.parametrize("m,n,padded", [(8, 12, True), (9, 12, False), (8, 9, False)])
+def test_the_tuner_builds_the_kernel_for_any_size_as_gemm_does_on_its_width(numpy_backend, m, n,
+                                                                           padded):
+    """On its vector width the tight operands of the kernel for any size lie whole vectors
+    apart, and a measurement builds it with PADDED_LD as gemm() does there; off the width, where
+    gemm() would pack them, it is measured on the operands as they come. Right either way."""
+    nb = numpy_backend
+    be = nb.open_backend(_device(nb))
+    built: list[Mapping[str, int]] = []
+    build = be.build
+    be.build = lambda source, defines, kernel: (built.append(dict(defines)),  # type: ignore
+                                                build(source, defines, kernel))[1]
+    rung, k = get_rung(13), 7
+    params = rung.resolve({"TSM": 16, "TSN": 16, "TSK": 8, "WPTM": 2, "WPTN": 2, "WIDTH": 2})
+    ws = Workspace(be, Problem(m, n, k))
+    result = run_rung(be, ws, rung, params)
+    assert result.status == "ok", result.message
+    main = [d for d in built if "TSM" in d]
+    assert main and all(d.get("PADDED_LD", 0) == int(padded) for d in main)
+
+
 # -- (c) the ladder's rows -------------------------------------------------------------------------
 def test_ladder_rows_of_rungs_1_and_2(numpy_backend):
     nb = numpy_backend

@@ -68,7 +68,7 @@ class Plan:
 
     @property
     def rows_bt(self) -> int:
-        """Likewise for BT (or for B's columns, for a rung that reads B)."""
+        """Likewise for the B operand the rung reads (BT for the kernel for any size)."""
         return _whole_vectors(self, self.np_)
 
     @property

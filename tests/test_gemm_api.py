@@ -909,6 +909,18 @@ def _split_calls(be, shape, trans, seed):
     return calls
 
 
+def _forced_tiled_any(be, monkeypatch, form, split):
+    """gemm() on the tiled kernel for any size, 32 x 32 x 16 tiles of 4 x 4 sums in vectors of
+    4, with `form` over that, and K in `split` slices; skipped where the device cannot run it."""
+    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+              "VWN": 4, **form}
+    if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
+        pytest.skip("the configuration does not fit this device")
+    config = api.user_config(be.device, TILED_ANY.number, params)
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: split)
+
+
 @pytest.mark.parametrize("form", [{}, {"PIPELINE": 3}, {"RASTER": 8, "UNROLL_K": 1}],
                          ids=["registers", "pipeline", "bands-unrolled"])
 @pytest.mark.parametrize("trans", [(False, False), (True, True)])
@@ -920,13 +932,7 @@ def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, tr
     through registers and through a cp.async pipeline where the device has one, with the tiles
     in bands and the depth unrolled, on device and NumPy arrays."""
     be = every_backend
-    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
-              "VWN": 4, **form}
-    if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
-        pytest.skip("the configuration does not fit this device")
-    config = api.user_config(be.device, TILED_ANY.number, params)
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
-    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 3)
+    _forced_tiled_any(be, monkeypatch, form, 3)
     api.clear_caches()
     for shape in [(45, 70, 131), (64, 36, 200)]:
         for names in _split_calls(be, shape, trans, 23):
@@ -948,13 +954,7 @@ def test_the_tiled_kernel_for_any_size_reads_packs_whole_vectors_apart(every_bac
     global memory, with C read or not, on device and NumPy arrays; an operand it would read in
     place is packed for it."""
     be = every_backend
-    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
-              "VWN": 4, **form}
-    if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
-        pytest.skip("the configuration does not fit this device")
-    config = api.user_config(be.device, TILED_ANY.number, params)
-    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: config)
-    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: split)
+    _forced_tiled_any(be, monkeypatch, form, split)
     monkeypatch.setattr(api, "padding_pays", lambda device, shape, extra: True)
     api.clear_caches()
     for shape in [(45, 70, 131), (64, 37, 200), (33, 29, 17)]:

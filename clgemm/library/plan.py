@@ -20,7 +20,7 @@ from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.tiled import TILED, reads_b_itself
-from clgemm.rungs.tiled_any import TILED_ANY
+from clgemm.rungs.tiled_any import TILED_ANY, padded_rows
 
 
 @dataclass
@@ -85,10 +85,7 @@ class Plan:
 
 
 def _whole_vectors(plan: Plan, rows: int) -> int:
-    if not plan.padded_ld:
-        return rows
-    width = TILED_ANY.resolve(dict(plan.chosen.params))["WIDTH"]
-    return round_up(rows, width)
+    return padded_rows(plan.chosen.params, rows) if plan.padded_ld else rows
 
 
 def panel_steps(plan: Plan) -> list[tuple[Any, int]]:
@@ -170,8 +167,7 @@ def _plan_padding(plan: Plan, pads: Callable[[Sequence[int]], bool] | None) -> N
     costs less than the floats' reads."""
     if pads is None or plan.chosen.rung != TILED_ANY.number:
         return
-    width = TILED_ANY.resolve(dict(plan.chosen.params))["WIDTH"]
-    off_a, off_b = plan.mp % width != 0, plan.np_ % width != 0
+    off_a, off_b = (padded_rows(plan.chosen.params, rows) != rows for rows in (plan.mp, plan.np_))
     extra = ([plan.mp] if off_a and not plan.pack_a else []) + (
         [plan.np_] if off_b and not plan.pack_b else [])
     if not extra or pads(extra):

@@ -34,12 +34,18 @@ RASTER_CONSTRAINTS = (
 )
 
 
+def padded_rows(params: Params, rows: int) -> int:
+    """How far apart PADDED_LD lays the columns of an operand of `rows` rows: its rows rounded
+    up to the configuration's WIDTH (the kernel derives the same from M and N)."""
+    width = TILED_ANY.resolve(dict(params))["WIDTH"]
+    return -(-rows // width) * width
+
+
 def whole_vectors(params: Params, m: int, n: int) -> bool:
     """Whether tight A (M x K) and BT (N x K) already lie with their columns whole vectors of
     the configuration's WIDTH apart, as PADDED_LD has them: then the kernel built with it reads
     them as they are, and the compiler drops its float-by-float path."""
-    width = TILED_ANY.resolve(dict(params))["WIDTH"]
-    return m % width == 0 and n % width == 0
+    return padded_rows(params, m) == m and padded_rows(params, n) == n
 
 
 def tiled_any_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,

@@ -18,8 +18,8 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import (SPLIT_FROM_K, read_b_pays, reading_only, slices_gemm_decides,
-                                   slices_to_fill)
+from clgemm.configs.splits import (SPLIT_FROM_K, b_pack_s, read_b_pays, reading_only,
+                                   slices_gemm_decides, slices_to_fill)
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -96,18 +96,47 @@ class Tuned:
 
 
 def _tuned(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected) -> Tuned | None:
-    """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`), or the
-    tiled kernel padded to its tiles where that is expected faster."""
+    """The lookup chain's choice over every packing kernel (`lookup.best_over_rungs`), the
+    tiled kernel reading B as it lies where that beats another kernel's pack and launch
+    (`_reader_over_pack`), or the tiled kernel padded to its tiles where that is expected
+    faster."""
     def accept(rung: Rung, params: Mapping[str, int]) -> bool:
         return not rejected(rung.number, params)
 
     found = lookup.best_over_rungs(device, shape, accept=accept)
     expected = (0.0 if found is None
                 else lookup.expected_gflops(device, get_rung(found.rung), found, shape))
+    reader = _reader_over_pack(device, shape, found, expected, rejected)
+    if reader is not None:
+        found, expected = reader
     padded = _padded_tiled(device, shape, rejected)
     if padded is not None and (found is None or padded[1] > expected):
         found, expected = padded
     return None if found is None else Tuned(from_found(found), expected)
+
+
+def _reader_over_pack(device: DeviceInfo, shape: tuple[int, int, int], found: lookup.Found | None,
+                      expected: float, rejected: Rejected) -> tuple[lookup.Found, float] | None:
+    """The tiled kernel's best stored configuration that reads B as it lies here, where its
+    one launch beats the lookup's choice of another kernel run behind its pack of B. Where
+    reading B pays (`read_b_pays`) gemm() runs such a configuration without the pack that every
+    other packing kernel reads a BT from (`splits.b_pack_s`). Expected speeds are the kernels'
+    alone: counting them only, a tune that raised the stored speed of the kernel for any size
+    moved short-K products onto it, which then ran up to 1.6 times slower
+    (results/h100/any-size-retune). Between configurations of the tiled kernel,
+    `behind_a_pack` decides; against the direct kernel, the crossover and expected speeds."""
+    if (found is None or found.rung == TILED.number or expected <= 0
+            or not read_b_pays(device, shape)):
+        return None
+    reading = next((f for f in lookup.ranked(device, TILED, shape)
+                    if reads_b_itself(f.params) and not rejected(TILED.number, f.params)), None)
+    if reading is None:
+        return None
+    speed = lookup.expected_gflops(device, TILED, reading, shape)
+    work = 2 * math.prod(shape) / 1e9
+    if speed <= 0 or work / speed >= work / expected + b_pack_s(device, shape):
+        return None
+    return reading, speed
 
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],

@@ -127,10 +127,23 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     K, pipelines repaid their pack's launch at 32 and 64 rows of C while configurations reading
     B lost 10-25% (results/h100/read-b-launch)."""
     m, n, k = shape
+    return b_pack_s_on(hw, shape) > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
+
+
+def b_pack_s(device: Any, shape: tuple[int, int, int]) -> float:
+    """Seconds the pack of B into BT adds to a call at this shape (`b_pack_s_on`)."""
+    return b_pack_s_on(hardware_for_device(device), shape)
+
+
+def b_pack_s_on(hw: Hardware, shape: tuple[int, int, int]) -> float:
+    """Seconds the pack of B into BT adds to a call: a pass reading and writing B at the
+    device's memory bandwidth and, on a GPU along a K too short to split, its launch
+    (PACK_LAUNCH_S; `read_b_pays_on` says why only there)."""
+    _, n, k = shape
     pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
     if k < SPLIT_FROM_K:
         pack_s += PACK_LAUNCH_S.get(hw.device_type, 0.0)
-    return pack_s > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
+    return pack_s
 
 
 #: what reading A or BT one float at a time costs the tiled kernel for any size, as a share of

@@ -114,6 +114,36 @@ def test_long_k_finds_the_tiled_kernel_behind_another_packing_kernel(stored):
     assert choice.choose_kernel(GPU, (256, 256, 16384), cross=cross).rung == TILED.number
 
 
+def test_reading_b_in_one_launch_is_weighed_against_another_kernels_pack(stored, monkeypatch):
+    """The kernel for any size reads a BT packed first. Where reading B pays, the tiled
+    kernel's configuration that reads B where it lies runs in one launch, so it takes the
+    shape unless the other kernel's speed repays the pack; where reading B does not pay, or
+    no stored configuration of the tiled kernel reads B, the expected speeds decide alone."""
+    shape = (2048, 2048, 64)  # 17.9 us at 30 TFLOP/s; a pack of B would take 3.5 more
+
+    def at_shape(rung, gflops: float, **params: int) -> lookup.Found:
+        found = dataclasses.replace(_found(rung, 2048, gflops), shape=shape)
+        return dataclasses.replace(found, params={**found.params, **params})
+
+    reading = at_shape(TILED, 30000.0, TSM=64, TSN=64)
+    assert choice.reads_b_itself(reading.params)
+    stored[DIRECT.number] = []
+    stored[TILED.number] = [reading]
+    cross = choice.no_crossover(GPU)
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: True)
+    monkeypatch.setattr(choice, "b_pack_s", lambda device, s: 3.5e-6)
+    # 16.3 us and its pack against 17.9; 11.9 us and its pack against 17.9
+    for gflops, rung in ((33000.0, TILED.number), (45000.0, TILED_ANY.number)):
+        stored[TILED_ANY.number] = [at_shape(TILED_ANY, gflops)]
+        assert choice.choose_kernel(GPU, shape, cross=cross).rung == rung, gflops
+    stored[TILED_ANY.number] = [at_shape(TILED_ANY, 33000.0)]
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
+    assert choice.choose_kernel(GPU, shape, cross=cross).rung == TILED_ANY.number
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: True)
+    stored[TILED.number] = [at_shape(TILED, 30000.0, TSM=64, TSN=64, PIPELINE=2)]
+    assert choice.choose_kernel(GPU, shape, cross=cross).rung == TILED_ANY.number
+
+
 def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units():
     tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132

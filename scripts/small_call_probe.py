@@ -1,0 +1,53 @@
+"""Where a small call's microseconds go: for each backend and square size, in the order given,
+gemm() on the bench's device arrays (C given) as `bench --call` times it (`per_call_ms`, three
+times over), the remembered hot call's flags, and the top of a profile of 2000 calls. On the GPU
+machine after the prelude, from the repository root:
+    python3 scripts/small_call_probe.py DEVICE BACKEND SIZES   e.g. H100 opencl 64,128,256,64"""
+
+import cProfile
+import io
+import pstats
+import sys
+
+import numpy as np
+
+from clgemm.library import gemm as api
+from clgemm.library.cache import CACHE
+from clgemm.measure.call_bench import Side, per_call_ms
+
+
+def probe(device: str, backend_name: str, n: int) -> None:
+    backend = api.backend_for(device, backend_name)
+    side = Side(backend, "device")
+    rng = np.random.default_rng(0)
+    a, b = (side.put(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(2))
+    c = side.put(np.zeros((n, n), np.float32))
+
+    def call() -> None:
+        api.gemm(a, b, c)
+
+    call()
+    side.sync()
+    times = [per_call_ms(call, side.sync) * 1e3 for _ in range(3)]
+    key = api._call_key(a, b, c, 1.0, 0.0, False, False, None, None)
+    hot = CACHE.hot.get(key)
+    flags = ("no hot call" if hot is None else
+             f"quick={hot.quick is not None} steady={hot.steady} check_alias={hot.check_alias} "
+             f"launches={len(hot.program.launches)}")
+    print(f"{backend_name} {n}^3: {' '.join(f'{t:.1f}' for t in times)} us per call; {flags}")
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(2000):
+        call()
+    profile.disable()
+    side.sync()
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(8)
+    print("\n".join(line for line in out.getvalue().splitlines()[4:] if line.strip()))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    for size in sys.argv[3].split(","):
+        probe(sys.argv[1], sys.argv[2], int(size))

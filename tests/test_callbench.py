@@ -4,6 +4,7 @@ kernel times from; the CLBlast parameter file it passes to the library."""
 from __future__ import annotations
 
 import json
+import types
 
 import numpy as np
 import pytest
@@ -95,3 +96,19 @@ def test_geo_mean_of_ratios_that_round_to_zero():
 def test_call_bench_of_a_1x1x1_product(capsys):
     assert main(["bench", "--call", "--sizes", "1"]) == 0
     assert "geo-mean" in capsys.readouterr().out
+
+
+def test_calls_are_timed_only_once_warm(monkeypatch):
+    """A process's first calls can run twice as long as the rest (the driver's and the clocks'
+    warming): the batches start only after WARM_S of calls, each drained, so the first shape of
+    a run is timed as the others are. On a clock where calls take 2 ms for their first 0.24 s
+    and 1 ms after (which, timed at once, would give a median batch of 1.18 ms), the time per
+    call is 1 ms."""
+    clock = [0.0]
+
+    def call() -> None:
+        clock[0] += 0.002 if clock[0] < 0.24 else 0.001
+
+    monkeypatch.setattr(call_bench, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    assert call_bench.WARM_S > 0.24
+    assert call_bench.per_call_ms(call, lambda: None) == pytest.approx(1.0)

@@ -78,6 +78,9 @@ NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
 #: a batch of calls lasts at least this long
 BATCH_S = 0.2
 BATCHES = 3
+#: calls run untimed for at least this long before the batches: the first tens of milliseconds
+#: of small calls in a process ran up to twice as long as the rest (results/h100/small-calls)
+WARM_S = 0.25
 #: products up to this many multiply-adds are checked against the whole float64 product
 FULL_CHECK = 2**33
 
@@ -115,9 +118,15 @@ class CallRow:
 
 
 def per_call_ms(call: Callable[[], Any], sync: Callable[[], None]) -> float:
-    """Median over batches of the wall time per call, calls back to back, drained at the end."""
+    """Median over batches of the wall time per call, calls back to back, drained at the end,
+    once calls have run for WARM_S: a repeated call's own time, not the warming of the driver
+    and clocks, which only the first shape of a run would pay."""
+    start = time.perf_counter()
     call()
     sync()
+    while time.perf_counter() - start < WARM_S:  # drained each time: a long call queues no more
+        call()
+        sync()
     t0 = time.perf_counter()
     call()
     sync()

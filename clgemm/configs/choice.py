@@ -28,6 +28,7 @@ from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.skinny import SHORT_MAX, SKINNY, k_slices, short_is_n
 from clgemm.rungs.tiled import TILED, reads_b_itself
+from clgemm.rungs.tiled_any import TILED_ANY
 
 #: Without measurements of both kinds, products of fewer multiply-adds than this run on the
 #: direct kernel: packing, padding and a second launch cost more than they save on small
@@ -139,6 +140,16 @@ def _reader_over_pack(device: DeviceInfo, shape: tuple[int, int, int], found: lo
     return reading, speed
 
 
+def _behind_b_pack(device: DeviceInfo, shape: tuple[int, int, int],
+                   tuned: Tuned | None) -> float | None:
+    """The packing kernels' expected speed, against the direct kernel's, with the pack of B
+    counted where their choice is the kernel for any size, which always runs behind one."""
+    if tuned is None or tuned.gflops <= 0 or tuned.config.rung != TILED_ANY.number:
+        return None if tuned is None else tuned.gflops
+    work = 2 * math.prod(shape) / 1e9
+    return work / (work / tuned.gflops + b_pack_s(device, shape))
+
+
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
                      padded: tuple[int, int, int]) -> float:
     """Seconds the passes that padding adds take at the device's memory bandwidth: A and B
@@ -215,7 +226,8 @@ def prefer_direct(device: DeviceInfo, shape: tuple[int, int, int], direct: looku
     """Below the device's crossover, the direct kernel: no measurement has a packing kernel
     winning there, and one launch instead of several is what a small product's call costs
     (expected speeds know nothing of launches). Above it, where both kinds are stored, the
-    higher expected speed at this shape (the packing kernels' as `Tuned` has it); else the
+    higher expected speed at this shape (the packing kernels' as `Tuned` has it, with
+    the pack of B counted for the kernel for any size: `_behind_b_pack`); else the
     packing kernels."""
     if shape[0] * shape[1] * shape[2] < cross.min_indirect:
         return not (direct is not None and indirect_gflops is not None
@@ -382,7 +394,7 @@ def choose_kernel(device: DeviceInfo, shape: tuple[int, int, int],
         if split is not None:
             return split
     if direct is not None and prefer_direct(device, shape, direct[1],
-                                            tuned.gflops if tuned else None, cross):
+                                            _behind_b_pack(device, shape, tuned), cross):
         return direct[0]
     if direct is not None and split_of(device, direct[0].params, shape) >= SPLIT_OVER:
         return direct[0]  # too few tiles of C for the packing kernels: split K instead

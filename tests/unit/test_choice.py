@@ -144,6 +144,29 @@ def test_reading_b_in_one_launch_is_weighed_against_another_kernels_pack(stored,
     assert choice.choose_kernel(GPU, shape, cross=cross).rung == TILED_ANY.number
 
 
+def test_the_direct_kernel_is_weighed_against_the_pack_the_kernel_for_any_size_runs_behind(
+        stored, monkeypatch):
+    """Above the crossover the direct kernel, which reads its operands in place, runs where its
+    expected speed beats the packing kernels': where their choice is the kernel for any size,
+    with the pack of B it always runs behind counted; a ladder rung's speed stands alone."""
+    shape = (2048, 2048, 64)  # 17.9 us at 30 TFLOP/s; a pack of B would take 3.5 more
+
+    def at_shape(rung, gflops: float) -> lookup.Found:
+        return dataclasses.replace(_found(rung, 2048, gflops), shape=shape)
+
+    stored[DIRECT.number] = [at_shape(DIRECT, 30000.0)]
+    stored[TILED.number] = []
+    cross = choice.no_crossover(GPU)
+    monkeypatch.setattr(choice, "b_pack_s", lambda device, s: 3.5e-6)
+    # 16.3 us and its pack against 17.9; 11.9 us and its pack against 17.9
+    for gflops, rung in ((33000.0, DIRECT.number), (45000.0, TILED_ANY.number)):
+        stored[TILED_ANY.number] = [at_shape(TILED_ANY, gflops)]
+        assert choice.choose_kernel(GPU, shape, cross=cross).rung == rung, gflops
+    stored[TILED_ANY.number] = []
+    stored[10] = [at_shape(get_rung(10), 33000.0)]
+    assert choice.choose_kernel(GPU, shape, cross=cross).rung == 10
+
+
 def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units():
     tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132

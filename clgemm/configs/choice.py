@@ -125,7 +125,7 @@ def _reader_over_pack(device: DeviceInfo, shape: tuple[int, int, int], found: lo
     alone: counting them only, a tune that raised the stored speed of the kernel for any size
     moved short-K products onto it, which then ran up to 1.6 times slower
     (results/h100/any-size-retune). Between configurations of the tiled kernel,
-    `behind_a_pack` decides; against the direct kernel, the crossover and expected speeds."""
+    `behind_a_pack` decides; against the direct kernel, `_behind_b_pack`."""
     if (found is None or found.rung == TILED.number or expected <= 0
             or not read_b_pays(device, shape)):
         return None
@@ -134,8 +134,7 @@ def _reader_over_pack(device: DeviceInfo, shape: tuple[int, int, int], found: lo
     if reading is None:
         return None
     speed = lookup.expected_gflops(device, TILED, reading, shape)
-    work = 2 * math.prod(shape) / 1e9
-    if speed <= 0 or work / speed >= work / expected + b_pack_s(device, shape):
+    if speed <= _with_b_pack(device, shape, expected):
         return None
     return reading, speed
 
@@ -146,8 +145,14 @@ def _behind_b_pack(device: DeviceInfo, shape: tuple[int, int, int],
     counted where their choice is the kernel for any size, which always runs behind one."""
     if tuned is None or tuned.gflops <= 0 or tuned.config.rung != TILED_ANY.number:
         return None if tuned is None else tuned.gflops
+    return _with_b_pack(device, shape, tuned.gflops)
+
+
+def _with_b_pack(device: DeviceInfo, shape: tuple[int, int, int], gflops: float) -> float:
+    """A packing kernel's expected speed at a shape (above zero) with the pack of B it runs
+    behind counted in its time (`splits.b_pack_s`)."""
     work = 2 * math.prod(shape) / 1e9
-    return work / (work / tuned.gflops + b_pack_s(device, shape))
+    return work / (work / gflops + b_pack_s(device, shape))
 
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],

@@ -140,10 +140,16 @@ def b_pack_s_on(hw: Hardware, shape: tuple[int, int, int]) -> float:
     device's memory bandwidth and, on a GPU along a K too short to split, its launch
     (PACK_LAUNCH_S; `read_b_pays_on` says why only there)."""
     _, n, k = shape
-    pack_s = 2 * 4 * k * n / (hw.mem_gbps * 1e9)
+    pack_s = pass_s_on(hw, n, k)
     if k < SPLIT_FROM_K:
         pack_s += PACK_LAUNCH_S.get(hw.device_type, 0.0)
     return pack_s
+
+
+def pass_s_on(hw: Hardware, rows: int, cols: int) -> float:
+    """Seconds a pack's pass over a rows x cols operand takes at the device's memory bandwidth:
+    each float read and written once."""
+    return 2 * 4 * rows * cols / (hw.mem_gbps * 1e9)
 
 
 #: what reading A or BT one float at a time costs the tiled kernel for any size, as a share of
@@ -168,8 +174,7 @@ def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Seque
     if hw.device_type != "GPU":
         return False
     m, n, k = shape
-    pack_s = sum(2 * 4 * rows * k / (hw.mem_gbps * 1e9) + PACK_LAUNCH_S["GPU"]
-                 for rows in extra_rows)
+    pack_s = sum(pass_s_on(hw, rows, k) + PACK_LAUNCH_S["GPU"] for rows in extra_rows)
     return pack_s < SCALAR_READ_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 

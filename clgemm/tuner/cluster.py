@@ -54,10 +54,19 @@ NO_WORKER_TIMEOUT = 300.0
 POLL_S = 0.5
 #: seconds a scheduler's address is given to answer
 CONNECT_TIMEOUT = 10
+#: seconds the driver waits for the record of a task that is done: a small dict, fetched from
+#: the worker that ran it. A worker killed between finishing and handing it over leaves the
+#: task to be run again where only that worker may run it, which never happens; past this the
+#: configuration goes back to the queue instead
+RESULT_TIMEOUT = 60.0
 
 
 class ClusterError(ClgemmError):
     """The cluster cannot measure: no worker has the device, or none is left."""
+
+
+class _ResultLost(Exception):
+    """A finished task's record did not arrive within RESULT_TIMEOUT."""
 
 
 # -- on a worker ------------------------------------------------------------------------------
@@ -328,9 +337,23 @@ class ClusterEvaluator:
         if future.status == "error":
             exc = future.exception()
             raise ClusterError(f"a worker could not measure: {exc}")
-        res = dict(future.result())
+        try:
+            res = dict(future.result(timeout=RESULT_TIMEOUT))
+        except TimeoutError as exc:
+            future.cancel()
+            raise _ResultLost from exc
         res["params"] = dict(params)
         return res
+
+    def _arrived(self, future: Future, params: Mapping[str, int]) -> dict[str, Any] | None:
+        """The record of a done task; None where it is to be measured again: the scheduler
+        cancelled it, or its worker left before handing the record over (`_ResultLost`)."""
+        if future.status == "cancelled":
+            return None
+        try:
+            return self._result(future, params)
+        except _ResultLost:
+            return None
 
     # -- the Evaluator's face -----------------------------------------------------------------
     def prebuild(self, ref: int | str, configs: Sequence[Mapping[str, int]]) -> None:
@@ -389,10 +412,12 @@ class ClusterEvaluator:
                     future.cancel()
                     give_back(future)
             for future in _finished(list(running)) if running else []:
-                if future.status == "cancelled":  # the scheduler gave it up: measured again
+                record = self._arrived(future, running[future][0])
+                if record is None:
                     give_back(future)
                     continue
-                yield self._result(future, running.pop(future)[0])
+                running.pop(future)
+                yield record
 
     def evaluate(self, ref: int | str, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]:
@@ -415,7 +440,9 @@ class ClusterEvaluator:
                     future.cancel()
                     break
             if future.status in ("finished", "error"):
-                return self._result(future, params)
+                record = self._arrived(future, params)
+                if record is not None:
+                    return record
 
     def close(self) -> None:
         """The workers keep their measuring processes for the next shape; nothing to end."""

@@ -37,6 +37,7 @@ from clgemm.library import arguments as args
 from clgemm.library import stacks
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_call import HotCall
+from clgemm.library.hot_host import HostCall, host_key
 from clgemm.library.order import LaunchOrder
 from clgemm.library.placing import upload
 from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
@@ -141,21 +142,23 @@ def _program(sig: Signature, a: Mat, b: Mat, c: Mat,
 
 
 def _run(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, order: LaunchOrder,
-         extra: list[tuple[str, int]]) -> None:
+         extra: list[tuple[str, int]]) -> CallProgram:
     """Queue the program; a stored configuration that fails to launch is dropped as one that
     fails to build is, and the call runs on the next choice (C is written by the last launch
-    only, so a failed attempt leaves C as it was)."""
+    only, so a failed attempt leaves C as it was). Returns the program that ran, which is the
+    one a repeated call may remember."""
     for attempt in range(_FALLBACK_TRIES + 1):
         try:
             with sig.backend.lock:
                 program.run(order, a.buf, b.buf, c.buf)
-            return
+            return program
         except LaunchError as exc:
             if not _droppable(program.plan.choice) or attempt == _FALLBACK_TRIES:
                 raise
             CACHE.reject(sig.backend.device, program.plan.choice,  # type: ignore[arg-type]
                          exc)
             program = _program(sig, a, b, c, extra)
+    raise AssertionError("unreachable")
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
@@ -349,13 +352,15 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
                                     "argument: give one")
         c = out
     CACHE.current()
-    key = _call_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
-    if key is not None:
-        hot = CACHE.hot.get(key)  # the same call as before on other arrays
-        if hot is not None:
-            result = hot(a, b, c, wait_for)
-            if result is not None:
-                return result
+    if type(a) is np.ndarray:  # NumPy calls: the device arrays' key has no part of them
+        key, on_host = None, host_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
+    else:
+        key, on_host = _call_key(a, b, c, alpha, beta, trans_a, trans_b, device, backend), None
+    hot = CACHE.hot.get(key if key is not None else on_host)  # the same call as before
+    if hot is not None:
+        result = hot(a, b, c, wait_for)
+        if result is not None:
+            return result
     known = CACHE.calls.get(key) if key is not None else None
     if known is None:
         known = _check_call(a, b, c, alpha, beta, trans_a, trans_b, device, backend)
@@ -368,7 +373,7 @@ def gemm(a: Any, b: Any, c: Any = None, *, out: Any = None, alpha: float = 1.0,
             return gemm_stacks(known, a, b, c, bool(trans_a), bool(trans_b),
                                known.be.wait_list(wait_for), key if key in CACHE.calls else None)
         return _gemm_on(known, on_device, a, b, c, bool(trans_a), bool(trans_b), wait_for,
-                        key if key in CACHE.calls else None)
+                        key if key in CACHE.calls else on_host)
 
 
 def _check_call(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
@@ -458,7 +463,8 @@ def _mats(ops: dict[str, Operand], c_op: Operand, trans_a: bool,
 def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any, c: Any,
              trans_a: bool, trans_b: bool, wait_for: Any = None, key: Any = None) -> Any:
     """gemm once the arguments are checked and the backend known, with its device active;
-    with `key`, the call is remembered as a HotCall for the next one of its signature."""
+    with `key`, the call is remembered for the next one of its signature (a HotCall on device
+    arrays, a HostCall on NumPy arrays that a CPU device read and wrote where they lie)."""
     be, kind, m, n, k = call.be, call.kind, call.m, call.n, call.k
     waits = be.wait_list(wait_for)
     c_kind = call.kinds.get("c") if c is not None else None
@@ -492,7 +498,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
     in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
-    _run(sig, program, ma, mb, mc, order, new)
+    program = _run(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
         _remember_hot(key, be, kind, program, (ma, mb, mc), c_op.c_order, c is not None,
                       (m, n), c_kind is not None and bool(ops), kind.steady_queue(be, on_device))
@@ -501,6 +507,8 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
             queue.finish()  # the download goes through the backend's own queue
         if in_place is not None:
             be.sync_host(c_op.buf, in_place)
+            if key is not None and ops and be.device.is_cpu:
+                _remember_host(key, be, program, ops, c_op, c is not None, (m, n))
         else:
             flat = be.to_host(c_op.buf, m * n)
             result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
@@ -518,6 +526,14 @@ def _remember_hot(key: Any, be: Backend, kind: DeviceArrays, program: CallProgra
     check = may_alias and any(reads_while_writing_c(program.plan, x) for x in "ab")
     CACHE.remembered(CACHE.hot, key, lambda: HotCall(be, kind, program, a, b, c, swap, c_given,
                                                      shape, check, *queue))
+
+
+def _remember_host(key: Any, be: Backend, program: CallProgram, ops: dict[str, Operand],
+                   c_op: Operand, c_given: bool, shape: tuple[int, int]) -> None:
+    """A call on NumPy arrays that ran in place, as a HostCall for the next of its signature."""
+    la, lb, lc = ("C" if op.c_order else "F" for op in (ops["a"], ops["b"], c_op))
+    CACHE.remembered(CACHE.hot, key, lambda: HostCall(be, program, c_op.c_order, (la, lb, lc),
+                                                      c_given, shape))
 
 
 def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,

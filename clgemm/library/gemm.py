@@ -508,7 +508,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
         if in_place is not None:
             be.sync_host(c_op.buf, in_place)
             if key is not None and ops and be.device.is_cpu:
-                _remember_host(key, be, program, ops, c_op, c is not None, (m, n))
+                _remember_host(key, be, program, ops, c_op, (m, n))
         else:
             flat = be.to_host(c_op.buf, m * n)
             result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
@@ -529,11 +529,11 @@ def _remember_hot(key: Any, be: Backend, kind: DeviceArrays, program: CallProgra
 
 
 def _remember_host(key: Any, be: Backend, program: CallProgram, ops: dict[str, Operand],
-                   c_op: Operand, c_given: bool, shape: tuple[int, int]) -> None:
+                   c_op: Operand, shape: tuple[int, int]) -> None:
     """A call on NumPy arrays that ran in place, as a HostCall for the next of its signature."""
     la, lb, lc = ("C" if op.c_order else "F" for op in (ops["a"], ops["b"], c_op))
     CACHE.remembered(CACHE.hot, key, lambda: HostCall(be, program, c_op.c_order, (la, lb, lc),
-                                                      c_given, shape))
+                                                      shape))
 
 
 def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,

@@ -2,12 +2,11 @@
 seen before: its checks, kernel, plan and launches are known, so what is left is to wrap the
 arrays in buffers, queue the launches and wait for C.
 
-On a CPU the host's time is part of every call: Python's work before the first launch lands
-right after the previous call's kernel has filled the caches, where each object it touches
-costs a miss. So the repeated call touches few: the key is built from the arrays' shapes and
-strides and the arguments as given, and only calls the full path ran in place (contiguous
-operands read where they lie, C written where it lies, no operand sharing memory with C) are
-remembered here.
+On a CPU the host's time is part of every call, and the host's work right after a long kernel
+runs several times slower than the same work repeated in a loop of small calls. So the repeated
+call does little: the key is built from the arrays' shapes and strides and the arguments as
+given, and only calls the full path ran in place (contiguous operands read where they lie, C
+written where it lies, no operand sharing memory with C) are remembered here.
 """
 
 from __future__ import annotations
@@ -77,8 +76,7 @@ class HostCall:
     swap: bool
     #: the layout each of A, B and C is read in as one run of floats
     layouts: tuple[str, str, str]
-    #: the call gave C (else a new C-ordered array is made)
-    c_given: bool
+    #: C's shape, for a call that makes a new one
     shape: tuple[int, int]
 
     def __call__(self, a: np.ndarray, b: np.ndarray, c: np.ndarray | None,

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from forced import force_direct
 from layouts import rand, reference
 
 import clgemm
@@ -78,12 +79,7 @@ def test_the_remembered_call_is_taken(cpu, monkeypatch):
 def test_c_sharing_memory_with_an_operand_goes_the_whole_way(cpu, monkeypatch):
     """On the direct kernel, which reads A and B while it writes C: the signature of a C of
     its own is also that of a C that is A or B, which must be read before C is written."""
-    def direct(device, shape):
-        found = kernel_choice.direct_config(device, shape)
-        if found is None:
-            pytest.skip("the direct kernel does not fit this device")
-        return found[0]
-    monkeypatch.setattr(api.CACHE, "choose", direct)
+    force_direct(monkeypatch)
     api.clear_caches()
     rng = np.random.default_rng(2)
     n = 300

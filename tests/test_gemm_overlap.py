@@ -10,12 +10,12 @@ import itertools
 
 import numpy as np
 import pytest
+from forced import force_direct
 from layouts import embed, extract, rand, reference
 
 import clgemm
 from clgemm.backends import KINDS
 from clgemm.backends.base import Mat
-from clgemm.configs import choice as kernel_choice
 from clgemm.configs.configuration import user_config
 from clgemm.library import gemm as api
 from clgemm.library import plan
@@ -36,13 +36,7 @@ def kernel(request, monkeypatch):
     tiled kernel's CPU micro-kernel, both operands packed into panels in one launch; or
     "chosen", the chain's own choice."""
     if request.param == "direct":
-        def direct(device, shape):
-            found = kernel_choice.direct_config(device, shape)
-            if found is None:
-                pytest.skip("the direct kernel does not fit this device")
-            return found[0]
-
-        monkeypatch.setattr(api.CACHE, "choose", direct)
+        force_direct(monkeypatch)
     if request.param == "packed":
         def packed(device, shape):
             return user_config(device, 5, None)

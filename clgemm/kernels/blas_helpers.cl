@@ -7,7 +7,8 @@
 //
 // Indices into the caller's buffers are computed in 64-bit arithmetic: each of offset, ld, row
 // and column fits an int, but offset + column * ld need not.
-//   PACK_TILE: side of the square work-group of the pack kernels and the epilogue
+//   PACK_TILE: side of the square work-group of the pack kernels and the epilogue, and of the
+//              block pack_transpose moves through local memory
 
 #ifndef PACK_TILE
   #define PACK_TILE 16
@@ -39,10 +40,17 @@ __kernel void pack_copy(const int rows, const int cols, const int out_rows, cons
 // X[offset + j + i * ld]. A naive version would read with a stride of ld between neighbouring
 // work-items; instead one PACK_TILE x PACK_TILE block goes through local memory, read along the
 // stored matrix's columns and written along out's columns (the +1 avoids bank conflicts).
-// Every work-item stores one value (zero outside the matrix) before the barrier, so the block
+// A work-group is PACK_TILE x PACK_ROWS work-items, each moving PACK_TILE / PACK_ROWS values of
+// the block: on a GPU a block of 32 x 32 moved by 32 x 8 work-items keeps more loads in flight
+// per work-item than one value each, and the transpose runs nearer the memory's bandwidth.
+// Every value of the block is stored (zero outside the matrix) before the barrier, so the block
 // holds no uninitialised values when it is read back.
 // With BATCHED, matrix z of a stack (stride floats apart) goes to out's z-th out_rows x out_cols.
-__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+//   PACK_ROWS: rows of work-items in a work-group (a divisor of PACK_TILE; default PACK_TILE)
+#ifndef PACK_ROWS
+  #define PACK_ROWS PACK_TILE
+#endif
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
 void pack_transpose(const int rows, const int cols, const int out_rows, const int out_cols,
                     const __global float* X, const int offset, const int ld,
                     __global float* out
@@ -61,14 +69,20 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
     const int j0 = PACK_TILE * get_group_id(1);    // first column of out in this block
 
     // Read: lx runs along the stored matrix's rows, which are out's columns.
-    const int ri = i0 + ly, rj = j0 + lx;
-    block[ly][lx] = (ri < rows && rj < cols) ? X[(long)offset + rj + (long)ri * ld] : 0.0f;
+    const int rj = j0 + lx;
+    for (int r = ly; r < PACK_TILE; r += PACK_ROWS) {
+        const int ri = i0 + r;
+        block[r][lx] = (ri < rows && rj < cols) ? X[(long)offset + rj + (long)ri * ld] : 0.0f;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     // Write: lx runs along out's rows.
-    const int wi = i0 + lx, wj = j0 + ly;
-    if (wi < out_rows && wj < out_cols) {
-        out[wi + (long)wj * out_rows] = block[lx][ly];
+    const int wi = i0 + lx;
+    for (int r = ly; r < PACK_TILE; r += PACK_ROWS) {
+        const int wj = j0 + r;
+        if (wi < out_rows && wj < out_cols) {
+            out[wi + (long)wj * out_rows] = block[lx][r];
+        }
     }
 }
 

@@ -90,6 +90,35 @@ def helper_kernel(backend: Backend, kernel: str) -> Any:
     return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
 
 
+def transpose_block(backend: Backend) -> tuple[int, int]:
+    """The side of the block `pack_transpose` moves through local memory, and the rows of
+    work-items that move it. On a GPU a 32 x 32 block by 32 x 8 work-items, each moving four
+    values, keeps more loads in flight than one value a work-item and ran nearer the memory's
+    bandwidth (results/h100/transpose/); on a CPU, where it ran slower, and on devices with small
+    work-groups, the square work-group of the other helpers."""
+    t = pack_tile(backend)
+    if backend.device.is_cpu or backend.device.max_work_group_size < 256:
+        return t, t
+    return 32, 8
+
+
+def transpose_kernel(backend: Backend, batched: bool = False) -> Any:
+    """`pack_transpose` built with the backend's block (`transpose_block`), for one matrix or,
+    `batched`, a stack of them."""
+    tile, rows = transpose_block(backend)
+    return backend.program(HELPERS_FILE, {"PACK_TILE": tile, "PACK_ROWS": rows,
+                                          **({"BATCHED": 1} if batched else {})},
+                           "pack_transpose")
+
+
+def transpose_geometry(backend: Backend, out_rows: int, out_cols: int
+                       ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Global and local size of `pack_transpose` writing an out_rows x out_cols matrix: one
+    work-group per block, its columns of work-items along out's rows."""
+    tile, rows = transpose_block(backend)
+    return (round_up(out_rows, tile), round_up(out_cols, tile) // tile * rows), (tile, rows)
+
+
 def tiles_geometry(backend: Backend, rows: int, cols: int
                    ) -> tuple[tuple[int, int], tuple[int, int]]:
     """Global and local size of a helper kernel with one work-item per element of a

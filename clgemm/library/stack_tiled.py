@@ -22,7 +22,7 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat
 from clgemm.configs import lookup
-from clgemm.configs.launch import HELPERS_FILE, pack_tile, tiles_geometry
+from clgemm.configs.launch import transpose_geometry, transpose_kernel
 from clgemm.core.errors import BuildError, UsageError
 from clgemm.core.memory_fit import check_memory
 from clgemm.library.cache import CACHE
@@ -120,8 +120,8 @@ def _pack_transposed(be: Backend, prog: CallProgram, b: Mat, n: int, k: int, str
     """BT of every product (N x K, tight, one after another) from the stored K x N matrices
     of the stack, in one launch."""
     out = prog.new_scratch(count * n * k)
-    knl = be.program(HELPERS_FILE, {"PACK_TILE": pack_tile(be), "BATCHED": 1}, "pack_transpose")
-    (gx, gy), (lx, ly) = tiles_geometry(be, n, k)
+    knl = transpose_kernel(be, batched=True)
+    (gx, gy), (lx, ly) = transpose_geometry(be, n, k)
     args: list[Any] = [n, k, n, k, B, b.offset, b.ld, out, stride]
     prog.add("pack of B, stacked", knl, (gx, gy, count), (lx, ly, 1), args)
     return out

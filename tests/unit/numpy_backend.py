@@ -103,10 +103,12 @@ def _copy_ms(elements: int) -> float:
 
 
 # -- helper kernels (blas_helpers.cl, helpers.cl) --------------------------------------------------
-def _pack(transpose: bool) -> Body:
+def _pack(transpose: bool, per_item: int = 1) -> Body:
+    """pack_copy, or pack_transpose whose work-items each move `per_item` values along out's
+    columns (PACK_TILE / PACK_ROWS)."""
     def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
         rows, cols, out_rows, out_cols, x, offset, ld, out = args
-        r, c = _covered(gsize, out_rows, out_cols)
+        r, c = _covered((gsize[0], gsize[1] * per_item), out_rows, out_cols)
         block = np.zeros((r, c), dtype=np.float32)
         ri, ci = min(rows, r), min(cols, c)
         strides = (ld, 1) if transpose else (1, ld)  # out[i, j] = X[offset + j + i*ld] if T
@@ -301,10 +303,11 @@ def _params(rung: Rung, defines: Mapping[str, int]) -> dict[str, int]:
 
 def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | None:
     tile = int(defines.get("PACK_TILE", 16))
+    rows = int(defines.get("PACK_ROWS", tile))
     trx, try_ = int(defines.get("TRX", 16)), int(defines.get("TRY", 16))
     helpers: dict[str, tuple[Body, tuple[int, int] | None]] = {
         "pack_copy": (_pack(False), None),
-        "pack_transpose": (_pack(True), (tile, tile)),
+        "pack_transpose": (_pack(True, tile // rows), (tile, rows)),
         "epilogue": (_epilogue, None),
         "reduce_splits": (_reduce_splits, None),
         "transpose": (_transpose, (trx, try_)),

@@ -3,7 +3,9 @@ of one run's shapes on one NVIDIA GPU: the CUDA file holds cuBLAS's call, the Op
 gemm()'s call through NVIDIA's OpenCL. Prints a Markdown table in microseconds per call, each
 backend's ratio (cuBLAS's time over gemm()'s, so above 1 is faster) and their geo-means.
 
-    python3 scripts/against_cublas.py CUDA.json OPENCL.json
+    python3 scripts/against_cublas.py CUDA.json OPENCL.json [MIN_SIDE]
+
+With MIN_SIDE, only the shapes whose every side is at least that (the large products' class).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ def _rows(path: str) -> dict[tuple[int, ...], dict]:
             if r["status"] == "ok"}
 
 
-def main(cuda_path: str, opencl_path: str) -> None:
+def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:
     cuda, opencl = _rows(cuda_path), _rows(opencl_path)
+    cuda = {shape: row for shape, row in cuda.items() if min(shape[-3:]) >= min_side}
     print(f"{cuda_path} and {opencl_path}, microseconds per call\n")
     print("| shape | cuBLAS | gemm(), CUDA | cuBLAS / CUDA | gemm(), OpenCL | cuBLAS / OpenCL |")
     print("|---|---|---|---|---|---|")
@@ -38,11 +41,11 @@ def main(cuda_path: str, opencl_path: str) -> None:
     for name, values in ratios.items():
         if values:
             mean = math.exp(sum(map(math.log, values)) / len(values))
-            print(f"{name}: geo-mean {mean:.2f} x cuBLAS, lowest {min(values):.2f}, "
+            print(f"{name}: geo-mean {mean:.3f} x cuBLAS, lowest {min(values):.2f}, "
                   f"{sum(v >= 0.8 for v in values)} of {len(values)} shapes at 0.8 or more")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) == 4 else 0)

@@ -487,17 +487,20 @@ int main(int argc, char** argv) {
 """
 
 
-def _helper_geometry(max_work_group_size: int) -> tuple[int, Callable]:
-    """gemm's PACK_TILE and launch geometry for a device of this work-group size limit, taken
-    from what gemm's programs use (clgemm.configs.launch) so that the kernels run here exactly
-    as gemm launches them."""
-    fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size))
-    return launch.pack_tile(fake), lambda rows, cols: launch.tiles_geometry(fake, rows, cols)
+def _helper_geometry(max_work_group_size: int) -> tuple[tuple[int, int], Callable]:
+    """gemm's block of the helpers (PACK_TILE, PACK_ROWS) and launch geometry for a GPU of this
+    work-group size limit, taken from what gemm's programs use (clgemm.configs.launch) so that
+    the kernels run here exactly as gemm launches them."""
+    fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size,
+                                                  is_cpu=False))
+    return launch.helper_block(fake), lambda rows, cols: launch.tiles_geometry(fake, rows, cols)
 
 
-def _helper_exe(tmp: Path, kernel: str, tile: int) -> Path:
+def _helper_exe(tmp: Path, kernel: str, block: tuple[int, int]) -> Path:
     driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
-    return _emulated(tmp, launch.HELPERS_FILE, kernel, {"PACK_TILE": tile}, driver=driver)
+    tile, rows = block
+    return _emulated(tmp, launch.HELPERS_FILE, kernel, {"PACK_TILE": tile, "PACK_ROWS": rows},
+                     driver=driver)
 
 
 def _run_helper(exe: Path, tmp: Path, args: list, buffers: list[np.ndarray]) -> np.ndarray:
@@ -526,15 +529,15 @@ def _stored(x: np.ndarray, ld: int, offset: int, fill: float) -> np.ndarray:
 PACK_SHAPES = [(13, 21, 16, 32), (17, 9, 17, 9), (3, 2, 8, 4)]
 
 
-@pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
+@pytest.mark.parametrize("max_wg", [1024, 128], ids=["block32x8", "tile8"])
 @pytest.mark.parametrize("kernel", ["pack_copy", "pack_transpose"])
 def test_pack_kernels_under_emulated_cuda(tmp_path, kernel, max_wg):
     """out (out_rows x out_cols) is op(X) for rows x cols and zero beyond; X is read at an
     offset with a leading dimension larger than its rows, as gemm hands over a caller's view."""
     _need_emulation()
-    tile, geometry = _helper_geometry(max_wg)
-    exe = _helper_exe(tmp_path, kernel, tile)
-    rng = np.random.default_rng(tile)
+    block, geometry = _helper_geometry(max_wg)
+    exe = _helper_exe(tmp_path, kernel, block)
+    rng = np.random.default_rng(block[0])
     for rows, cols, out_rows, out_cols in PACK_SHAPES:
         # pack_transpose reads the stored matrix transposed: it is cols x rows.
         stored = rng.standard_normal((cols, rows) if kernel == "pack_transpose" else (rows, cols),
@@ -547,20 +550,20 @@ def test_pack_kernels_under_emulated_cuda(tmp_path, kernel, max_wg):
         expected = np.zeros((out_rows, out_cols), np.float32)
         expected[:rows, :cols] = stored.T if kernel == "pack_transpose" else stored
         got = out.reshape((out_rows, out_cols), order="F")
-        what = f"{kernel} PACK_TILE={tile} {rows}x{cols} -> {out_rows}x{out_cols}"
+        what = f"{kernel} block {block} {rows}x{cols} -> {out_rows}x{out_cols}"
         assert np.array_equal(got, expected), (
             f"{what}: {int(np.isnan(got).sum())} NaN (unwritten or read outside X), "
             f"{int((got != expected).sum())} wrong elements")
 
 
-@pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
+@pytest.mark.parametrize("max_wg", [1024, 128], ids=["block32x8", "tile8"])
 def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
     """C := alpha*P + beta*C inside the matrix, nothing outside it; with read_c == 0 the NaN in
     C does not leak into the result, with use_p == 0 the NaN in P does not."""
     _need_emulation()
-    tile, geometry = _helper_geometry(max_wg)
-    exe = _helper_exe(tmp_path, "epilogue", tile)
-    rng = np.random.default_rng(tile + 1)
+    block, geometry = _helper_geometry(max_wg)
+    exe = _helper_exe(tmp_path, "epilogue", block)
+    rng = np.random.default_rng(block[0] + 1)
     m, n, ldp, ldc, c_offset = 13, 9, 16, 15, 7
     alpha, beta, sentinel = np.float32(1.5), np.float32(-0.5), np.float32(-12345.0)
     for use_p, read_c in [(1, 1), (1, 0), (0, 1), (0, 0)]:
@@ -583,7 +586,7 @@ def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
         inside = np.zeros(out.shape, bool)
         inside[c_offset:].reshape(n, ldc)[:, :m] = True
         got = out[c_offset:].reshape(n, ldc)[:, :m].T
-        what = f"epilogue PACK_TILE={tile} use_p={use_p} read_c={read_c}"
+        what = f"epilogue block {block} use_p={use_p} read_c={read_c}"
         assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
         np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, err_msg=what)
         assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"

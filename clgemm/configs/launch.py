@@ -81,50 +81,37 @@ HELPERS_FILE = "blas_helpers.cl"
 
 
 def pack_tile(backend: Backend) -> int:
+    """The side of the helpers' square work-group where their block is square."""
     return 16 if backend.device.max_work_group_size >= 256 else 8
 
 
-def helper_kernel(backend: Backend, kernel: str) -> Any:
-    """One kernel of blas_helpers.cl (packs, the epilogue, the sum of slices), built for the
-    backend."""
-    return backend.program(HELPERS_FILE, {"PACK_TILE": pack_tile(backend)}, kernel)
-
-
-def transpose_block(backend: Backend) -> tuple[int, int]:
-    """The side of the block `pack_transpose` moves through local memory, and the rows of
-    work-items that move it. On a GPU a 32 x 32 block by 32 x 8 work-items, each moving four
-    values, keeps more loads in flight than one value a work-item and ran nearer the memory's
-    bandwidth (results/h100/transpose/); on a CPU, where it ran slower, and on devices with small
-    work-groups, the square work-group of the other helpers."""
+def helper_block(backend: Backend) -> tuple[int, int]:
+    """The side of the block of elements a work-group of the helpers in blas_helpers.cl covers,
+    and its rows of work-items (PACK_TILE, PACK_ROWS). On a GPU a 32 x 32 block by 32 x 8
+    work-items, each moving four elements, keeps more loads in flight than one element a
+    work-item, and the copies ran nearer the memory's bandwidth (results/h100/transpose/); on a
+    CPU, where the transpose ran slower so, and on devices with small work-groups, one element
+    a work-item in square work-groups."""
     t = pack_tile(backend)
     if backend.device.is_cpu or backend.device.max_work_group_size < 256:
         return t, t
     return 32, 8
 
 
-def transpose_kernel(backend: Backend, batched: bool = False) -> Any:
-    """`pack_transpose` built with the backend's block (`transpose_block`), for one matrix or,
-    `batched`, a stack of them."""
-    tile, rows = transpose_block(backend)
+def helper_kernel(backend: Backend, kernel: str, batched: bool = False) -> Any:
+    """One kernel of blas_helpers.cl (packs, the epilogue, the sum of slices), built for the
+    backend's block (`helper_block`); `batched`: pack_transpose's form for a stack."""
+    tile, rows = helper_block(backend)
     return backend.program(HELPERS_FILE, {"PACK_TILE": tile, "PACK_ROWS": rows,
-                                          **({"BATCHED": 1} if batched else {})},
-                           "pack_transpose")
-
-
-def transpose_geometry(backend: Backend, out_rows: int, out_cols: int
-                       ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Global and local size of `pack_transpose` writing an out_rows x out_cols matrix: one
-    work-group per block, its columns of work-items along out's rows."""
-    tile, rows = transpose_block(backend)
-    return (round_up(out_rows, tile), round_up(out_cols, tile) // tile * rows), (tile, rows)
+                                          **({"BATCHED": 1} if batched else {})}, kernel)
 
 
 def tiles_geometry(backend: Backend, rows: int, cols: int
                    ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Global and local size of a helper kernel with one work-item per element of a
-    rows x cols matrix, in square work-groups."""
-    t = pack_tile(backend)
-    return (round_up(rows, t), round_up(cols, t)), (t, t)
+    """Global and local size of a helper kernel writing a rows x cols matrix: one work-group
+    per block of `helper_block`, its columns of work-items along the rows."""
+    tile, per = helper_block(backend)
+    return (round_up(rows, tile), round_up(cols, tile) // tile * per), (tile, per)
 
 
 def sum_of_slices(backend: Backend, m: int, n: int, slices: int, partial: Any, c: Any,

@@ -7,33 +7,51 @@
 //
 // Indices into the caller's buffers are computed in 64-bit arithmetic: each of offset, ld, row
 // and column fits an int, but offset + column * ld need not.
-//   PACK_TILE: side of the square work-group of the pack kernels and the epilogue, and of the
-//              block pack_transpose moves through local memory
+//   PACK_TILE: side of the square block of elements one work-group of these kernels covers
+//              (the block pack_transpose moves through local memory)
+//   PACK_ROWS: rows of work-items in that work-group (a divisor of PACK_TILE; by default
+//              PACK_TILE, one element each): PACK_TILE x PACK_ROWS work-items, each moving
+//              PACK_TILE / PACK_ROWS elements PACK_ROWS columns apart. On a GPU a 32 x 32 block by
+//              32 x 8 work-items keeps more loads in flight than one element a work-item, and the
+//              copies run nearer the memory's bandwidth.
 
 #ifndef PACK_TILE
   #define PACK_TILE 16
+#endif
+#ifndef PACK_ROWS
+  #define PACK_ROWS PACK_TILE
 #endif
 #ifndef BATCHED
   #define BATCHED 0   // pack_transpose: 1: a stack of matrices along dimension 2 (a stride more)
 #endif
 
+// The columns j of the work-group's block this work-item moves, each with its row i:
+// the block's columns are PACK_TILE * group 1 onwards, this work-item's PACK_ROWS apart.
+#define FOR_MY_COLUMNS(j)                                                                \
+    for (int j = PACK_TILE * (int)get_group_id(1) + (int)get_local_id(1),                 \
+             j##_end = PACK_TILE * ((int)get_group_id(1) + 1);                            \
+         j < j##_end; j += PACK_ROWS)
+
 // pack_copy: out (out_rows x out_cols, column-major, leading dimension out_rows) gets
 // X[offset + i + j * ld] for i < rows, j < cols, and zero in the rows and columns beyond, which a
 // rung then multiplies as padding that adds nothing. Neighbouring work-items along dimension 0
 // read neighbouring addresses, so the copy is coalesced.
-__kernel void pack_copy(const int rows, const int cols, const int out_rows, const int out_cols,
-                        const __global float* X, const int offset, const int ld,
-                        __global float* out) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void pack_copy(const int rows, const int cols, const int out_rows, const int out_cols,
+               const __global float* X, const int offset, const int ld, __global float* out) {
     const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i >= out_rows || j >= out_cols) {
+    if (i >= out_rows) {
         return;
     }
-    float v = 0.0f;
-    if (i < rows && j < cols) {
-        v = X[(long)offset + i + (long)j * ld];
+    FOR_MY_COLUMNS(j) {
+        if (j < out_cols) {
+            float v = 0.0f;
+            if (i < rows && j < cols) {
+                v = X[(long)offset + i + (long)j * ld];
+            }
+            out[i + (long)j * out_rows] = v;
+        }
     }
-    out[i + (long)j * out_rows] = v;
 }
 
 // pack_transpose: as pack_copy, but of the stored matrix transposed: out[i, j] gets
@@ -41,15 +59,10 @@ __kernel void pack_copy(const int rows, const int cols, const int out_rows, cons
 // work-items; instead one PACK_TILE x PACK_TILE block goes through local memory, read along the
 // stored matrix's columns and written along out's columns (the +1 avoids bank conflicts).
 // A work-group is PACK_TILE x PACK_ROWS work-items, each moving PACK_TILE / PACK_ROWS values of
-// the block: on a GPU a block of 32 x 32 moved by 32 x 8 work-items keeps more loads in flight
-// per work-item than one value each, and the transpose runs nearer the memory's bandwidth.
+// the block.
 // Every value of the block is stored (zero outside the matrix) before the barrier, so the block
 // holds no uninitialised values when it is read back.
 // With BATCHED, matrix z of a stack (stride floats apart) goes to out's z-th out_rows x out_cols.
-//   PACK_ROWS: rows of work-items in a work-group (a divisor of PACK_TILE; default PACK_TILE)
-#ifndef PACK_ROWS
-  #define PACK_ROWS PACK_TILE
-#endif
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
 void pack_transpose(const int rows, const int cols, const int out_rows, const int out_cols,
                     const __global float* X, const int offset, const int ld,
@@ -159,27 +172,31 @@ __kernel void pack_panels_pair(const int rows_a, const int cols_a, const int out
 // With read_c == 0 (beta == 0) C is never read, so whatever it held (NaN included) cannot leak
 // into the result, as BLAS promises. With use_p == 0 (alpha == 0 or K == 0) there is no product
 // and P is never read.
-__kernel void epilogue(const int M, const int N,
-                       const float alpha, const __global float* P, const int ldp, const int use_p,
-                       const float beta, __global float* C, const int c_offset, const int ldc,
-                       const int read_c) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void epilogue(const int M, const int N,
+              const float alpha, const __global float* P, const int ldp, const int use_p,
+              const float beta, __global float* C, const int c_offset, const int ldc,
+              const int read_c) {
     const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i >= M || j >= N) {
+    if (i >= M) {
         return;
     }
-    const long ci = (long)c_offset + i + (long)j * ldc;
-    float v;
-    if (use_p && read_c) {
-        v = alpha * P[i + (long)j * ldp] + beta * C[ci];
-    } else if (use_p) {
-        v = alpha * P[i + (long)j * ldp];
-    } else if (read_c) {
-        v = beta * C[ci];
-    } else {
-        v = 0.0f;
+    FOR_MY_COLUMNS(j) {
+        if (j < N) {
+            const long ci = (long)c_offset + i + (long)j * ldc;
+            float v;
+            if (use_p && read_c) {
+                v = alpha * P[i + (long)j * ldp] + beta * C[ci];
+            } else if (use_p) {
+                v = alpha * P[i + (long)j * ldp];
+            } else if (read_c) {
+                v = beta * C[ci];
+            } else {
+                v = 0.0f;
+            }
+            C[ci] = v;
+        }
     }
-    C[ci] = v;
 }
 
 // reduce_splits: C = alpha * (P_0 + ... + P_{splits-1}) + beta * C, for a product whose K was split
@@ -187,20 +204,24 @@ __kernel void epilogue(const int M, const int N,
 // the slice p): the partial products lie one after another in P, each M x N with leading
 // dimension M. The slices are summed in order, so the result does not depend on the schedule.
 // With read_c == 0 (beta == 0) C is never read.
-__kernel void reduce_splits(const int M, const int N, const int splits, const float alpha,
-                            const __global float* P, const float beta, __global float* C,
-                            const int c_offset, const int ldc, const int read_c) {
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
+void reduce_splits(const int M, const int N, const int splits, const float alpha,
+                   const __global float* P, const float beta, __global float* C,
+                   const int c_offset, const int ldc, const int read_c) {
     const int i = get_global_id(0);
-    const int j = get_global_id(1);
-    if (i >= M || j >= N) {
+    if (i >= M) {
         return;
     }
     const long mn = (long)M * N;
-    const long pi = i + (long)j * M;
-    float sum = 0.0f;
-    for (int p = 0; p < splits; p++) {
-        sum += P[pi + p * mn];
+    FOR_MY_COLUMNS(j) {
+        if (j < N) {
+            const long pi = i + (long)j * M;
+            float sum = 0.0f;
+            for (int p = 0; p < splits; p++) {
+                sum += P[pi + p * mn];
+            }
+            const long ci = (long)c_offset + i + (long)j * ldc;
+            C[ci] = read_c ? alpha * sum + beta * C[ci] : alpha * sum;
+        }
     }
-    const long ci = (long)c_offset + i + (long)j * ldc;
-    C[ci] = read_c ? alpha * sum + beta * C[ci] : alpha * sum;
 }

@@ -17,8 +17,7 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat, PreparedLaunch
 from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, prepare, round_up,
-                                   sum_of_slices, tiles_geometry, transpose_geometry,
-                                   transpose_kernel)
+                                   sum_of_slices, tiles_geometry)
 from clgemm.core.errors import UsageError
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
@@ -99,12 +98,9 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
           cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
     """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
     out = prog.new_scratch(out_rows * out_cols)
-    if transpose:
-        knl, geometry = transpose_kernel(backend), transpose_geometry(backend, out_rows, out_cols)
-    else:
-        knl, geometry = helper_kernel(backend, "pack_copy"), tiles_geometry(backend, out_rows,
-                                                                             out_cols)
-    prog.add(what, knl, *geometry, [rows, cols, out_rows, out_cols, src, x.offset, x.ld, out])
+    knl = helper_kernel(backend, "pack_transpose" if transpose else "pack_copy")
+    prog.add(what, knl, *tiles_geometry(backend, out_rows, out_cols),
+             [rows, cols, out_rows, out_cols, src, x.offset, x.ld, out])
     return out
 
 

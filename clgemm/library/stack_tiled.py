@@ -22,7 +22,7 @@ import numpy as np
 
 from clgemm.backends import Backend, Mat
 from clgemm.configs import lookup
-from clgemm.configs.launch import transpose_geometry, transpose_kernel
+from clgemm.configs.launch import helper_kernel, tiles_geometry
 from clgemm.core.errors import BuildError, UsageError
 from clgemm.core.memory_fit import check_memory
 from clgemm.library.cache import CACHE
@@ -120,8 +120,8 @@ def _pack_transposed(be: Backend, prog: CallProgram, b: Mat, n: int, k: int, str
     """BT of every product (N x K, tight, one after another) from the stored K x N matrices
     of the stack, in one launch."""
     out = prog.new_scratch(count * n * k)
-    knl = transpose_kernel(be, batched=True)
-    (gx, gy), (lx, ly) = transpose_geometry(be, n, k)
+    knl = helper_kernel(be, "pack_transpose", batched=True)
+    (gx, gy), (lx, ly) = tiles_geometry(be, n, k)
     args: list[Any] = [n, k, n, k, B, b.offset, b.ld, out, stride]
     prog.add("pack of B, stacked", knl, (gx, gy, count), (lx, ly, 1), args)
     return out

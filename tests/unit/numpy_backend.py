@@ -21,6 +21,8 @@ its work-group size (best at 256 work-items), so the tuner has something stable 
 
 from __future__ import annotations
 
+import functools
+
 import math
 from typing import Any, Callable, Mapping, Sequence
 
@@ -104,8 +106,8 @@ def _copy_ms(elements: int) -> float:
 
 # -- helper kernels (blas_helpers.cl, helpers.cl) --------------------------------------------------
 def _pack(transpose: bool, per_item: int = 1) -> Body:
-    """pack_copy, or pack_transpose whose work-items each move `per_item` values along out's
-    columns (PACK_TILE / PACK_ROWS)."""
+    """pack_copy or pack_transpose, whose work-items each move `per_item` values along out's
+    columns (PACK_TILE / PACK_ROWS), as the epilogue's and the sum of slices' do."""
     def body(gsize: tuple[int, int], args: Sequence[Any]) -> float:
         rows, cols, out_rows, out_cols, x, offset, ld, out = args
         r, c = _covered((gsize[0], gsize[1] * per_item), out_rows, out_cols)
@@ -118,9 +120,9 @@ def _pack(transpose: bool, per_item: int = 1) -> Body:
     return body
 
 
-def _epilogue(gsize: tuple[int, int], args: Sequence[Any]) -> float:
+def _epilogue(gsize: tuple[int, int], args: Sequence[Any], per_item: int = 1) -> float:
     m, n, alpha, p, ldp, use_p, beta, c, c_offset, ldc, read_c = args
-    r, cc = _covered(gsize, m, n)
+    r, cc = _covered((gsize[0], gsize[1] * per_item), m, n)
     where = _grid(c_offset, r, cc, 1, ldc)
     value = np.zeros((r, cc), dtype=np.float32)
     if use_p:
@@ -131,9 +133,9 @@ def _epilogue(gsize: tuple[int, int], args: Sequence[Any]) -> float:
     return _copy_ms(r * cc)
 
 
-def _reduce_splits(gsize: tuple[int, ...], args: Sequence[Any]) -> float:
+def _reduce_splits(gsize: tuple[int, ...], args: Sequence[Any], per_item: int = 1) -> float:
     m, n, splits, alpha, p, beta, c, c_offset, ldc, read_c = args
-    r, cc = _covered(gsize, m, n)
+    r, cc = _covered((gsize[0], gsize[1] * per_item), m, n)
     where = _grid(c_offset, r, cc, 1, ldc)
     total = np.zeros((r, cc), dtype=np.float32)
     for s in range(splits):  # in order, as the kernel sums them
@@ -306,10 +308,11 @@ def _helper_kernel(kernel: str, defines: Mapping[str, int]) -> EmulatedKernel | 
     rows = int(defines.get("PACK_ROWS", tile))
     trx, try_ = int(defines.get("TRX", 16)), int(defines.get("TRY", 16))
     helpers: dict[str, tuple[Body, tuple[int, int] | None]] = {
-        "pack_copy": (_pack(False), None),
+        "pack_copy": (_pack(False, tile // rows), (tile, rows)),
         "pack_transpose": (_pack(True, tile // rows), (tile, rows)),
-        "epilogue": (_epilogue, None),
-        "reduce_splits": (_reduce_splits, None),
+        "epilogue": (functools.partial(_epilogue, per_item=tile // rows), (tile, rows)),
+        "reduce_splits": (functools.partial(_reduce_splits, per_item=tile // rows),
+                          (tile, rows)),
         "transpose": (_transpose, (trx, try_)),
         "pack_panels": (_pack_panels(int(defines.get("PANEL", 128))), None),
         "pack_panels_pair": (_pack_panels_pair(int(defines.get("PANEL_A", 128)),

@@ -493,7 +493,8 @@ def _helper_geometry(max_work_group_size: int) -> tuple[tuple[int, int], Callabl
     the kernels run here exactly as gemm launches them."""
     fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size,
                                                   is_cpu=False))
-    return launch.helper_block(fake), lambda rows, cols: launch.tiles_geometry(fake, rows, cols)
+    return (launch.helper_block(fake, "pack_copy"),
+            lambda rows, cols: launch.tiles_geometry(fake, "pack_copy", rows, cols))
 
 
 def _helper_exe(tmp: Path, kernel: str, block: tuple[int, int]) -> Path:

@@ -30,7 +30,7 @@ from clgemm.backends import KINDS, list_devices
 from clgemm.backends.cuda import arrays as cuda_arrays
 from clgemm.backends.cuda import backend as cuda_module
 from clgemm.configs import choice as kernel_choice
-from clgemm.configs.launch import pack_tile
+from clgemm.configs.launch import helper_block, pack_tile
 from clgemm.core.errors import UsageError
 from clgemm.core.paths import RESULTS, TUNING
 from clgemm.devices.info import DeviceInfo, pick_device
@@ -532,10 +532,10 @@ def test_too_large_for_the_gpu(cp, cuda_device, monkeypatch):
 
 
 def _too_many_groups(backend) -> None:
-    """A 16 x 1048576 product into an F-ordered C, scaled by alpha: the epilogue (one 16 x 16
-    work-group per tile of C) needs 65536 work-groups along dimension 1, one more than CUDA's
-    grid allows."""
-    n = 65536 * 16
+    """A 16 x (65536 blocks) product into an F-ordered C, scaled by alpha: the epilogue (one
+    work-group per block of C, `helper_block`) needs 65536 work-groups along dimension 1, one
+    more than CUDA's grid allows."""
+    n = 65536 * helper_block(backend, "epilogue")[0]
     a = np.ones((16, 1), np.float32)
     b = np.broadcast_to(np.float32(1), (1, n))
     c = np.zeros((16, n), np.float32, order="F")

@@ -85,32 +85,35 @@ def pack_tile(backend: Backend) -> int:
     return 16 if backend.device.max_work_group_size >= 256 else 8
 
 
-def helper_block(backend: Backend) -> tuple[int, int]:
-    """The side of the block of elements a work-group of the helpers in blas_helpers.cl covers,
-    and its rows of work-items (PACK_TILE, PACK_ROWS). On a GPU a 32 x 32 block by 32 x 8
-    work-items, each moving four elements, keeps more loads in flight than one element a
-    work-item, and the copies ran nearer the memory's bandwidth (results/h100/transpose/); on a
-    CPU, where the transpose ran slower so, and on devices with small work-groups, one element
-    a work-item in square work-groups."""
+def helper_block(backend: Backend, kernel: str) -> tuple[int, int]:
+    """The side of the block of elements a work-group of `kernel` (a helper of
+    blas_helpers.cl) covers, and its rows of work-items (PACK_TILE, PACK_ROWS). On a GPU a 32 x
+    32 block by 32 x 8 work-items, each moving four elements, keeps more loads in flight than
+    one element a work-item, and the copies ran nearer the memory's bandwidth
+    (results/h100/transpose/, results/h100/helper-block/). Elsewhere, and for the sum of slices,
+    one element a work-item in square work-groups: on a CPU the transpose ran slower so, and
+    the sum of slices reads every slice of each element of products too small to fill a GPU
+    with a quarter as many work-groups."""
     t = pack_tile(backend)
-    if backend.device.is_cpu or backend.device.max_work_group_size < 256:
+    if (kernel == "reduce_splits" or backend.device.is_cpu
+            or backend.device.max_work_group_size < 256):
         return t, t
     return 32, 8
 
 
 def helper_kernel(backend: Backend, kernel: str, batched: bool = False) -> Any:
-    """One kernel of blas_helpers.cl (packs, the epilogue, the sum of slices), built for the
-    backend's block (`helper_block`); `batched`: pack_transpose's form for a stack."""
-    tile, rows = helper_block(backend)
+    """One kernel of blas_helpers.cl (packs, the epilogue, the sum of slices), built for its
+    block (`helper_block`); `batched`: pack_transpose's form for a stack."""
+    tile, rows = helper_block(backend, kernel)
     return backend.program(HELPERS_FILE, {"PACK_TILE": tile, "PACK_ROWS": rows,
                                           **({"BATCHED": 1} if batched else {})}, kernel)
 
 
-def tiles_geometry(backend: Backend, rows: int, cols: int
+def tiles_geometry(backend: Backend, kernel: str, rows: int, cols: int
                    ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Global and local size of a helper kernel writing a rows x cols matrix: one work-group
-    per block of `helper_block`, its columns of work-items along the rows."""
-    tile, per = helper_block(backend)
+    """Global and local size of the helper `kernel` writing a rows x cols matrix: one
+    work-group per block of `helper_block`, its columns of work-items along the rows."""
+    tile, per = helper_block(backend, kernel)
     return (round_up(rows, tile), round_up(cols, tile) // tile * per), (tile, per)
 
 
@@ -120,7 +123,7 @@ def sum_of_slices(backend: Backend, m: int, n: int, slices: int, partial: Any, c
     """`reduce_splits`: `slices` partial products (M x N each, tight, one after another)
     summed into C := alpha*P + beta*C (C read only where beta is not 0)."""
     return Launch("sum of the slices", helper_kernel(backend, "reduce_splits"),
-                  *tiles_geometry(backend, m, n),
+                  *tiles_geometry(backend, "reduce_splits", m, n),
                   [m, n, slices, alpha, partial, beta, c, c_offset, ldc or m, int(beta != 0)])
 
 

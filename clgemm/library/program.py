@@ -98,8 +98,9 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
           cols: int, out_rows: int, out_cols: int, transpose: bool) -> Slot:
     """op(stored) zero-padded to out_rows x out_cols, in a tight column-major scratch buffer."""
     out = prog.new_scratch(out_rows * out_cols)
-    knl = helper_kernel(backend, "pack_transpose" if transpose else "pack_copy")
-    prog.add(what, knl, *tiles_geometry(backend, out_rows, out_cols),
+    name = "pack_transpose" if transpose else "pack_copy"
+    prog.add(what, helper_kernel(backend, name),
+             *tiles_geometry(backend, name, out_rows, out_cols),
              [rows, cols, out_rows, out_cols, src, x.offset, x.ld, out])
     return out
 
@@ -311,7 +312,8 @@ def build_program(backend: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
         p = _packed(backend, prog, a, b, c, alias)
         if plan.direct_c or plan.split > 1:
             return prog
-    prog.add("epilogue", helper_kernel(backend, "epilogue"), *tiles_geometry(backend, plan.m, plan.n),
+    prog.add("epilogue", helper_kernel(backend, "epilogue"),
+             *tiles_geometry(backend, "epilogue", plan.m, plan.n),
              [plan.m, plan.n, plan.alpha, p, plan.mp if plan.use_p else plan.m,
               int(plan.use_p), plan.beta, C, c.offset, c.ld, int(plan.read_c)])
     return prog

@@ -121,7 +121,7 @@ def _pack_transposed(be: Backend, prog: CallProgram, b: Mat, n: int, k: int, str
     of the stack, in one launch."""
     out = prog.new_scratch(count * n * k)
     knl = helper_kernel(be, "pack_transpose", batched=True)
-    (gx, gy), (lx, ly) = tiles_geometry(be, n, k)
+    (gx, gy), (lx, ly) = tiles_geometry(be, "pack_transpose", n, k)
     args: list[Any] = [n, k, n, k, B, b.offset, b.ld, out, stride]
     prog.add("pack of B, stacked", knl, (gx, gy, count), (lx, ly, 1), args)
     return out

@@ -306,7 +306,7 @@ def scale_products(be: Backend, order: LaunchOrder, c: Mat, rows: int, cols: int
     (no product: alpha or K is 0), one launch of the epilogue each; with beta 0, C is not
     read."""
     knl = helper_kernel(be, "epilogue")
-    gsize, lsize = tiles_geometry(be, rows, cols)
+    gsize, lsize = tiles_geometry(be, "epilogue", rows, cols)
     with be.lock:
         for p in range(count):
             order.enqueue(knl, gsize, lsize, [rows, cols, np.float32(0), c.buf, rows, 0, beta,

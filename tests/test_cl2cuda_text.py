@@ -472,6 +472,15 @@ int main(int argc, char** argv) {
     EMU_KERNEL(i(1), i(2), f(3), P.data(), i(4), i(5), f(6), C.data(), i(7), i(8), i(9));
   });
   emu_write(argv[18], C);
+#elif defined(EMU_REDUCE)
+  // M N splits alpha beta c_offset ldc read_c gx gy bx by P n_P C n_C out
+  if (argc != 18) return 2;
+  const dim3 grid{(unsigned)i(9), (unsigned)i(10), 1}, block{(unsigned)i(11), (unsigned)i(12), 1};
+  std::vector<float> P = emu_read(argv[13], i(14)), C = emu_read(argv[15], i(16));
+  emu_run(grid, block, [&] {
+    EMU_KERNEL(i(1), i(2), i(3), f(4), P.data(), f(5), C.data(), i(6), i(7), i(8));
+  });
+  emu_write(argv[17], C);
 #else
   // rows cols out_rows out_cols offset ld gx gy bx by X n_X out
   if (argc != 14) return 2;
@@ -487,18 +496,20 @@ int main(int argc, char** argv) {
 """
 
 
-def _helper_geometry(max_work_group_size: int) -> tuple[tuple[int, int], Callable]:
-    """gemm's block of the helpers (PACK_TILE, PACK_ROWS) and launch geometry for a GPU of this
+def _helper_geometry(max_work_group_size: int, kernel: str = "pack_copy"
+                     ) -> tuple[tuple[int, int], Callable]:
+    """gemm's block of a helper (PACK_TILE, PACK_ROWS) and launch geometry for a GPU of this
     work-group size limit, taken from what gemm's programs use (clgemm.configs.launch) so that
     the kernels run here exactly as gemm launches them."""
     fake = SimpleNamespace(device=SimpleNamespace(max_work_group_size=max_work_group_size,
                                                   is_cpu=False))
-    return (launch.helper_block(fake, "pack_copy"),
-            lambda rows, cols: launch.tiles_geometry(fake, "pack_copy", rows, cols))
+    return (launch.helper_block(fake, kernel),
+            lambda rows, cols: launch.tiles_geometry(fake, kernel, rows, cols))
 
 
 def _helper_exe(tmp: Path, kernel: str, block: tuple[int, int]) -> Path:
-    driver = ("#define EMU_EPILOGUE\n" if kernel == "epilogue" else "") + HELPER_DRIVER
+    define = {"epilogue": "#define EMU_EPILOGUE\n", "reduce_splits": "#define EMU_REDUCE\n"}
+    driver = define.get(kernel, "") + HELPER_DRIVER
     tile, rows = block
     return _emulated(tmp, launch.HELPERS_FILE, kernel, {"PACK_TILE": tile, "PACK_ROWS": rows},
                      driver=driver)
@@ -590,6 +601,37 @@ def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
         what = f"epilogue block {block} use_p={use_p} read_c={read_c}"
         assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
         np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, err_msg=what)
+        assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+
+
+@pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
+def test_sum_of_slices_under_emulated_cuda(tmp_path, max_wg):
+    """C := alpha * (P_0 + ... + P_{s-1}) + beta * C inside the matrix, in gemm's geometry for
+    the sum of slices, nothing outside it; with read_c == 0 the NaN in C does not leak."""
+    _need_emulation()
+    block, geometry = _helper_geometry(max_wg, "reduce_splits")
+    exe = _helper_exe(tmp_path, "reduce_splits", block)
+    rng = np.random.default_rng(block[0] + 2)
+    m, n, splits, ldc, c_offset = 13, 37, 3, 15, 7
+    alpha, beta, sentinel = np.float32(1.5), np.float32(-0.5), np.float32(-12345.0)
+    for read_c in (1, 0):
+        p = rng.standard_normal((splits, n, m), dtype=np.float32)  # slice s: m x n, column-major
+        c = rng.standard_normal((m, n), dtype=np.float32)
+        if not read_c:
+            c[...] = np.nan
+        c_flat = _stored(c, ldc, c_offset, fill=sentinel)
+        (gx, gy), (bx, by) = geometry(m, n)
+        out = _run_helper(exe, tmp_path, [m, n, splits, alpha, beta, c_offset, ldc, read_c,
+                                          gx // bx, gy // by, bx, by], [p.ravel(), c_flat])
+        expected = np.float64(alpha) * p.astype(np.float64).sum(axis=0).T
+        if read_c:
+            expected += np.float64(beta) * c.astype(np.float64)
+        inside = np.zeros(out.shape, bool)
+        inside[c_offset:].reshape(n, ldc)[:, :m] = True
+        got = out[c_offset:].reshape(n, ldc)[:, :m].T
+        what = f"reduce_splits block {block} read_c={read_c}"
+        assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=what)
         assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
 
 

@@ -568,6 +568,20 @@ def test_pack_kernels_under_emulated_cuda(tmp_path, kernel, max_wg):
             f"{int((got != expected).sum())} wrong elements")
 
 
+def _check_c(out: np.ndarray, c_flat: np.ndarray, c_offset: int, ldc: int,
+             expected: np.ndarray, tol: float, what: str) -> None:
+    """C (expected's shape, at c_offset with leading dimension ldc in the written buffer `out`)
+    as expected, no NaN from a buffer that must not be read, and nothing outside it changed
+    from `c_flat`, the buffer as it was handed in."""
+    m, n = expected.shape
+    inside = np.zeros(out.shape, bool)
+    inside[c_offset:].reshape(n, ldc)[:, :m] = True
+    got = out[c_offset:].reshape(n, ldc)[:, :m].T
+    assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=what)
+    assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+
+
 @pytest.mark.parametrize("max_wg", [1024, 128], ids=["block32x8", "tile8"])
 def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
     """C := alpha*P + beta*C inside the matrix, nothing outside it; with read_c == 0 the NaN in
@@ -595,13 +609,8 @@ def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
             expected += np.float64(alpha) * p[:m].astype(np.float64)
         if read_c:
             expected += np.float64(beta) * c.astype(np.float64)
-        inside = np.zeros(out.shape, bool)
-        inside[c_offset:].reshape(n, ldc)[:, :m] = True
-        got = out[c_offset:].reshape(n, ldc)[:, :m].T
-        what = f"epilogue block {block} use_p={use_p} read_c={read_c}"
-        assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
-        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, err_msg=what)
-        assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+        _check_c(out, c_flat, c_offset, ldc, expected, 1e-6,
+                 f"epilogue block {block} use_p={use_p} read_c={read_c}")
 
 
 @pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
@@ -626,13 +635,8 @@ def test_sum_of_slices_under_emulated_cuda(tmp_path, max_wg):
         expected = np.float64(alpha) * p.astype(np.float64).sum(axis=0).T
         if read_c:
             expected += np.float64(beta) * c.astype(np.float64)
-        inside = np.zeros(out.shape, bool)
-        inside[c_offset:].reshape(n, ldc)[:, :m] = True
-        got = out[c_offset:].reshape(n, ldc)[:, :m].T
-        what = f"reduce_splits block {block} read_c={read_c}"
-        assert np.isfinite(got).all(), f"{what}: NaN from a buffer that must not be read"
-        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=what)
-        assert np.array_equal(out[~inside], c_flat[~inside]), f"{what}: wrote outside C"
+        _check_c(out, c_flat, c_offset, ldc, expected, 1e-5,
+                 f"reduce_splits block {block} read_c={read_c}")
 
 
 # ---- the direct kernel (direct.cl) under the emulation ------------------------------------------

@@ -9,16 +9,12 @@ import warnings
 
 import numpy as np
 import pytest
-from forced import force_direct
+from forced import force_direct, stored_rung3_failing_to_launch
 from layouts import rand, reference
 
 import clgemm
-from clgemm.configs import choice as kernel_choice
-from clgemm.configs import database
-from clgemm.core.errors import LaunchError
 from clgemm.library import gemm as api
 from clgemm.library.hot_host import HostCall, host_key
-from clgemm.rungs import get_rung
 
 
 @pytest.fixture
@@ -138,29 +134,8 @@ def test_after_a_launch_fails_the_remembered_call_is_the_one_that_ran(cpu, tmp_p
     """A stored configuration that fails to launch is dropped and the call runs on the next
     choice: the call remembered for the signature is that next choice's, so the repeated call
     neither launches the failed kernel again nor warns again."""
-    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
-    api.clear_caches()
     device = cpu.device
-    db = database.load(device)
-    db.record(database.Entry(rung=3, shape=[64, 64, 64], backend=device.backend,
-                             params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
-    db.save()
-    api.clear_caches()
-    be = api.backend_for(device)
-    rung3, prepare, tries = get_rung(3), be.prepare, []
-
-    def bad_prepare(knl, gsize, lsize, args, slots):
-        launch = prepare(knl, gsize, lsize, args, slots)
-        if knl.function_name != rung3.kernel:
-            return launch
-
-        def fail(buffers, queue, wait_for):
-            tries.append(1)
-            raise LaunchError("launch failed: made to fail by the test")
-        return fail
-
-    monkeypatch.setattr(be, "prepare", bad_prepare)
+    tries = stored_rung3_failing_to_launch(api.backend_for(device), tmp_path, monkeypatch)
     assert api.choose_kernel(device, 64, 64, 64).rung == 3
     rng = np.random.default_rng(9)
     a, b = rand(rng, (64, 64)), rand(rng, (64, 64))

@@ -10,16 +10,13 @@ import warnings
 
 import numpy as np
 import pytest
+from forced import stored_rung3_failing_to_launch
 from layouts import rand, reference
 
 import clgemm
 from clgemm.backends import KINDS
-from clgemm.configs import choice as kernel_choice
-from clgemm.configs import database
-from clgemm.core.errors import LaunchError
 from clgemm.library import gemm as api
 from clgemm.library import hot_call
-from clgemm.rungs import get_rung
 
 PARAMS = dict(TSM=16, TSN=16, TSK=16, WPTM=4, WPTN=4, WIDTH=4, VWM=1, VWN=1, CACHE_A=1,
               CACHE_B=1)
@@ -193,27 +190,7 @@ def test_after_a_launch_fails_the_repeated_call_runs_the_next_choice(every_backe
     choice; the call remembered for the signature is that choice's, so the repeated call on
     device arrays neither launches the dropped kernel again nor fails."""
     be = every_backend
-    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
-    monkeypatch.setattr(kernel_choice, "crossover", kernel_choice.no_crossover)
-    api.clear_caches()
-    db = database.load(be.device)
-    db.record(database.Entry(rung=3, shape=[64, 64, 64], backend=be.device.backend,
-                             params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
-    db.save()
-    api.clear_caches()
-    rung3, prepare, tries = get_rung(3), be.prepare, []
-
-    def bad_prepare(knl, gsize, lsize, args, slots):
-        launch = prepare(knl, gsize, lsize, args, slots)
-        if be.kernel_name(knl) != rung3.kernel:
-            return launch
-
-        def fail(buffers, queue, wait_for):
-            tries.append(1)
-            raise LaunchError("launch failed: made to fail by the test")
-        return fail
-
-    monkeypatch.setattr(be, "prepare", bad_prepare)
+    tries = stored_rung3_failing_to_launch(be, tmp_path, monkeypatch)
     kind, rng = KINDS[be.name], np.random.default_rng(10)
     assert api.choose_kernel(be.device, 64, 64, 64).rung == 3
     for call in range(3):

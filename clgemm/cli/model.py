@@ -17,11 +17,18 @@ from clgemm.devices.hardware import Overrides, hardware_for_device
 from clgemm.devices.record import device_from_record
 from clgemm.measure.ladder import default_size
 from clgemm.model.bound import bound, bounds_table, explain
+from clgemm.model.counters import read_counters
+from clgemm.model.gap import account, explain_account
 from clgemm.model.inner_loops import STEPS
 from clgemm.rungs import REGISTRY, get_rung, kernel_label
 
 #: the "format" of what `clgemm model --json` writes
 FORMAT = "clgemm-model"
+
+#: what the bound leaves out on a GPU, which a launch's counters measure
+UNCOUNTED = ("not in the bound: instructions besides the loads, FMAs and tile copies "
+             "(addresses, the loop), and clocks in which no sub-group of a scheduler is ready; "
+             "--counters with Nsight Compute's printout of a launch measures both")
 
 
 @click.command()
@@ -35,15 +42,22 @@ FORMAT = "clgemm-model"
 @default_size_options
 @click.option("--defaults", "use_defaults", is_flag=True,
               help="ignore tuned parameters from the database; start from the defaults")
+@click.option("--counters", "counter_files", multiple=True, type=click.Path(dir_okay=False),
+              help="with --rung: Nsight Compute's printout of one launch of that "
+                   "configuration at that size (repeatable: sections and --metrics from "
+                   "separate runs); sets where its share of the peak went beside the bound")
 @output_options()
 @bound_options
 def model(device: str | None, backend: str | None, device_record: str | None,
           rung_number: int | None, param_opts: tuple[str, ...], size: int | None,
-          mnk: tuple[int, int, int] | None, use_defaults: bool, overrides: Overrides,
-          out: Output) -> None:
+          mnk: tuple[int, int, int] | None, use_defaults: bool, counter_files: tuple[str, ...],
+          overrides: Overrides, out: Output) -> None:
     """Upper bound on a rung's GFLOP/s on a device, term by term, without running anything."""
     if device_record and (device is not None or backend is not None):
         raise UsageError("give either --device-record or --device/--backend, not both")
+    if counter_files and rung_number is None:
+        raise UsageError("--counters needs --rung: the counters are of one configuration")
+    counters = read_counters(counter_files) if counter_files else None
     dev = device_from_record(device_record) if device_record else select_device(
         device, backend=backend)
     hw = hardware_for_device(dev, overrides)
@@ -73,6 +87,12 @@ def model(device: str | None, backend: str | None, device_record: str | None,
                         "bound": b.to_json()})
         if rung_number is not None:
             detail = explain(b, out.layout)
+            if counters is not None:
+                gap = account(counters, hw, problem.flops, b)
+                detail += explain_account(gap, out.layout)
+                results[-1]["measured"] = gap.to_json()
+            elif hw.lockstep:
+                detail += fit_lines([UNCOUNTED], out.layout)
     if rung_number is not None:
         text = detail
     else:

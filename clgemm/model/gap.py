@@ -79,7 +79,8 @@ def _issue_why(c: Counters, hw: Hardware, b: Bound | None) -> str:
         limits = {"registers": c.block_limit_registers, "local memory": c.block_limit_shared}
         held = min((v, k) for k, v in limits.items() if v is not None) if any(
             v is not None for v in limits.values()) else None
-        by = f"; {held[1]} hold {held[0]:g} work-groups per unit" if held else ""
+        by = (f"; {held[1]} hold {held[0]:g} work-group{'' if held[0] == 1 else 's'} per unit"
+              if held else "")
         parts.append(f"{c.registers:g} registers per work-item{est}{by}")
     waits = sorted(((v, k) for k, v in c.stalls.items() if k not in _NOT_WAITS and v >= 0.01),
                    reverse=True)

@@ -123,7 +123,8 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     these first (transfer between devices), and the nearest one stored for this device under
     the other backend (`lookup.other_backends`). For a stack of `batch` products, those
     measured on stacks come first, since a stack's best tiles are not one product's: a
-    stack's tune on one backend starts where the other backend's ended."""
+    stack's tune on one backend starts where the other backend's ended. A GPU's tune of the
+    tiled kernel then tries the first with a larger register block (`grown_blocks`)."""
     found = lookup.ranked(device, rung, shape, batch=batch)
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
@@ -142,6 +143,38 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
             out.append(params)
         if len(out) >= count:
             break
+    if rung.number == TILED.number and not device.is_cpu and found:
+        out += [p for p in grown_blocks(found[0].params, device.compute_units, shape)
+                if p not in out]
+    return out
+
+
+#: work-groups per compute unit a product must give the grown tiles for a tune to try them:
+#: fewer, and the larger tiles leave units idle, whatever they save per FMA
+GROWN_WAVES = 2
+
+
+def grown_blocks(params: dict[str, int], compute_units: int, shape: Shape
+                 ) -> list[dict[str, int]]:
+    """The tiled kernel's configuration with twice the sums per work-item, along M or along N;
+    its work-group as it was or twice as large; that axis's register reads as wide as they
+    were or twice as wide. Each step of k then issues fewer local loads per FMA, the one part
+    of the instruction mix in which cuBLAS's FP32 kernel was ahead of the tiled kernel on the
+    H100 (results/h100/gap-account); whether the registers still leave enough sub-groups
+    resident is for the measurement to say. Only where the product still gives every
+    compute unit GROWN_WAVES work-groups of the grown tiles."""
+    base = TILED.resolve(dict(params))
+    out: list[dict[str, int]] = []
+    for axis, other in (("M", "N"), ("N", "M")):
+        for group in (1, 2):
+            for width in (1, 2):
+                p = {**base, f"WPT{axis}": 2 * base[f"WPT{axis}"],
+                     f"TS{axis}": 2 * base[f"TS{axis}"],
+                     f"TS{other}": group * base[f"TS{other}"],
+                     f"VW{axis}": width * base[f"VW{axis}"]}
+                tiles = -(-shape[0] // p["TSM"]) * -(-shape[1] // p["TSN"])
+                if tiles >= GROWN_WAVES * compute_units and p not in out:
+                    out.append(p)
     return out
 
 

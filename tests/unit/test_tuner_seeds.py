@@ -4,6 +4,7 @@ after they were stored is tried on them before the strategy strays."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 from types import SimpleNamespace
@@ -88,3 +89,26 @@ def test_the_kernel_for_any_size_starts_from_the_tiled_kernels_tiles_too(stored,
     # the tiled kernel's own search starts from its own configurations alone
     assert sorted(map(str, plan.seeds(GPU, TILED, (1024, 1024, 1024)))) == sorted(
         str(f.params) for f in stored[TILED.number])
+
+
+def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_register_block(
+        stored, monkeypatch):
+    """After the stored configurations, the first one with twice the sums per work-item along
+    M or N (the group as it was or twice as large, the reads as wide or twice as wide): at
+    4096 cubed every one of the eight gives the 132 units two work-groups each; at 1024 cubed
+    none does, and nothing is added; a CPU's tune never adds them."""
+    block = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "VWM": 2, "VWN": 4,
+             "PIPELINE": 2}
+    stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
+                                         (4096, 4096, 4096), 50000.0, Path("made-up.json"))]
+    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+    seeds = plan.seeds(GPU, TILED, (4096, 4096, 4096))
+    assert seeds[0] == TILED.resolve(block) and len(seeds) == 9
+    grown = {(p["TSM"], p["TSN"], p["WPTM"], p["WPTN"], p["VWM"], p["VWN"]) for p in seeds[1:]}
+    assert grown == {(128, 64, 16, 8, 2, 4), (128, 64, 16, 8, 4, 4), (128, 128, 16, 8, 2, 4),
+                     (128, 128, 16, 8, 4, 4), (64, 128, 8, 16, 2, 4), (64, 128, 8, 16, 2, 8),
+                     (128, 128, 8, 16, 2, 4), (128, 128, 8, 16, 2, 8)}
+    assert all(p["TSK"] == 16 and p["PIPELINE"] == 2 for p in seeds[1:])
+    assert plan.seeds(GPU, TILED, (1024, 1024, 1024)) == [TILED.resolve(block)]
+    on_cpu = plan.seeds(dataclasses.replace(GPU, type="CPU"), TILED, (4096, 4096, 4096))
+    assert TILED.resolve(block) in on_cpu and not any(p in on_cpu for p in seeds[1:])

@@ -9,8 +9,8 @@ the blocks below, with each width of A's reads, two tile depths and two cp.async
 (the stored order of tiles), once each. Then the stored configuration and the first round's best, ROUNDS
 rounds in turns at every size, with cuBLAS's SGEMM (FP32, TF32 off) timed through the CUDA
 backend between them in the same process. Every result is checked against float64 with C
-poisoned first (`run_rung`, `vendor_reference`); the times include the transpose of B, as
-`clgemm bench`'s do.
+poisoned first (`run_rung`, `vendor_reference`). The times are the tiled kernel's own, without
+the transpose of B that gemm() runs before it (`clgemm bench` adds that).
 Usage: python scripts/register_block_sweep.py DEVICE BACKEND ROUNDS SIZE [SIZE...]"""
 
 import itertools

@@ -3,7 +3,7 @@
 the kernel through NVIDIA's OpenCL, so its rows are set against cuBLAS's times of the CUDA
 file. Prints a Markdown table of GFLOP/s and the ratio (above 1: the kernel is faster).
 
-    python3 scripts/kernel_against_cublas.py CUDA.json OPENCL.json
+    python3 scripts/kernel_against_cublas.py CUDA.json [OPENCL.json]
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ def _cublas(row: dict) -> float | None:
     return refs[0]["gflops"] if refs else None
 
 
-def main(cuda_path: str, opencl_path: str) -> None:
-    cuda, opencl = _rows(cuda_path), _rows(opencl_path)
-    print(f"{cuda_path} and {opencl_path}, GFLOP/s, the times including the transpose of B\n")
+def main(cuda_path: str, opencl_path: str | None = None) -> None:
+    cuda = _rows(cuda_path)
+    opencl = _rows(opencl_path) if opencl_path else {}
+    files = f"{cuda_path} and {opencl_path}" if opencl_path else cuda_path
+    print(f"{files}, GFLOP/s, the times including the transpose of B\n")
     print("| backend | shape | kernel | cuBLAS (CUDA run) | x cuBLAS |")
     print("|---|---|---|---|---|")
     for backend, rows in (("CUDA", cuda), ("OpenCL", opencl)):
@@ -39,4 +41,4 @@ def main(cuda_path: str, opencl_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

@@ -35,15 +35,12 @@ _OPTIONAL: Mapping[str, tuple[str, ...]] = {
     "duration_ms": ("Duration",),
     "registers": ("Registers Per Thread",),
     "warps_per_sm": ("Achieved Active Warps Per SM",),
-    "theoretical_warps_per_sm": ("Theoretical Active Warps per SM",),
     "warps_per_scheduler": ("Active Warps Per Scheduler",),
-    "no_eligible": ("No Eligible",),
     "block_limit_registers": ("Block Limit Registers",),
     "block_limit_shared": ("Block Limit Shared Mem",),
     "shared_loads": ("smsp__inst_executed_op_shared_ld.sum",),
     "ldgsts": ("smsp__inst_executed_op_ldgsts.sum",),
     "global_loads": ("smsp__inst_executed_op_global_ld.sum",),
-    "lsu_pipe": ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",),
 }
 #: unit -> factor to the unit the field holds (ms, GHz)
 _SCALE = {"duration_ms": {"ms": 1.0, "msecond": 1.0, "us": 1e-3, "usecond": 1e-3,
@@ -74,15 +71,12 @@ class Counters:
     duration_ms: float | None = None
     registers: float | None = None
     warps_per_sm: float | None = None
-    theoretical_warps_per_sm: float | None = None
     warps_per_scheduler: float | None = None
-    no_eligible: float | None = None
     block_limit_registers: float | None = None
     block_limit_shared: float | None = None
     shared_loads: float | None = None
     ldgsts: float | None = None
     global_loads: float | None = None
-    lsu_pipe: float | None = None
     #: stall reason -> warps stalled for it per issued instruction
     stalls: Mapping[str, float] = field(default_factory=dict)
 

@@ -1,23 +1,25 @@
 """Where a launch's share of the FMA peak went, from its counters, beside what the bound assumed.
 
-A launch's FMA work over the FMA work its cycles could have held is a product of four
+A launch's FMA work over the FMA work its cycles could have held is a product of three
 measured factors, each with a reason and each with a counterpart among the bound's terms:
 
-    share of peak = busy x issued x FMA share x lanes
+    share of peak = busy x issued x FMA share
     busy      = SM active cycles / elapsed cycles            (bound: work distribution)
     issued    = instructions / (active cycles x SMs x schedulers)  (bound: latency, taken as 1
                                                               where the FMA chains hide it)
-    FMA share = FMA instructions / instructions              (bound: instruction mix x tile
-                                                              overhead)
-    lanes     = FMAs / (FMA instructions x warp width)       (bound: lanes)
+    FMA share = (FMAs / warp width) / instructions           (bound: lanes x instruction mix
+                                                              x tile overhead)
 
-The identity holds for every kernel, cuBLAS's included, so the same account compares the two.
-Its parts are counted per FMA instruction, which no clock changes: counters taken under
-Nsight Compute's fixed clock account for the share at any clock.
+The FMAs are counted per work-item and taken in whole warps, so a kernel whose FMA
+instructions leave lanes idle shows it in the FMA share. The identity holds for every kernel,
+cuBLAS's included, so the same account compares the two. Its parts are counted per
+instruction, which no clock changes: counters taken under Nsight Compute's fixed clock account
+for the share at any clock.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +78,9 @@ def _issue_why(c: Counters, hw: Hardware, b: Bound | None) -> str:
         parts.append(f"{c.warps_per_sm / hw.issue_per_clock:.2f} sub-groups per scheduler")
     if c.registers is not None:
         est = f", the bound estimated ~{b.occupancy.registers}" if b is not None else ""
-        limits = {"registers": c.block_limit_registers, "local memory": c.block_limit_shared}
-        held = min((v, k) for k, v in limits.items() if v is not None) if any(
-            v is not None for v in limits.values()) else None
+        limits = [(v, k) for k, v in (("registers", c.block_limit_registers),
+                                      ("local memory", c.block_limit_shared)) if v is not None]
+        held = min(limits, default=None)
         by = (f"; {held[1]} hold {held[0]:g} work-group{'' if held[0] == 1 else 's'} per unit"
               if held else "")
         parts.append(f"{c.registers:g} registers per work-item{est}{by}")
@@ -112,23 +114,19 @@ def account(c: Counters, hw: Hardware, flops: int | None, b: Bound | None = None
     busy = c.active_cycles / c.elapsed_cycles
     issued = c.executed / (c.active_cycles * c.sms * schedulers)
     fma_share = fma / c.executed if c.executed else 0.0
-    lanes = c.ffma_threads / (fma * hw.simd_width) if fma else 0.0
 
-    def term(name: str) -> float | None:
-        return None if b is None else b.term(name).share
+    def term(*names: str) -> float | None:
+        return None if b is None else math.prod(b.term(name).share for name in names)
 
-    mix = None if b is None else b.term(MIX).share * b.term(TILE).share
     factors = (
         Factor("units busy", busy, term(DISTRIBUTION), "work distribution",
                f"{c.grid_size:,} work-groups of {c.block_size} work-items on {c.sms} units"),
         Factor("issue slots taken", issued, term(LATENCY), "latency",
                _issue_why(c, hw, b)),
-        Factor("FMAs among instructions", fma_share, mix, "instruction mix x tile overhead",
-               _mix_why(c, fma)),
-        Factor("lanes", lanes, term(LANES), "lanes",
-               f"{lanes * hw.simd_width:.1f} of {hw.simd_width} lanes per FMA instruction"),
+        Factor("FMAs among instructions", fma_share, term(LANES, MIX, TILE),
+               "lanes x instruction mix x tile overhead", _mix_why(c, fma)),
     )
-    share = busy * issued * fma_share * lanes
+    share = busy * issued * fma_share
     notes = []
     capacity_flops = 2 * hw.lanes_per_cu * c.sms
     from_time = None

@@ -46,14 +46,14 @@ def h100():
 
 def test_factors_on_a_made_up_printout(h100):
     """2 units x 4 schedulers x 800 active cycles = 6,400 issue slots, 5,120 taken; 131,072
-    FMAs in 4,096 warp instructions, 80% of those issued: 0.8 x 0.8 x 0.8 x 1 = 51.2%."""
+    FMAs make 4,096 whole-warp instructions, 80% of those issued: 0.8 x 0.8 x 0.8 = 51.2%."""
     c = parse_counters({"toy.txt": _printout()})
     assert (c.kernel, c.grid, c.block, c.sms) == ("toy_kernel", (4, 2, 1), (64, 1, 1), 2)
     assert c.duration_ms == pytest.approx(0.001) and c.sm_ghz == 1.0
     a = account(c, h100, flops=2 * 131_072)
     shares = {f.name: f.measured for f in a.factors}
     assert shares == pytest.approx({"units busy": 0.8, "issue slots taken": 0.8,
-                                    "FMAs among instructions": 0.8, "lanes": 1.0})
+                                    "FMAs among instructions": 0.8})
     assert a.share == pytest.approx(0.512)
     # 262,144 FLOPs in 1,000 clocks (1 us at 1 GHz) on 2 units of 256 FLOPs a clock: 51.2%
     assert a.share_from_time == pytest.approx(0.512)
@@ -69,7 +69,7 @@ def test_a_launch_of_another_size_is_named(h100):
 @pytest.mark.parametrize("size", [4096, 8192])
 @pytest.mark.parametrize("kernel", ["cublas", "tiled"])
 def test_committed_printouts_multiply_to_their_measured_share(h100, kernel, size):
-    """The four factors, counted per instruction, give the share that the launch's duration at
+    """The three factors, counted per instruction, give the share that the launch's duration at
     its clock gives: the account leaves nothing out."""
     c = read_counters((str(PRINTOUTS / f"ncu-{kernel}-{size}.txt"),))
     assert size ** 3 <= c.ffma_threads <= size ** 3 + size ** 2   # cuBLAS: alpha and beta too
@@ -87,7 +87,7 @@ def test_model_command_sets_the_account_beside_the_bound(capsys):
     row = json.loads(capsys.readouterr().out)["rungs"][0]
     measured = row["measured"]
     names = [f["name"] for f in measured["factors"]]
-    assert names == ["units busy", "issue slots taken", "FMAs among instructions", "lanes"]
+    assert names == ["units busy", "issue slots taken", "FMAs among instructions"]
     assert measured["bound_share_of_peak"] > measured["share_of_peak"]
     assert not measured["notes"], measured["notes"]
     bound_terms = row["bound"]["terms"]

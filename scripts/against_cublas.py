@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 
-def _rows(path: str) -> dict[tuple[int, ...], dict]:
+def ok_rows(path: str) -> dict[tuple[int, ...], dict]:
     return {tuple(r["shape"]): r for r in json.loads(Path(path).read_text())["rows"]
             if r["status"] == "ok"}
 
 
 def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:
-    cuda, opencl = _rows(cuda_path), _rows(opencl_path)
+    cuda, opencl = ok_rows(cuda_path), ok_rows(opencl_path)
     cuda = {shape: row for shape, row in cuda.items() if min(shape[-3:]) >= min_side}
     print(f"{cuda_path} and {opencl_path}, microseconds per call\n")
     print("| shape | cuBLAS | gemm(), CUDA | cuBLAS / CUDA | gemm(), OpenCL | cuBLAS / OpenCL |")

@@ -8,14 +8,9 @@ file. Prints a Markdown table of GFLOP/s and the ratio (above 1: the kernel is f
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
-
-def _rows(path: str) -> dict[tuple[int, ...], dict]:
-    return {tuple(r["shape"]): r for r in json.loads(Path(path).read_text())["rows"]
-            if r["status"] == "ok"}
+from against_cublas import ok_rows
 
 
 def _cublas(row: dict) -> float | None:
@@ -24,8 +19,8 @@ def _cublas(row: dict) -> float | None:
 
 
 def main(cuda_path: str, opencl_path: str | None = None) -> None:
-    cuda = _rows(cuda_path)
-    opencl = _rows(opencl_path) if opencl_path else {}
+    cuda = ok_rows(cuda_path)
+    opencl = ok_rows(opencl_path) if opencl_path else {}
     files = f"{cuda_path} and {opencl_path}" if opencl_path else cuda_path
     print(f"{files}, GFLOP/s, the times including the transpose of B\n")
     print("| backend | shape | kernel | cuBLAS (CUDA run) | x cuBLAS |")

@@ -39,6 +39,14 @@ def flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+def plain_scalars_and_flags(alpha: Any, beta: Any, trans_a: Any, trans_b: Any) -> bool:
+    """Whether the scalars are plain Python numbers and the flags plain bools: only those may
+    be part of a repeated call's key, so that a value that compares equal but would be refused
+    (a NumPy bool, say) always goes through the checks."""
+    return (type(trans_a) is bool and type(trans_b) is bool
+            and type(alpha) in (float, int) and type(beta) in (float, int))
+
+
 def size(name: str, value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"{name} must be a non-negative integer, got {value!r}")

@@ -414,13 +414,10 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
               device: Any, backend: Any) -> tuple | None:
     """The key under which a call on device arrays finds its checks already made: the arrays'
     types, shapes, strides, dtypes, offsets and contexts or devices, and every other argument
-    as given. Only plain Python scalars and flags take part, so a value that compares equal but
-    would be refused (a NumPy bool, say) always goes through the checks."""
+    as given (`args.plain_scalars_and_flags`)."""
     if device is not None or backend is not None:
         return None
-    if type(trans_a) is not bool or type(trans_b) is not bool:
-        return None
-    if type(alpha) not in (float, int) or type(beta) not in (float, int):
+    if not args.plain_scalars_and_flags(alpha, beta, trans_a, trans_b):
         return None
     ka, kb = array_signature(a), array_signature(b)
     kc = None if c is None else array_signature(c)

@@ -20,6 +20,7 @@ from clgemm.backends import Backend
 from clgemm.core import settings
 from clgemm.core.errors import LaunchError
 from clgemm.devices.info import DeviceInfo
+from clgemm.library.arguments import plain_scalars_and_flags
 from clgemm.library.order import LaunchOrder
 from clgemm.library.program import CallProgram
 
@@ -51,9 +52,7 @@ def host_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_
              device: Any, backend: Any) -> tuple | None:
     """The key of a call on NumPy matrices whose every argument is of a kind whose equality
     means the same checks, device and program; None where any is not."""
-    if type(trans_a) is not bool or type(trans_b) is not bool:
-        return None
-    if type(alpha) not in (float, int) or type(beta) not in (float, int):
+    if not plain_scalars_and_flags(alpha, beta, trans_a, trans_b):
         return None
     dev = _device_key(device)
     if dev is NotImplemented:

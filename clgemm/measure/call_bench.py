@@ -77,6 +77,8 @@ NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
 
 #: a batch of calls lasts at least this long
 BATCH_S = 0.2
+#: calls on device arrays queued ahead of each call whose launches are observed (`_kernel_times`)
+WARM_CALLS = 2
 BATCHES = 3
 #: calls run untimed for at least this long before the batches: the first tens of milliseconds
 #: of small calls in a process ran up to twice as long as the rest (results/h100/small-calls)
@@ -196,10 +198,17 @@ class Side:
 def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
                   main: str) -> tuple[float, float, int]:
     """(main kernel ms, all launches ms, launches) of one call, from the launch log; medians of
-    a few calls."""
+    a few calls. On device arrays each observed call is queued behind WARM_CALLS unobserved
+    ones rather than after the device has drained (a call on NumPy arrays returns only once
+    done): the call's own timing (`per_call_ms`) finds the device busy, and a launch started
+    on an idle GPU can run slower than the same launch among others (results/h100/
+    kernel-column), which put the kernel column below the whole call. The log's events time
+    the launches themselves, so the queue ahead of them adds nothing."""
     mains, totals, count = [], [], 0
     for _ in range(5):
         side.sync()
+        for _ in range(WARM_CALLS if side.mode != "numpy" else 0):
+            call()
         with backend.observe() as log:
             call()
         side.sync()

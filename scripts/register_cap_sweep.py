@@ -1,0 +1,118 @@
+"""The tiled kernel with its registers capped, kernel only, against cuBLAS in turns. Under
+Nsight Compute the 128 x 128 block of 16 x 8 sums used 207 registers a work-item, which held
+two work-groups of 128 on a unit and left 14% of the issue slots empty
+(results/h100/gap-account). At 168 registers or fewer a third work-group fits. The compilers
+take a cap as a build option (NVRTC's --maxrregcount, NVIDIA OpenCL's -cl-nv-maxrregcount),
+which this script adds to the backend's build for the experiment only.
+
+For each configuration (the stored one at SIZE and the CUDA path's 128 x 128 block of 16 x 8
+sums) and each cap (0: none): the registers and spilled bytes the compiler reports, then ROUNDS
+rounds in turns with cuBLAS's SGEMM (FP32, TF32 off). Every result is checked against float64
+with C poisoned first (`run_rung`). Times are the tiled kernel's own, without the transpose of
+B that gemm() runs before it.
+Usage: python scripts/register_cap_sweep.py DEVICE BACKEND ROUNDS SIZE CAP [CAP...]"""
+
+import re
+import statistics
+import sys
+import time
+
+from clgemm.backends.cuda import backend as cuda_backend
+from clgemm.backends.opencl import backend as opencl_backend
+from clgemm.configs import lookup
+from clgemm.core.kernel_sources import kernel_source
+from clgemm.core.problem import Problem
+from clgemm.library import gemm as api
+from clgemm.measure.references import vendor_reference
+from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.rungs.tiled import TILED
+
+dev, backend_name, rounds, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+caps = [int(c) for c in sys.argv[5:]]
+be = api.backend_for(dev, backend_name)
+try:  # cuBLAS's times beside OpenCL's too, where the device has the CUDA path
+    cuda = be if backend_name == "cuda" else api.backend_for(dev, "cuda")
+except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor SGEMM instead
+    print(f"# no CUDA path ({exc}): the vendor SGEMM is the backend's own", flush=True)
+    cuda = be
+NVIDIA = "nvidia" in be.device.vendor.lower()
+print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+      flush=True)
+
+CAP = [0]
+_plain = {m: m.define_options for m in (cuda_backend, opencl_backend)}
+
+
+def _with_cap(module, flag):
+    def options(defines):
+        extra = [flag.format(CAP[0])] if CAP[0] else []
+        if module is opencl_backend and NVIDIA:
+            extra.append("-cl-nv-verbose")  # ptxas's register report into the build log
+        return _plain[module](defines) + extra
+    return options
+
+
+cuda_backend.define_options = _with_cap(cuda_backend, "--maxrregcount={}")
+opencl_backend.define_options = _with_cap(opencl_backend, "-cl-nv-maxrregcount={}")
+
+GROWN = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 4, "VWM": 4,
+         "VWN": 4, "CACHE_A": 1, "CACHE_B": 1, "PANELS": 0, "LOCKSTEP": 0, "PIPELINE": 2,
+         "WARP_M": 0, "RASTER": 8, "UNROLL_K": 1}
+
+
+def text(p: dict) -> str:
+    keys = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "VWM", "VWN", "PIPELINE", "RASTER")
+    return " ".join(f"{k}={p[k]}" for k in keys)
+
+
+def registers(p: dict) -> str:
+    """What the compiler reports for the configuration at the current cap."""
+    full = TILED.resolve(dict(p))
+    knl = be.build(kernel_source(be.header(), TILED.file), TILED.macros(full), TILED.kernel)
+    if backend_name == "cuda":
+        return f"{knl.num_regs} registers, {knl.local_size_bytes} bytes spilled"
+    import pyopencl as cl  # noqa: PLC0415 - the OpenCL path only
+    if not NVIDIA:
+        return "no register report off NVIDIA"
+    log = knl.program.get_build_info(be.device.handle, cl.program_build_info.LOG)
+    used = re.findall(r"Used (\d+) registers", log)
+    spill = re.findall(r"(\d+) bytes spill stores", log)
+    return f"{'/'.join(used) or '?'} registers, {'/'.join(spill) or '?'} bytes spilled"
+
+
+problem = Problem(size, size, size)
+found = lookup.best(be.device, TILED, problem.as_tuple())
+configs = {"stored": TILED.resolve(dict(found.params)) if found else TILED.resolve({}),
+           "grown": TILED.resolve(GROWN)}
+for name, p in configs.items():
+    for cap in caps:
+        CAP[0] = cap
+        try:
+            print(f"{name} cap {cap or 'none'}: {registers(p)}  {text(p)}", flush=True)
+        except Exception as exc:  # noqa: BLE001 - a report, not a result
+            print(f"{name} cap {cap or 'none'}: no register report ({type(exc).__name__}: "
+                  f"{str(exc)[:120]})", flush=True)
+
+ws = Workspace(be, problem)
+ref_ws = ws if cuda is be else Workspace(cuda, problem)
+runs: dict[str, list[float]] = {}
+vendor = "vendor"
+for _ in range(rounds):
+    ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
+    vendor = ref["name"]
+    runs.setdefault("vendor", []).append(ref["gflops"] or 0.0)
+    for name, p in configs.items():
+        for cap in caps:
+            CAP[0] = cap
+            r = run_rung(be, ws, TILED, p, repeats=10, warmup=2)
+            if not r.ok:
+                print(f"  {name} cap {cap}: {r.status} {r.message[:120]}", flush=True)
+            runs.setdefault(f"{name} cap {cap or 'none'}", []).append(r.gflops or 0.0 if r.ok
+                                                                       else 0.0)
+CAP[0] = 0
+cublas = statistics.median(runs.pop("vendor"))
+print(f"{size}^3 in {rounds} rounds of turns: {vendor} median {cublas:,.0f} GFLOP/s", flush=True)
+for key, values in runs.items():
+    med = statistics.median(values)
+    print(f"  {med:9,.0f} GFLOP/s  {med / cublas:.3f}x vendor  {key:<16}  "
+          f"(rounds: {' '.join(f'{v:,.0f}' for v in values)})", flush=True)

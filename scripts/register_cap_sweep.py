@@ -1,16 +1,20 @@
 """The tiled kernel with its registers capped, kernel only, against cuBLAS in turns. Under
 Nsight Compute the 128 x 128 block of 16 x 8 sums used 207 registers a work-item, which held
 two work-groups of 128 on a unit and left 14% of the issue slots empty
-(results/h100/gap-account). At 168 registers or fewer a third work-group fits. The compilers
-take a cap as a build option (NVRTC's --maxrregcount, NVIDIA OpenCL's -cl-nv-maxrregcount),
-which this script adds to the backend's build for the experiment only.
+(results/h100/gap-account). At 168 registers or fewer a third work-group fits.
+
+A cap is asked for as REGISTERS a work-item (0: none). On the CUDA path it goes through the
+launch bounds, as the work-groups per unit that many registers allow (cl2cuda.h's
+CL2CUDA_MIN_BLOCKS: NVRTC's --maxrregcount gives way to launch bounds, which every kernel
+has); through NVIDIA's OpenCL as -cl-nv-maxrregcount. Both are added to the backend's build by
+this script alone, each cap with its own cache of built kernels.
 
 For each configuration (the stored one at SIZE and the CUDA path's 128 x 128 block of 16 x 8
-sums) and each cap (0: none): the registers and spilled bytes the compiler reports, then ROUNDS
-rounds in turns with cuBLAS's SGEMM (FP32, TF32 off). Every result is checked against float64
-with C poisoned first (`run_rung`). Times are the tiled kernel's own, without the transpose of
-B that gemm() runs before it.
-Usage: python scripts/register_cap_sweep.py DEVICE BACKEND ROUNDS SIZE CAP [CAP...]"""
+sums) and each cap: the registers and spilled bytes the compiler reports, then ROUNDS rounds in
+turns with cuBLAS's SGEMM (FP32, TF32 off). Every result is checked against float64 with C
+poisoned first (`run_rung`). Times are the tiled kernel's own, without the transpose of B that
+gemm() runs before it.
+Usage: python scripts/register_cap_sweep.py DEVICE BACKEND ROUNDS SIZE REGISTERS [REGISTERS...]"""
 
 import re
 import statistics
@@ -39,21 +43,36 @@ NVIDIA = "nvidia" in be.device.vendor.lower()
 print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
       flush=True)
 
-CAP = [0]
+#: [registers a work-item asked for, work-items per group of the configuration being built]
+CAP = [0, 1]
 _plain = {m: m.define_options for m in (cuda_backend, opencl_backend)}
+_caches: dict[tuple[int, int], dict] = {}
 
 
-def _with_cap(module, flag):
-    def options(defines):
-        extra = [flag.format(CAP[0])] if CAP[0] else []
-        if module is opencl_backend and NVIDIA:
-            extra.append("-cl-nv-verbose")  # ptxas's register report into the build log
-        return _plain[module](defines) + extra
-    return options
+def _cuda_options(defines):
+    extra = [f"-DCL2CUDA_MIN_BLOCKS={max(1, 65536 // (CAP[0] * CAP[1]))}"] if CAP[0] else []
+    return _plain[cuda_backend](defines) + extra
 
 
-cuda_backend.define_options = _with_cap(cuda_backend, "--maxrregcount={}")
-opencl_backend.define_options = _with_cap(opencl_backend, "-cl-nv-maxrregcount={}")
+def _opencl_options(defines):
+    extra = []
+    if CAP[0]:
+        extra.append(f"-cl-nv-maxrregcount={CAP[0]}")
+    if NVIDIA:
+        extra.append("-cl-nv-verbose")  # ptxas's register report into the build log
+    return _plain[opencl_backend](defines) + extra
+
+
+cuda_backend.define_options = _cuda_options
+opencl_backend.define_options = _opencl_options
+
+
+def use_cap(registers: int, p: dict) -> None:
+    """Builds from now on at this cap, from this cap's own cache of built kernels."""
+    every = TILED.all_macros(TILED.resolve(dict(p)))
+    CAP[0], CAP[1] = registers, every["RTSM"] * every["RTSN"]
+    be.__dict__["_programs"] = _caches.setdefault((registers, CAP[1]), {})
+
 
 GROWN = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 4, "VWM": 4,
          "VWN": 4, "CACHE_A": 1, "CACHE_B": 1, "PANELS": 0, "LOCKSTEP": 0, "PIPELINE": 2,
@@ -86,7 +105,7 @@ configs = {"stored": TILED.resolve(dict(found.params)) if found else TILED.resol
            "grown": TILED.resolve(GROWN)}
 for name, p in configs.items():
     for cap in caps:
-        CAP[0] = cap
+        use_cap(cap, p)
         try:
             print(f"{name} cap {cap or 'none'}: {registers(p)}  {text(p)}", flush=True)
         except Exception as exc:  # noqa: BLE001 - a report, not a result
@@ -103,13 +122,12 @@ for _ in range(rounds):
     runs.setdefault("vendor", []).append(ref["gflops"] or 0.0)
     for name, p in configs.items():
         for cap in caps:
-            CAP[0] = cap
+            use_cap(cap, p)
             r = run_rung(be, ws, TILED, p, repeats=10, warmup=2)
             if not r.ok:
                 print(f"  {name} cap {cap}: {r.status} {r.message[:120]}", flush=True)
             runs.setdefault(f"{name} cap {cap or 'none'}", []).append(r.gflops or 0.0 if r.ok
                                                                        else 0.0)
-CAP[0] = 0
 cublas = statistics.median(runs.pop("vendor"))
 print(f"{size}^3 in {rounds} rounds of turns: {vendor} median {cublas:,.0f} GFLOP/s", flush=True)
 for key, values in runs.items():

@@ -52,9 +52,13 @@ typedef unsigned long ulong;
 // then use registers up to what that block size allows, as an OpenCL compiler may with the
 // required size. (__launch_bounds__(n) is spelled __attribute__((launch_bounds(n))) underneath,
 // which is how it can stand inside the kernel's own __attribute__((...)).) Define
-// CL2CUDA_NO_LAUNCH_BOUNDS to drop the hint.
+// CL2CUDA_NO_LAUNCH_BOUNDS to drop the hint, or CL2CUDA_MIN_BLOCKS=B to ask for registers few
+// enough that B blocks of that size fit one multiprocessor (a compiler's register cap
+// otherwise gives way to the launch bounds).
 #ifdef CL2CUDA_NO_LAUNCH_BOUNDS
   #define reqd_work_group_size(x, y, z) __unused__
+#elif defined(CL2CUDA_MIN_BLOCKS)
+  #define reqd_work_group_size(x, y, z) launch_bounds((x) * (y) * (z), CL2CUDA_MIN_BLOCKS)
 #else
   #define reqd_work_group_size(x, y, z) launch_bounds((x) * (y) * (z))
 #endif

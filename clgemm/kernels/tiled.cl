@@ -31,7 +31,10 @@
 //   PIPELINE 0: the next tiles are fetched into registers during the compute and stored after
 //          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
 //          buffers filled by cp.async through inline PTX, straight from global memory without
-//          registers, S - 1 tiles in flight while one is computed on.
+//          registers, S - 1 tiles in flight while one is computed on. With B itself
+//          (BT_FROM_B) the B tile is kept n-major, as B's columns lie, so that each copy is
+//          still one vector; the product's loop then reads WIDTH steps of k of a column at a
+//          time, and work-item tidn owns columns tidn, tidn + RTSN, ... (B_ROWS below).
 //   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
@@ -123,6 +126,13 @@
 #ifndef VPTN
   #define VPTN (WPTN / VWN)                          // register vectors per work-item along N
 #endif
+// floats between the columns of an n-major B tile (PIPELINE with BT_FROM_B): TSK, or more
+// where -D B_PAD=P asks for P floats after each
+#ifdef B_PAD
+  #define B_COLUMN (TSK + B_PAD)
+#else
+  #define B_COLUMN TSK
+#endif
 
 // Global -> registers: the vectors of the A (B) tile that starts at depth k0.
 #define FETCH_A(k0)                                                                  \
@@ -178,8 +188,8 @@
 
 #if PIPELINE
 // The copies of the tiles through cp.async (CP_ASYNC in common.h).
-#if BT_FROM_B || !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
-  #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT rather than B itself, and WIDTH 1, 2 or 4"
+#if !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
+  #error "PIPELINE needs CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4"
 #endif
 #if PIPELINE < 2 || PIPELINE > 4
   #error "PIPELINE is 0, 2, 3 or 4"
@@ -192,15 +202,27 @@
         CP_ASYNC(&Atile[buf][e / VTSM][WIDTH * (e % VTSM)],                            \
                  A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM, 4 * WIDTH);     \
     }
+#if BT_FROM_B
+// B itself: vector e is WIDTH consecutive k of one column, and lands as it lies in the
+// n-major tile.
+#define ASYNC_B(buf, k0)                                                               \
+    for (int l = 0; l < LPTB; l++) {                                                   \
+        const int e = tid + l * RTSM * RTSN;                                           \
+        CP_ASYNC(&Btile[buf][e / B_VECTORS][WIDTH * (e % B_VECTORS)], BT + B_AT(e, k0),  \
+                 4 * WIDTH);                                                           \
+    }
+#else
 #define ASYNC_B(buf, k0)                                                               \
     for (int l = 0; l < LPTB; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
         CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0), 4 * WIDTH); \
     }
+#endif
 #define BUFFERS PIPELINE
 #else
 #define BUFFERS 2
 #endif
+#define B_ROWS (PIPELINE && BT_FROM_B)   // the B tile n-major
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
 // With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
@@ -303,7 +325,9 @@ void gemm_tiled(const int M, const int N, const int K,
 #if CACHE_A
     __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
-#if CACHE_B
+#if B_ROWS
+    __local float Btile[BUFFERS][TSN][B_COLUMN] __attribute__((aligned(64)));
+#elif CACHE_B
     __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
 #endif
 #if CACHE_A && !PIPELINE
@@ -324,6 +348,26 @@ void gemm_tiled(const int M, const int N, const int K,
     for (int t = 0; t < tiles; t++) {
         const int cur = t % PIPELINE;
         PIPELINE_STEP(t, tiles)
+#if B_ROWS
+        // WIDTH steps of k at a time: one vector of each owned column of B, then the sums.
+        DEPTH_LOOP
+        for (int k = 0; k < TSK; k += WIDTH) {
+            float bk[WPTN][WIDTH];
+            _Pragma("unroll")
+            for (int wn = 0; wn < WPTN; wn++) {
+                const floatX v = LOCAL_VEC(floatX, &Btile[cur][tidn + wn * RTSN][k]);
+                #define BK_SLOT(i) bk[wn][i]
+                SPREAD(v, BK_SLOT)
+                #undef BK_SLOT
+            }
+            _Pragma("unroll")
+            for (int kk = 0; kk < WIDTH; kk++) {
+                for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k + kk, tidm + vm * RTSM);
+                for (int vm = 0; vm < VPTM; vm++)
+                    for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * bk[wn][kk];
+            }
+        }
+#else
         DEPTH_LOOP
         for (int k = 0; k < TSK; k++) {
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
@@ -331,6 +375,7 @@ void gemm_tiled(const int M, const int N, const int K,
             for (int vm = 0; vm < VPTM; vm++)
                 for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
         }
+#endif
     }
 #else
     // Prologue: the first pair of tiles, with nothing yet to overlap them with.
@@ -392,7 +437,17 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
     // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
-    // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.
+    // VWN*(tidn + vn*RTSN) + i (with B_ROWS, acc[vm][wn] column tidn + wn*RTSN); C is
+    // column-major, so each is one contiguous vector store.
+#if B_ROWS
+    for (int wn = 0; wn < WPTN; wn++) {
+        const int n = offn + tidn + wn * RTSN;
+        for (int vm = 0; vm < VPTM; vm++) {
+            const int m = offm + VWM * (tidm + vm * RTSM);
+            VSTOREM(acc[vm][wn], C + n * M + m);
+        }
+    }
+#else
     for (int vn = 0; vn < VPTN; vn++) {
         for (int i = 0; i < VWN; i++) {
             const int n = offn + VWN * (tidn + vn * RTSN) + i;
@@ -402,4 +457,5 @@ void gemm_tiled(const int M, const int N, const int K,
             }
         }
     }
+#endif
 }

@@ -1,0 +1,108 @@
+"""The tiled kernel's cp.async pipeline reading B where it lies, against the same configuration
+behind the transpose of B that gemm() runs before it today, kernel only, in turns with cuBLAS.
+
+With B itself (BT_FROM_B) a pipelined configuration keeps its B tile n-major, as B's columns
+lie, so each cp.async still copies one vector, and reads WIDTH steps of k of a column at a
+time (tiled.cl). B_PAD floats after each column of that tile move neighbouring columns to
+other banks; the script sets it through the build's options.
+
+For each size: the stored configuration of the tiled kernel there (skipped where it has no
+pipeline), measured ROUNDS rounds in turns: behind the transpose (the kernel's time, and with
+the transpose's), then reading B as it lies with B_PAD 0 and 4; cuBLAS's SGEMM (FP32, TF32
+off) between them. Every result is checked against float64 with C poisoned first
+(`run_rung`).
+Usage: python scripts/read_b_pipeline_sweep.py DEVICE BACKEND ROUNDS SIZE [SIZE...]"""
+
+import statistics
+import sys
+import time
+
+from clgemm.backends.cuda import backend as cuda_backend
+from clgemm.backends.opencl import backend as opencl_backend
+from clgemm.configs import lookup
+from clgemm.core.problem import Problem
+from clgemm.library import gemm as api
+from clgemm.measure import rung_runner
+from clgemm.measure.references import vendor_reference
+from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.rungs.tiled import TILED
+
+dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sizes = [int(s) for s in sys.argv[4:]]
+be = api.backend_for(dev, backend_name)
+try:  # cuBLAS's times beside OpenCL's too, where the device has the CUDA path
+    cuda = be if backend_name == "cuda" else api.backend_for(dev, "cuda")
+except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor SGEMM instead
+    print(f"# no CUDA path ({exc}): the vendor SGEMM is the backend's own", flush=True)
+    cuda = be
+print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+      flush=True)
+
+#: [reads B as it lies, B_PAD]
+MODE = [False, 0]
+_plain = {m: m.define_options for m in (cuda_backend, opencl_backend)}
+_caches: dict[tuple[bool, int], dict] = {}
+
+
+def _options(module):
+    def options(defines):
+        return _plain[module](defines) + ([f"-DB_PAD={MODE[1]}"] if MODE[1] else [])
+    return options
+
+
+cuda_backend.define_options = _options(cuda_backend)
+opencl_backend.define_options = _options(opencl_backend)
+rung_runner.reads_b_as_gemm = lambda device, rung, params, shape: MODE[0]
+
+
+def use(reads_b: bool, pad: int) -> None:
+    MODE[0], MODE[1] = reads_b, pad
+    be.__dict__["_programs"] = _caches.setdefault((reads_b, pad), {})
+
+
+def text(p: dict) -> str:
+    keys = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "VWM", "VWN", "PIPELINE", "RASTER", "WARP_M")
+    return " ".join(f"{k}={p[k]}" for k in keys)
+
+
+VARIANTS = (("behind the transpose", False, 0), ("B as it lies", True, 0),
+            ("B as it lies, B_PAD=4", True, 4))
+for size in sizes:
+    problem = Problem(size, size, size)
+    found = lookup.best(be.device, TILED, problem.as_tuple())
+    p = TILED.resolve(dict(found.params)) if found else TILED.resolve({})
+    if not p["PIPELINE"]:
+        print(f"{size}^3: the stored configuration has no pipeline ({text(p)}): skipped",
+              flush=True)
+        continue
+    ws = Workspace(be, problem)
+    ref_ws = ws if cuda is be else Workspace(cuda, problem)
+    kernel: dict[str, list[float]] = {}
+    helper: list[float] = []
+    vendor, vendor_gflops = "vendor", []
+    for _ in range(rounds):
+        ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
+        vendor = ref["name"]
+        vendor_gflops.append(ref["gflops"] or 0.0)
+        for label, reads_b, pad in VARIANTS:
+            use(reads_b, pad)
+            r = run_rung(be, ws, TILED, p, repeats=10, warmup=2)
+            if not r.ok:
+                print(f"  {label}: {r.status} {r.message[:160]}", flush=True)
+                continue
+            kernel.setdefault(label, []).append(r.ms or 0.0)
+            if not reads_b and r.helper_ms:
+                helper.append(r.helper_ms)
+    use(False, 0)
+    cublas = statistics.median(vendor_gflops)
+    print(f"{size}^3 ({text(p)}) in {rounds} rounds of turns: {vendor} median {cublas:,.0f} "
+          f"GFLOP/s", flush=True)
+    transpose = statistics.median(helper) if helper else 0.0
+    for label, ms_list in kernel.items():
+        ms = statistics.median(ms_list)
+        with_transpose = ms + (transpose if label == "behind the transpose" else 0.0)
+        g = problem.gflops(with_transpose)
+        print(f"  {label:<22} kernel {ms * 1000:9.1f} us  with what it needs before it "
+              f"{with_transpose * 1000:9.1f} us  {g:9,.0f} GFLOP/s  {g / cublas:.3f}x vendor  "
+              f"(rounds, kernel us: {' '.join(f'{v * 1000:.1f}' for v in ms_list)})", flush=True)
+    del ws, ref_ws

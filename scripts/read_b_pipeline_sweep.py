@@ -1,31 +1,28 @@
 """The tiled kernel's cp.async pipeline reading B where it lies, against the same configuration
 behind the transpose of B that gemm() runs before it today, kernel only, in turns with cuBLAS.
 
-With B itself (BT_FROM_B) a pipelined configuration keeps its B tile n-major, as B's columns
-lie, so each cp.async still copies one vector, and reads WIDTH steps of k of a column at a
-time (tiled.cl). B_PAD floats after each column of that tile move neighbouring columns to
-other banks; the script sets it through the build's options.
+With B itself (BT_FROM_B) a pipelined configuration gathers its k-major B tile one float a
+cp.async down B's columns (tiled.cl's B_RUN), so that the product's loop stays as it is. (The
+first form of this file measured an n-major B tile instead, one vector a copy, read WIDTH
+steps of k at a time, with B_PAD floats after each column: results/h100/read-b-pipeline.)
 
 For each size: the stored configuration of the tiled kernel there (skipped where it has no
 pipeline), measured ROUNDS rounds in turns: behind the transpose (the kernel's time, and with
-the transpose's), then reading B as it lies with B_PAD 0 and 4; cuBLAS's SGEMM (FP32, TF32
-off) between them. Every result is checked against float64 with C poisoned first
-(`run_rung`).
+the transpose's), then reading B as it lies; cuBLAS's SGEMM (FP32, TF32 off) between them. Every result is checked against float64 with C poisoned first
+(`run_rung`). On the CUDA path the registers and spilled bytes of each form are printed.
 Usage: python scripts/read_b_pipeline_sweep.py DEVICE BACKEND ROUNDS SIZE [SIZE...]"""
 
 import statistics
 import sys
 import time
 
-from clgemm.backends.cuda import backend as cuda_backend
-from clgemm.backends.opencl import backend as opencl_backend
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
 from clgemm.measure import rung_runner
 from clgemm.measure.references import vendor_reference
 from clgemm.measure.rung_runner import Workspace, run_rung
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import TILED, tiled_macros
 
 dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sizes = [int(s) for s in sys.argv[4:]]
@@ -38,26 +35,20 @@ except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor 
 print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
       flush=True)
 
-#: [reads B as it lies, B_PAD]
-MODE = [False, 0]
-_plain = {m: m.define_options for m in (cuda_backend, opencl_backend)}
-_caches: dict[tuple[bool, int], dict] = {}
-
-
-def _options(module):
-    def options(defines):
-        return _plain[module](defines) + ([f"-DB_PAD={MODE[1]}"] if MODE[1] else [])
-    return options
-
-
-cuda_backend.define_options = _options(cuda_backend)
-opencl_backend.define_options = _options(opencl_backend)
+#: [reads B as it lies]
+MODE = [False]
 rung_runner.reads_b_as_gemm = lambda device, rung, params, shape: MODE[0]
 
 
-def use(reads_b: bool, pad: int) -> None:
-    MODE[0], MODE[1] = reads_b, pad
-    be.__dict__["_programs"] = _caches.setdefault((reads_b, pad), {})
+def use(reads_b: bool) -> None:
+    MODE[0] = reads_b
+
+
+def registers(p: dict, reads_b: bool) -> str:
+    if backend_name != "cuda":
+        return ""
+    knl = be.program(TILED.file, tiled_macros(p, reads_b=reads_b), TILED.kernel)
+    return f"{knl.num_regs} registers, {knl.local_size_bytes} bytes spilled"
 
 
 def text(p: dict) -> str:
@@ -65,8 +56,7 @@ def text(p: dict) -> str:
     return " ".join(f"{k}={p[k]}" for k in keys)
 
 
-VARIANTS = (("behind the transpose", False, 0), ("B as it lies", True, 0),
-            ("B as it lies, B_PAD=4", True, 4))
+VARIANTS = (("behind the transpose", False), ("B as it lies", True))
 for size in sizes:
     problem = Problem(size, size, size)
     found = lookup.best(be.device, TILED, problem.as_tuple())
@@ -75,6 +65,8 @@ for size in sizes:
         print(f"{size}^3: the stored configuration has no pipeline ({text(p)}): skipped",
               flush=True)
         continue
+    for label, reads_b in VARIANTS:
+        print(f"{size}^3 {label}: {registers(p, reads_b)}", flush=True)
     ws = Workspace(be, problem)
     ref_ws = ws if cuda is be else Workspace(cuda, problem)
     kernel: dict[str, list[float]] = {}
@@ -84,8 +76,8 @@ for size in sizes:
         ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
         vendor = ref["name"]
         vendor_gflops.append(ref["gflops"] or 0.0)
-        for label, reads_b, pad in VARIANTS:
-            use(reads_b, pad)
+        for label, reads_b in VARIANTS:
+            use(reads_b)
             r = run_rung(be, ws, TILED, p, repeats=10, warmup=2)
             if not r.ok:
                 print(f"  {label}: {r.status} {r.message[:160]}", flush=True)
@@ -93,7 +85,7 @@ for size in sizes:
             kernel.setdefault(label, []).append(r.ms or 0.0)
             if not reads_b and r.helper_ms:
                 helper.append(r.helper_ms)
-    use(False, 0)
+    use(False)
     cublas = statistics.median(vendor_gflops)
     print(f"{size}^3 ({text(p)}) in {rounds} rounds of turns: {vendor} median {cublas:,.0f} "
           f"GFLOP/s", flush=True)

@@ -32,9 +32,8 @@
 //          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
 //          buffers filled by cp.async through inline PTX, straight from global memory without
 //          registers, S - 1 tiles in flight while one is computed on. With B itself
-//          (BT_FROM_B) the B tile is kept n-major, as B's columns lie, so that each copy is
-//          still one vector; the product's loop then reads WIDTH steps of k of a column at a
-//          time, and work-item tidn owns columns tidn, tidn + RTSN, ... (B_ROWS below).
+//          (BT_FROM_B) the B tile is gathered one float per copy down B's columns into the
+//          same k-major tile, so the product's loop is unchanged (B_RUN below).
 //   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
@@ -126,13 +125,6 @@
 #ifndef VPTN
   #define VPTN (WPTN / VWN)                          // register vectors per work-item along N
 #endif
-// floats between the columns of an n-major B tile (PIPELINE with BT_FROM_B): TSK, or more
-// where -D B_PAD=P asks for P floats after each
-#ifdef B_PAD
-  #define B_COLUMN (TSK + B_PAD)
-#else
-  #define B_COLUMN TSK
-#endif
 
 // Global -> registers: the vectors of the A (B) tile that starts at depth k0.
 #define FETCH_A(k0)                                                                  \
@@ -203,13 +195,22 @@
                  A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM, 4 * WIDTH);     \
     }
 #if BT_FROM_B
-// B itself: vector e is WIDTH consecutive k of one column, and lands as it lies in the
-// n-major tile.
+// B itself: a float a copy, from B's columns into the k-major tile. Each run of 32 copies
+// takes B_RUN consecutive k of 32 / B_RUN columns (with B_RUN 8, one whole 32-byte sector of
+// each), and the tile's rows are B_SKEW floats longer than TSN, so that the run's 32 floats
+// land in different banks (a multiple of VWN, so the loop's vectors stay aligned).
+#define B_RUN (TSK < 8 ? TSK : 8)
+#define B_SKEW (32 / B_RUN > VWN ? 32 / B_RUN : VWN)
+#define B_PITCH (TSN + B_SKEW)
+#if TSK % B_RUN || TSN % (32 / B_RUN)
+  #error "PIPELINE with BT_FROM_B needs TSK a multiple of 8 (or below it) and TSN of 32 / B_RUN"
+#endif
 #define ASYNC_B(buf, k0)                                                               \
-    for (int l = 0; l < LPTB; l++) {                                                   \
-        const int e = tid + l * RTSM * RTSN;                                           \
-        CP_ASYNC(&Btile[buf][e / B_VECTORS][WIDTH * (e % B_VECTORS)], BT + B_AT(e, k0),  \
-                 4 * WIDTH);                                                           \
+    for (int l = 0; l < TSK * TSN / (RTSM * RTSN); l++) {                              \
+        const int f = tid + l * RTSM * RTSN, run = f / 32, lane = f % 32;              \
+        const int k = (run % (TSK / B_RUN)) * B_RUN + lane % B_RUN;                    \
+        const int n = (run / (TSK / B_RUN)) * (32 / B_RUN) + lane / B_RUN;             \
+        CP_ASYNC_W1(&Btile[buf][k][n], Bf + (long)(offn + n) * Kb + (k0) + k, 4);      \
     }
 #else
 #define ASYNC_B(buf, k0)                                                               \
@@ -222,7 +223,9 @@
 #else
 #define BUFFERS 2
 #endif
-#define B_ROWS (PIPELINE && BT_FROM_B)   // the B tile n-major
+#if !(PIPELINE && BT_FROM_B)
+#define B_PITCH TSN   // floats from one row of the B tile to the next
+#endif
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
 // With PANELS (and no local memory) A and BT arrive packed by helper steps: the TSM rows of A
@@ -306,7 +309,14 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT Af = (const __global float*)A;
 #endif
-#if CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
+#if PIPELINE && BT_FROM_B && BATCHED && !STACKED_B
+    // B itself, a float at a time: a column of B holds every slice
+    const __global float* RESTRICT Bf = (const __global float*)BT;
+    const int Kb = K * (int)get_num_groups(2);
+#elif PIPELINE && BT_FROM_B
+    const __global float* RESTRICT Bf = (const __global float*)BT;
+    const int Kb = K;
+#elif CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
     // With B itself and slices of one K, B's columns hold every slice.
     const int Kv = K * (int)get_num_groups(2) / WIDTH;
 #elif CACHE_B && BT_FROM_B
@@ -325,10 +335,8 @@ void gemm_tiled(const int M, const int N, const int K,
 #if CACHE_A
     __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
-#if B_ROWS
-    __local float Btile[BUFFERS][TSN][B_COLUMN] __attribute__((aligned(64)));
-#elif CACHE_B
-    __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
+#if CACHE_B
+    __local float Btile[BUFFERS][TSK][B_PITCH] __attribute__((aligned(64)));
 #endif
 #if CACHE_A && !PIPELINE
     floatX Anext[LPTA];
@@ -348,26 +356,6 @@ void gemm_tiled(const int M, const int N, const int K,
     for (int t = 0; t < tiles; t++) {
         const int cur = t % PIPELINE;
         PIPELINE_STEP(t, tiles)
-#if B_ROWS
-        // WIDTH steps of k at a time: one vector of each owned column of B, then the sums.
-        DEPTH_LOOP
-        for (int k = 0; k < TSK; k += WIDTH) {
-            float bk[WPTN][WIDTH];
-            _Pragma("unroll")
-            for (int wn = 0; wn < WPTN; wn++) {
-                const floatX v = LOCAL_VEC(floatX, &Btile[cur][tidn + wn * RTSN][k]);
-                #define BK_SLOT(i) bk[wn][i]
-                SPREAD(v, BK_SLOT)
-                #undef BK_SLOT
-            }
-            _Pragma("unroll")
-            for (int kk = 0; kk < WIDTH; kk++) {
-                for (int vm = 0; vm < VPTM; vm++) a[vm] = A_VEC(k + kk, tidm + vm * RTSM);
-                for (int vm = 0; vm < VPTM; vm++)
-                    for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * bk[wn][kk];
-            }
-        }
-#else
         DEPTH_LOOP
         for (int k = 0; k < TSK; k++) {
             for (int vn = 0; vn < VPTN; vn++) VSTOREN(B_VEC(k, tidn + vn * RTSN), b + VWN * vn);
@@ -375,7 +363,6 @@ void gemm_tiled(const int M, const int N, const int K,
             for (int vm = 0; vm < VPTM; vm++)
                 for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += a[vm] * b[wn];
         }
-#endif
     }
 #else
     // Prologue: the first pair of tiles, with nothing yet to overlap them with.
@@ -437,17 +424,7 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
     // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
-    // VWN*(tidn + vn*RTSN) + i (with B_ROWS, acc[vm][wn] column tidn + wn*RTSN); C is
-    // column-major, so each is one contiguous vector store.
-#if B_ROWS
-    for (int wn = 0; wn < WPTN; wn++) {
-        const int n = offn + tidn + wn * RTSN;
-        for (int vm = 0; vm < VPTM; vm++) {
-            const int m = offm + VWM * (tidm + vm * RTSM);
-            VSTOREM(acc[vm][wn], C + n * M + m);
-        }
-    }
-#else
+    // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.
     for (int vn = 0; vn < VPTN; vn++) {
         for (int i = 0; i < VWN; i++) {
             const int n = offn + VWN * (tidn + vn * RTSN) + i;
@@ -457,5 +434,4 @@ void gemm_tiled(const int M, const int N, const int K,
             }
         }
     }
-#endif
 }

@@ -4,7 +4,10 @@ behind the transpose of B that gemm() runs before it today, kernel only, in turn
 With B itself (BT_FROM_B) a pipelined configuration gathers its k-major B tile one float a
 cp.async down B's columns (tiled.cl's B_RUN), so that the product's loop stays as it is. (The
 first form of this file measured an n-major B tile instead, one vector a copy, read WIDTH
-steps of k at a time, with B_PAD floats after each column: results/h100/read-b-pipeline.)
+steps of k at a time, with B_PAD floats after each column.) Both forms lost to the transpose
+at 1024 cubed and above (results/h100/read-b-pipeline) and were taken out of tiled.cl again
+after commits 7255d62 and a65a3fb, which this script ran at; at later commits the pipeline
+refuses BT_FROM_B, and the script records the build's failure.
 
 For each size: the stored configuration of the tiled kernel there (skipped where it has no
 pipeline), measured ROUNDS rounds in turns: behind the transpose (the kernel's time, and with

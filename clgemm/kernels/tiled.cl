@@ -31,9 +31,7 @@
 //   PIPELINE 0: the next tiles are fetched into registers during the compute and stored after
 //          it (two local buffers). S >= 2 (NVIDIA, compute capability 8.0 and newer): S local
 //          buffers filled by cp.async through inline PTX, straight from global memory without
-//          registers, S - 1 tiles in flight while one is computed on. With B itself
-//          (BT_FROM_B) the B tile is gathered one float per copy down B's columns into the
-//          same k-major tile, so the product's loop is unchanged (B_RUN below).
+//          registers, S - 1 tiles in flight while one is computed on.
 //   LOCKSTEP 1 (with CACHE_A = CACHE_B = 0): a barrier after every tile anyway. It orders no
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
@@ -180,8 +178,8 @@
 
 #if PIPELINE
 // The copies of the tiles through cp.async (CP_ASYNC in common.h).
-#if !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
-  #error "PIPELINE needs CACHE_A = CACHE_B = 1 and WIDTH 1, 2 or 4"
+#if BT_FROM_B || !CACHE_A || !CACHE_B || !(WIDTH == 1 || WIDTH == 2 || WIDTH == 4)
+  #error "PIPELINE needs CACHE_A = CACHE_B = 1, BT rather than B itself, and WIDTH 1, 2 or 4"
 #endif
 #if PIPELINE < 2 || PIPELINE > 4
   #error "PIPELINE is 0, 2, 3 or 4"
@@ -194,37 +192,14 @@
         CP_ASYNC(&Atile[buf][e / VTSM][WIDTH * (e % VTSM)],                            \
                  A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM, 4 * WIDTH);     \
     }
-#if BT_FROM_B
-// B itself: a float a copy, from B's columns into the k-major tile. Each run of 32 copies
-// takes B_RUN consecutive k of 32 / B_RUN columns (with B_RUN 8, one whole 32-byte sector of
-// each), and the tile's rows are B_SKEW floats longer than TSN, so that the run's 32 floats
-// land in different banks (a multiple of VWN, so the loop's vectors stay aligned).
-#define B_RUN (TSK < 8 ? TSK : 8)
-#define B_SKEW (32 / B_RUN > VWN ? 32 / B_RUN : VWN)
-#define B_PITCH (TSN + B_SKEW)
-#if TSK % B_RUN || TSN % (32 / B_RUN)
-  #error "PIPELINE with BT_FROM_B needs TSK a multiple of 8 (or below it) and TSN of 32 / B_RUN"
-#endif
-#define ASYNC_B(buf, k0)                                                               \
-    for (int l = 0; l < TSK * TSN / (RTSM * RTSN); l++) {                              \
-        const int f = tid + l * RTSM * RTSN, run = f / 32, lane = f % 32;              \
-        const int k = (run % (TSK / B_RUN)) * B_RUN + lane % B_RUN;                    \
-        const int n = (run / (TSK / B_RUN)) * (32 / B_RUN) + lane / B_RUN;             \
-        CP_ASYNC_W1(&Btile[buf][k][n], Bf + (long)(offn + n) * Kb + (k0) + k, 4);      \
-    }
-#else
 #define ASYNC_B(buf, k0)                                                               \
     for (int l = 0; l < LPTB; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
         CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0), 4 * WIDTH); \
     }
-#endif
 #define BUFFERS PIPELINE
 #else
 #define BUFFERS 2
-#endif
-#if !(PIPELINE && BT_FROM_B)
-#define B_PITCH TSN   // floats from one row of the B tile to the next
 #endif
 
 // The vector of A at step k of the current tile, vector slot v along M (likewise B along N).
@@ -309,14 +284,7 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     const __global float* RESTRICT Af = (const __global float*)A;
 #endif
-#if PIPELINE && BT_FROM_B && BATCHED && !STACKED_B
-    // B itself, a float at a time: a column of B holds every slice
-    const __global float* RESTRICT Bf = (const __global float*)BT;
-    const int Kb = K * (int)get_num_groups(2);
-#elif PIPELINE && BT_FROM_B
-    const __global float* RESTRICT Bf = (const __global float*)BT;
-    const int Kb = K;
-#elif CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
+#if CACHE_B && BT_FROM_B && BATCHED && !STACKED_B
     // With B itself and slices of one K, B's columns hold every slice.
     const int Kv = K * (int)get_num_groups(2) / WIDTH;
 #elif CACHE_B && BT_FROM_B
@@ -336,7 +304,7 @@ void gemm_tiled(const int M, const int N, const int K,
     __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
 #if CACHE_B
-    __local float Btile[BUFFERS][TSK][B_PITCH] __attribute__((aligned(64)));
+    __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
 #endif
 #if CACHE_A && !PIPELINE
     floatX Anext[LPTA];

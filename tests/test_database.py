@@ -97,7 +97,7 @@ def test_an_entry_tuned_among_what_reads_b_displaces_one_that_packs_it(tmp_path)
     assert db.record(tiled(50.0, **packs))
     assert not db.record(tiled(40.0, TSK=8))                       # an ordinary tune
     said = db.record(tiled(40.0, reads_b_only=True, TSK=8))
-    assert said and "packs B" in said.text()
+    assert said and "packed BT" in said.text()
     assert [e.params["CACHE_B"] for e in db.entries] == [1]
     assert not db.record(tiled(30.0, reads_b_only=True, TSM=64))     # reads B, and is faster
     db.save()
@@ -109,6 +109,30 @@ def test_an_entry_tuned_among_what_reads_b_displaces_one_that_packs_it(tmp_path)
     on_disk.save()
     other.save()
     assert [e.gflops for e in load(DEV, path).entries] == [45.0]
+
+
+def test_a_reader_measured_on_a_packed_bt_gives_way_to_one_measured_reading_b(tmp_path):
+    """A stored configuration that reads B, measured before gemm() read B at its shape (no
+    `READS_B_ONLY` in its provenance), gives way to a slower entry of a tune among readers:
+    its stored speed is of a launch gemm() no longer runs there. One measured among readers
+    keeps its slot against a slower one."""
+    from clgemm.configs.database import READS_B_ONLY
+    from clgemm.rungs.tiled import TILED
+
+    def tiled(gflops, reads_b_only=False, **params):
+        e = _entry(rung=TILED.number, gflops=gflops, **{**TILED.defaults(), **params})
+        e.params = TILED.resolve(e.params)
+        if reads_b_only:
+            e.provenance = {**e.provenance, READS_B_ONLY: True}
+        return e
+
+    db = load(DEV, tmp_path / "db.json")
+    assert db.record(tiled(50.0, TSK=8))              # a reader, measured on a packed BT
+    said = db.record(tiled(45.0, reads_b_only=True, TSK=16))
+    assert said and "packed BT" in said.text()
+    assert [e.gflops for e in db.entries] == [45.0]
+    assert not db.record(tiled(44.0, reads_b_only=True, TSK=32))
+    assert [e.gflops for e in db.entries] == [45.0]
 
 
 def test_atomic_write_and_merge(tmp_path):

@@ -341,8 +341,8 @@ class Database:
         elif same:
             why = "re-measures the stored parameters"
         elif packing:
-            why = ("replaces one that packs B, where gemm() reads B as it lies: its speed "
-                   "left out its pack")
+            why = ("replaces one measured reading a packed BT, where gemm() reads B as it "
+                   "lies")
         elif slot:
             why = f"faster than the {max(self.entries[i].gflops for i in slot):.1f} GFLOP/s stored"
         else:
@@ -387,10 +387,13 @@ class Database:
 def _displaced_by(entry: Entry, stored: Entry) -> bool:
     """Whether `stored` gives way to `entry` at their slot, however fast: `entry` comes from a
     tune whose space held only configurations of the tiled kernel that read B as it lies
-    (`READS_B_ONLY`), and `stored` cannot read it, so gemm() would run it behind a pack of B
-    that its stored speed does not count."""
+    (`READS_B_ONLY`), and `stored` was not measured so. Either it cannot read B, so gemm()
+    would run it behind a pack of B that its stored speed does not count; or it was measured
+    reading a packed BT, before gemm() read B there, and gemm() now runs it reading B, at a
+    speed no measurement stored (the 1024-cubed entry through OpenCL kept a tune's faster
+    readers out that way: results/h100/stale-reader)."""
     return (bool(entry.provenance.get(READS_B_ONLY)) and stored.rung == TILED.number
-            and not reads_b_itself(stored.params))
+            and not (reads_b_itself(stored.params) and stored.provenance.get(READS_B_ONLY)))
 
 
 def _read(path: Path, device_key: str, backend: str, data: Any = None) -> Database:

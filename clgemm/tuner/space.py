@@ -64,7 +64,7 @@ class SearchSpace:
     generated: int = 0
     #: the space holds only configurations that read B as it lies (`kept_to_reading`, and
     #: every one left does: a heuristic never empties a space), so the entry its tune stores
-    #: displaces one at its slot that packs B (`Database.record`)
+    #: displaces one at its slot not measured reading B (`Database.record`)
     reads_b_only: bool = False
 
     def __post_init__(self) -> None:

@@ -17,26 +17,18 @@ Usage: python scripts/read_b_pipeline_sweep.py DEVICE BACKEND ROUNDS SIZE [SIZE.
 
 import statistics
 import sys
-import time
+
+from vendor_turns import backends, vendor_round, workspaces
 
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
-from clgemm.library import gemm as api
 from clgemm.measure import rung_runner
-from clgemm.measure.references import vendor_reference
-from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.measure.rung_runner import run_rung
 from clgemm.rungs.tiled import TILED, tiled_macros
 
 dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sizes = [int(s) for s in sys.argv[4:]]
-be = api.backend_for(dev, backend_name)
-try:  # cuBLAS's times beside OpenCL's too, where the device has the CUDA path
-    cuda = be if backend_name == "cuda" else api.backend_for(dev, "cuda")
-except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor SGEMM instead
-    print(f"# no CUDA path ({exc}): the vendor SGEMM is the backend's own", flush=True)
-    cuda = be
-print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-      flush=True)
+be, cuda = backends(dev, backend_name)
 
 #: [reads B as it lies]
 MODE = [False]
@@ -70,15 +62,12 @@ for size in sizes:
         continue
     for label, reads_b in VARIANTS:
         print(f"{size}^3 {label}: {registers(p, reads_b)}", flush=True)
-    ws = Workspace(be, problem)
-    ref_ws = ws if cuda is be else Workspace(cuda, problem)
+    ws, ref_ws = workspaces(be, cuda, problem)
     kernel: dict[str, list[float]] = {}
     helper: list[float] = []
-    vendor, vendor_gflops = "vendor", []
+    vendor, vendor_runs = "vendor", {}
     for _ in range(rounds):
-        ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
-        vendor = ref["name"]
-        vendor_gflops.append(ref["gflops"] or 0.0)
+        vendor = vendor_round(cuda, ref_ws, vendor_runs)
         for label, reads_b in VARIANTS:
             use(reads_b)
             r = run_rung(be, ws, TILED, p, repeats=10, warmup=2)
@@ -89,7 +78,7 @@ for size in sizes:
             if not reads_b and r.helper_ms:
                 helper.append(r.helper_ms)
     use(False)
-    cublas = statistics.median(vendor_gflops)
+    cublas = statistics.median(vendor_runs["vendor"])
     print(f"{size}^3 ({text(p)}) in {rounds} rounds of turns: {vendor} median {cublas:,.0f} "
           f"GFLOP/s", flush=True)
     transpose = statistics.median(helper) if helper else 0.0

@@ -16,26 +16,18 @@ Usage: python scripts/register_block_sweep.py DEVICE BACKEND ROUNDS SIZE [SIZE..
 import itertools
 import statistics
 import sys
-import time
+
+from vendor_turns import backends, vendor_round, workspaces
 
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
-from clgemm.library import gemm as api
-from clgemm.measure.references import vendor_reference
 from clgemm.measure.rung_runner import Workspace, run_rung
 from clgemm.model.inner_loops import step_for
 from clgemm.rungs.tiled import TILED, warp_block_fits
 
 dev, backend_name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sizes = [int(s) for s in sys.argv[4:]]
-be = api.backend_for(dev, backend_name)
-try:  # cuBLAS's times beside OpenCL's too, where the device has the CUDA path
-    cuda = be if backend_name == "cuda" else api.backend_for(dev, "cuda")
-except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor SGEMM instead
-    print(f"# no CUDA path ({exc}): the vendor SGEMM is the backend's own", flush=True)
-    cuda = be
-print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-      flush=True)
+be, cuda = backends(dev, backend_name)
 
 #: (TSM, TSN, WPTM, WPTN): the stored block's, and blocks of 128 sums per work-item
 BLOCKS = [(64, 64, 8, 8), (128, 64, 16, 8), (64, 128, 8, 16), (128, 128, 16, 8),
@@ -94,14 +86,11 @@ del ws
 best = [p for _, p in sorted(scored[1:], key=lambda s: -s[0])[:5]]
 for size in sizes:
     problem = Problem(size, size, size)
-    ws = Workspace(be, problem)
-    ref_ws = ws if cuda is be else Workspace(cuda, problem)
+    ws, ref_ws = workspaces(be, cuda, problem)
     runs: dict[str, list[float]] = {}
     vendor = "vendor"
     for _ in range(rounds):
-        ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
-        vendor = ref["name"]
-        runs.setdefault("vendor", []).append(ref["gflops"] or 0.0)
+        vendor = vendor_round(cuda, ref_ws, runs)
         for i, p in enumerate([stored, *best]):
             runs.setdefault(f"{'stored' if not i else i}|{text(p)}", []).append(
                 measure(ws, p, 10))

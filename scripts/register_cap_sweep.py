@@ -19,29 +19,21 @@ Usage: python scripts/register_cap_sweep.py DEVICE BACKEND ROUNDS SIZE REGISTERS
 import re
 import statistics
 import sys
-import time
+
+from vendor_turns import backends, vendor_round, workspaces
 
 from clgemm.backends.cuda import backend as cuda_backend
 from clgemm.backends.opencl import backend as opencl_backend
 from clgemm.configs import lookup
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.core.problem import Problem
-from clgemm.library import gemm as api
-from clgemm.measure.references import vendor_reference
-from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.measure.rung_runner import run_rung
 from clgemm.rungs.tiled import TILED
 
 dev, backend_name, rounds, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 caps = [int(c) for c in sys.argv[5:]]
-be = api.backend_for(dev, backend_name)
-try:  # cuBLAS's times beside OpenCL's too, where the device has the CUDA path
-    cuda = be if backend_name == "cuda" else api.backend_for(dev, "cuda")
-except Exception as exc:  # noqa: BLE001 - any reason: the backend's own vendor SGEMM instead
-    print(f"# no CUDA path ({exc}): the vendor SGEMM is the backend's own", flush=True)
-    cuda = be
+be, cuda = backends(dev, backend_name)
 NVIDIA = "nvidia" in be.device.vendor.lower()
-print(f"# {be.device.name} ({backend_name}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-      flush=True)
 
 #: [registers a work-item asked for, work-items per group of the configuration being built]
 CAP = [0, 1]
@@ -112,14 +104,11 @@ for name, p in configs.items():
             print(f"{name} cap {cap or 'none'}: no register report ({type(exc).__name__}: "
                   f"{str(exc)[:120]})", flush=True)
 
-ws = Workspace(be, problem)
-ref_ws = ws if cuda is be else Workspace(cuda, problem)
+ws, ref_ws = workspaces(be, cuda, problem)
 runs: dict[str, list[float]] = {}
 vendor = "vendor"
 for _ in range(rounds):
-    ref = vendor_reference(cuda, ref_ws, warmup=2, repeats=10)
-    vendor = ref["name"]
-    runs.setdefault("vendor", []).append(ref["gflops"] or 0.0)
+    vendor = vendor_round(cuda, ref_ws, runs)
     for name, p in configs.items():
         for cap in caps:
             use_cap(cap, p)

@@ -15,12 +15,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm.configs.database import Entry, database_path, load, shape_distance, usable_params
+from clgemm.configs.database import (READS_B_ONLY, Entry, database_path, load, shape_distance,
+                                     usable_params)
 from clgemm.core import files
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import FileWriteError
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import get_rung
+from clgemm.rungs.tiled import TILED
 
 DEV = SimpleNamespace(key="opencl-acme-gpu-1.0", backend="opencl",
                       limits=lambda: DeviceLimits())
@@ -76,36 +78,35 @@ def test_record_keeps_the_faster_and_remeasures(tmp_path):
     assert len(db.entries) == 1 and db.entries[0].gflops == 11.0
 
 
+def _tiled(gflops, reads_b_only=False, **params):
+    """An entry of the tiled kernel; with `reads_b_only`, from a tune among readers of B."""
+    e = _entry(rung=TILED.number, gflops=gflops, **{**TILED.defaults(), **params})
+    e.params = TILED.resolve(e.params)
+    if reads_b_only:
+        e.provenance = {**e.provenance, READS_B_ONLY: True}
+    return e
+
+
 def test_an_entry_tuned_among_what_reads_b_displaces_one_that_packs_it(tmp_path):
     """A tune whose space held only tiled configurations reading B as it lies stores its best
     in place of a faster stored one that packs B (its speed left out the pack gemm() would
     run it behind), on record and on a merge; it does not displace one that reads B, nor
     does an entry from any other tune displace the packing one."""
-    from clgemm.configs.database import READS_B_ONLY
-    from clgemm.rungs.tiled import TILED
-
-    def tiled(gflops, reads_b_only=False, **params):
-        e = _entry(rung=TILED.number, gflops=gflops, **{**TILED.defaults(), **params})
-        e.params = TILED.resolve(e.params)
-        if reads_b_only:
-            e.provenance = {**e.provenance, READS_B_ONLY: True}
-        return e
-
     path = tmp_path / "db.json"
     db = load(DEV, path)
     packs = {"CACHE_B": 0, "VWN": 4}  # B straight from global, in vectors along N: from BT only
-    assert db.record(tiled(50.0, **packs))
-    assert not db.record(tiled(40.0, TSK=8))                       # an ordinary tune
-    said = db.record(tiled(40.0, reads_b_only=True, TSK=8))
+    assert db.record(_tiled(50.0, **packs))
+    assert not db.record(_tiled(40.0, TSK=8))                       # an ordinary tune
+    said = db.record(_tiled(40.0, reads_b_only=True, TSK=8))
     assert said and "packed BT" in said.text()
     assert [e.params["CACHE_B"] for e in db.entries] == [1]
-    assert not db.record(tiled(30.0, reads_b_only=True, TSM=64))     # reads B, and is faster
+    assert not db.record(_tiled(30.0, reads_b_only=True, TSM=64))     # reads B, and is faster
     db.save()
     other = load(DEV, path)                                 # a merge over one that packs B
     other.entries = []
-    other.record(tiled(45.0, reads_b_only=True, TSM=64))
+    other.record(_tiled(45.0, reads_b_only=True, TSM=64))
     on_disk = load(DEV, path)
-    on_disk.entries = [tiled(60.0, **packs)]
+    on_disk.entries = [_tiled(60.0, **packs)]
     on_disk.save()
     other.save()
     assert [e.gflops for e in load(DEV, path).entries] == [45.0]
@@ -116,22 +117,12 @@ def test_a_reader_measured_on_a_packed_bt_gives_way_to_one_measured_reading_b(tm
     `READS_B_ONLY` in its provenance), gives way to a slower entry of a tune among readers:
     its stored speed is of a launch gemm() no longer runs there. One measured among readers
     keeps its slot against a slower one."""
-    from clgemm.configs.database import READS_B_ONLY
-    from clgemm.rungs.tiled import TILED
-
-    def tiled(gflops, reads_b_only=False, **params):
-        e = _entry(rung=TILED.number, gflops=gflops, **{**TILED.defaults(), **params})
-        e.params = TILED.resolve(e.params)
-        if reads_b_only:
-            e.provenance = {**e.provenance, READS_B_ONLY: True}
-        return e
-
     db = load(DEV, tmp_path / "db.json")
-    assert db.record(tiled(50.0, TSK=8))              # a reader, measured on a packed BT
-    said = db.record(tiled(45.0, reads_b_only=True, TSK=16))
+    assert db.record(_tiled(50.0, TSK=8))              # a reader, measured on a packed BT
+    said = db.record(_tiled(45.0, reads_b_only=True, TSK=16))
     assert said and "packed BT" in said.text()
     assert [e.gflops for e in db.entries] == [45.0]
-    assert not db.record(tiled(44.0, reads_b_only=True, TSK=32))
+    assert not db.record(_tiled(44.0, reads_b_only=True, TSK=32))
     assert [e.gflops for e in db.entries] == [45.0]
 
 

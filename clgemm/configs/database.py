@@ -390,8 +390,8 @@ def _displaced_by(entry: Entry, stored: Entry) -> bool:
     (`READS_B_ONLY`), and `stored` was not measured so. Either it cannot read B, so gemm()
     would run it behind a pack of B that its stored speed does not count; or it was measured
     reading a packed BT, before gemm() read B there, and gemm() now runs it reading B, at a
-    speed no measurement stored (the 1024-cubed entry through OpenCL kept a tune's faster
-    readers out that way: results/h100/stale-reader)."""
+    speed no measurement stored (the 1024-cubed entry through OpenCL kept out that way a
+    tune's reader that ran the call faster: results/h100/stale-reader)."""
     return (bool(entry.provenance.get(READS_B_ONLY)) and stored.rung == TILED.number
             and not (reads_b_itself(stored.params) and stored.provenance.get(READS_B_ONLY)))
 

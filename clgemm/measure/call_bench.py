@@ -203,7 +203,8 @@ def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
     done): the call's own timing (`per_call_ms`) finds the device busy, and a launch started
     on an idle GPU can run slower than the same launch among others (results/h100/
     kernel-column), which put the kernel column below the whole call. The log's events time
-    the launches themselves, so the queue ahead of them adds nothing."""
+    the launches themselves, so the queue ahead of them adds nothing. (An OpenCL queue that
+    does not profile is still drained before each observed launch: `OpenCLBackend.enqueue`.)"""
     mains, totals, count = [], [], 0
     for _ in range(5):
         side.sync()

@@ -113,17 +113,24 @@ def test_an_entry_tuned_among_what_reads_b_displaces_one_that_packs_it(tmp_path)
 
 
 def test_a_reader_measured_on_a_packed_bt_gives_way_to_one_measured_reading_b(tmp_path):
-    """A stored configuration that reads B, measured before gemm() read B at its shape (no
-    `READS_B_ONLY` in its provenance), gives way to a slower entry of a tune among readers:
-    its stored speed is of a launch gemm() no longer runs there. One measured among readers
-    keeps its slot against a slower one."""
+    """A stored configuration that reads B, measured behind the transpose of B (a helper's
+    time stored, no `READS_B_ONLY` in its provenance), gives way to a slower entry of a tune
+    among readers: its stored speed is of a launch gemm() no longer runs there. One measured
+    with no helper before it read B already and keeps its slot, flag or not, as does one
+    measured among readers."""
     db = load(DEV, tmp_path / "db.json")
-    assert db.record(_tiled(50.0, TSK=8))              # a reader, measured on a packed BT
+    stale = _tiled(50.0, TSK=8)
+    stale.helper_ms = 0.016                            # measured behind the transpose of B
+    assert db.record(stale)
     said = db.record(_tiled(45.0, reads_b_only=True, TSK=16))
     assert said and "packed BT" in said.text()
     assert [e.gflops for e in db.entries] == [45.0]
     assert not db.record(_tiled(44.0, reads_b_only=True, TSK=32))
     assert [e.gflops for e in db.entries] == [45.0]
+    other = load(DEV, tmp_path / "other.json")
+    assert other.record(_tiled(50.0, TSK=8))           # read B with no helper, unflagged
+    assert not other.record(_tiled(45.0, reads_b_only=True, TSK=16))
+    assert [e.gflops for e in other.entries] == [50.0]
 
 
 def test_atomic_write_and_merge(tmp_path):

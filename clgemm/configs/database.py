@@ -388,12 +388,17 @@ def _displaced_by(entry: Entry, stored: Entry) -> bool:
     """Whether `stored` gives way to `entry` at their slot, however fast: `entry` comes from a
     tune whose space held only configurations of the tiled kernel that read B as it lies
     (`READS_B_ONLY`), and `stored` was not measured so. Either it cannot read B, so gemm()
-    would run it behind a pack of B that its stored speed does not count; or it was measured
-    reading a packed BT, before gemm() read B there, and gemm() now runs it reading B, at a
-    speed no measurement stored (the 1024-cubed entry through OpenCL kept out that way a
-    tune's reader that ran the call faster: results/h100/stale-reader)."""
-    return (bool(entry.provenance.get(READS_B_ONLY)) and stored.rung == TILED.number
-            and not (reads_b_itself(stored.params) and stored.provenance.get(READS_B_ONLY)))
+    would run it behind a pack of B that its stored speed does not count; or it can, but its
+    measurement ran a helper first (`helper_ms`: the transpose of B, before gemm() read B
+    there), so its speed is of a launch reading a packed BT, which gemm() no longer runs (the
+    1024-cubed entry through OpenCL kept out that way a tune's reader that ran the call
+    faster: results/h100/stale-reader). A reader measured with no helper before it read B
+    already, flag or not."""
+    if not entry.provenance.get(READS_B_ONLY) or stored.rung != TILED.number:
+        return False
+    if not reads_b_itself(stored.params):
+        return True
+    return not stored.provenance.get(READS_B_ONLY) and stored.helper_ms is not None
 
 
 def _read(path: Path, device_key: str, backend: str, data: Any = None) -> Database:

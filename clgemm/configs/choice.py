@@ -174,7 +174,11 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     each operand and an epilogue from the padded product (`padding_passes_s`). The lookup asks
     for configurations that divide the shape, so without this a large product one row off the
     tiles runs on the tiled kernel for any size, well below the tiled kernel padded on the H100
-    (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md)."""
+    (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md).
+    Configurations whose tiles gemm() would split K for at the padded shape are left out: the
+    padded product runs K whole, so its few work-groups leave most units idle for the length
+    of K, which the estimate's waves do not count (48 x 4096 x 4096 ran at a quarter of
+    cuBLAS so: results/h100/padded-split)."""
     m, n, k = shape
     best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):
@@ -185,7 +189,9 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         if not (m % tm or n % tn or k % tk):
             continue  # it divides the shape: the lookup has it already
         padded = (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
-        speed = lookup.expected_gflops(device, TILED, f, padded, split=False)  # never split
+        if (slices_gemm_decides(device, TILED.number, params, padded) or 1) > 1:
+            continue  # K would be split to fill the device, and a padded product is never split
+        speed = lookup.expected_gflops(device, TILED, f, padded, split=False)
         if speed <= 0:
             continue
         seconds = 2 * math.prod(padded) / (speed * 1e9)

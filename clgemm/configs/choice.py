@@ -177,8 +177,7 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md).
     Configurations whose tiles gemm() would split K for at the padded shape are left out: the
     padded product runs K whole, so its few work-groups leave most units idle for the length
-    of K, which the estimate's waves do not count (48 x 4096 x 4096 ran at a quarter of
-    cuBLAS so: results/h100/padded-split)."""
+    of K, which the estimate's waves do not count (results/h100/padded-split)."""
     m, n, k = shape
     best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):

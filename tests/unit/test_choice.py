@@ -487,8 +487,7 @@ def test_expected_speeds_count_the_slices_of_k_the_tiled_kernel_runs_in(stored):
 def test_a_padded_product_that_would_split_is_left_out(stored, monkeypatch):
     """gemm() never splits K on a padded product, so a configuration padded to a shape where it
     would split K is no candidate at all: its whole-K estimate counts its tiles alone, which
-    still left most units idle for the length of K (48 x 4096 x 4096 at a quarter of cuBLAS:
-    results/h100/padded-split). At 16 columns, a 32-column tile split eight ways measured at 32
+    still left most units idle for the length of K (results/h100/padded-split). At 16 columns, a 32-column tile split eight ways measured at 32
     columns must not pass for faster than the skinny kernel measured at 16 (the H100's CUDA
     database once sent 16 x 4096 x 4096 to the direct kernel so: 162 us a call against the
     skinny kernel's 54)."""

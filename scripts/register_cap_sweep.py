@@ -9,8 +9,8 @@ CL2CUDA_MIN_BLOCKS: NVRTC's --maxrregcount gives way to launch bounds, which eve
 has); through NVIDIA's OpenCL as -cl-nv-maxrregcount. Both are added to the backend's build by
 this script alone, each cap with its own cache of built kernels.
 
-For each configuration (the stored one at SIZE and the CUDA path's 128 x 128 block of 16 x 8
-sums) and each cap: the registers and spilled bytes the compiler reports, then ROUNDS rounds in
+For each configuration (the stored one at SIZE, and the CUDA path's stored one there: at 4096
+cubed its 128 x 128 block of 16 x 8 sums) and each cap: the registers and spilled bytes the compiler reports, then ROUNDS rounds in
 turns with cuBLAS's SGEMM (FP32, TF32 off). Every result is checked against float64 with C
 poisoned first (`run_rung`). Times are the tiled kernel's own, without the transpose of B that
 gemm() runs before it.
@@ -66,10 +66,6 @@ def use_cap(registers: int, p: dict) -> None:
     be.__dict__["_programs"] = _caches.setdefault((registers, CAP[1]), {})
 
 
-GROWN = {"TSM": 128, "TSN": 128, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 4, "VWM": 4,
-         "VWN": 4, "CACHE_A": 1, "CACHE_B": 1, "PANELS": 0, "LOCKSTEP": 0, "PIPELINE": 2,
-         "WARP_M": 0, "RASTER": 8, "UNROLL_K": 1}
-
 
 def text(p: dict) -> str:
     keys = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "VWM", "VWN", "PIPELINE", "RASTER")
@@ -93,8 +89,11 @@ def registers(p: dict) -> str:
 
 problem = Problem(size, size, size)
 found = lookup.best(be.device, TILED, problem.as_tuple())
+# the CUDA path's stored configuration there: the grown block its tune found
+# (`tuner.plan.grown_blocks`), measured through OpenCL too
+grown = lookup.best(cuda.device, TILED, problem.as_tuple())
 configs = {"stored": TILED.resolve(dict(found.params)) if found else TILED.resolve({}),
-           "grown": TILED.resolve(GROWN)}
+           "grown": TILED.resolve(dict(grown.params)) if grown else TILED.resolve({})}
 for name, p in configs.items():
     for cap in caps:
         use_cap(cap, p)

@@ -473,14 +473,14 @@ int main(int argc, char** argv) {
   });
   emu_write(argv[18], C);
 #elif defined(EMU_REDUCE)
-  // M N splits alpha beta c_offset ldc read_c gx gy bx by P n_P C n_C out
-  if (argc != 18) return 2;
-  const dim3 grid{(unsigned)i(9), (unsigned)i(10), 1}, block{(unsigned)i(11), (unsigned)i(12), 1};
-  std::vector<float> P = emu_read(argv[13], i(14)), C = emu_read(argv[15], i(16));
+  // M N splits alpha ldp slice_p beta c_offset ldc read_c gx gy bx by P n_P C n_C out
+  if (argc != 20) return 2;
+  const dim3 grid{(unsigned)i(11), (unsigned)i(12), 1}, block{(unsigned)i(13), (unsigned)i(14), 1};
+  std::vector<float> P = emu_read(argv[15], i(16)), C = emu_read(argv[17], i(18));
   emu_run(grid, block, [&] {
-    EMU_KERNEL(i(1), i(2), i(3), f(4), P.data(), f(5), C.data(), i(6), i(7), i(8));
+    EMU_KERNEL(i(1), i(2), i(3), f(4), P.data(), i(5), i(6), f(7), C.data(), i(8), i(9), i(10));
   });
-  emu_write(argv[17], C);
+  emu_write(argv[19], C);
 #else
   // rows cols out_rows out_cols offset ld gx gy bx by X n_X out
   if (argc != 14) return 2;
@@ -616,27 +616,31 @@ def test_epilogue_under_emulated_cuda(tmp_path, max_wg):
 @pytest.mark.parametrize("max_wg", [1024, 128], ids=["tile16", "tile8"])
 def test_sum_of_slices_under_emulated_cuda(tmp_path, max_wg):
     """C := alpha * (P_0 + ... + P_{s-1}) + beta * C inside the matrix, in gemm's geometry for
-    the sum of slices, nothing outside it; with read_c == 0 the NaN in C does not leak."""
+    the sum of slices, nothing outside it, from tight partial products and from ones padded to a
+    kernel's tiles (whose padding holds NaN, which must not leak); with read_c == 0 the NaN in C
+    does not leak either."""
     _need_emulation()
     block, geometry = _helper_geometry(max_wg, "reduce_splits")
     exe = _helper_exe(tmp_path, "reduce_splits", block)
     rng = np.random.default_rng(block[0] + 2)
     m, n, splits, ldc, c_offset = 13, 37, 3, 15, 7
     alpha, beta, sentinel = np.float32(1.5), np.float32(-0.5), np.float32(-12345.0)
-    for read_c in (1, 0):
-        p = rng.standard_normal((splits, n, m), dtype=np.float32)  # slice s: m x n, column-major
+    for read_c, (rows, cols) in ((1, (m, n)), (0, (m, n)), (1, (16, 40)), (0, (16, 40))):
+        p = np.full((splits, cols, rows), np.nan, dtype=np.float32)  # slice s: column-major
+        p[:, :n, :m] = rng.standard_normal((splits, n, m), dtype=np.float32)
         c = rng.standard_normal((m, n), dtype=np.float32)
         if not read_c:
             c[...] = np.nan
         c_flat = _stored(c, ldc, c_offset, fill=sentinel)
         (gx, gy), (bx, by) = geometry(m, n)
-        out = _run_helper(exe, tmp_path, [m, n, splits, alpha, beta, c_offset, ldc, read_c,
-                                          gx // bx, gy // by, bx, by], [p.ravel(), c_flat])
-        expected = np.float64(alpha) * p.astype(np.float64).sum(axis=0).T
+        out = _run_helper(exe, tmp_path, [m, n, splits, alpha, rows, rows * cols, beta, c_offset,
+                                          ldc, read_c, gx // bx, gy // by, bx, by],
+                          [p.ravel(), c_flat])
+        expected = np.float64(alpha) * p[:, :n, :m].astype(np.float64).sum(axis=0).T
         if read_c:
             expected += np.float64(beta) * c.astype(np.float64)
         _check_c(out, c_flat, c_offset, ldc, expected, 1e-5,
-                 f"reduce_splits block {block} read_c={read_c}")
+                 f"reduce_splits block {block} read_c={read_c} partials {rows} x {cols}")
 
 
 # ---- the direct kernel (direct.cl) under the emulation ------------------------------------------

@@ -886,6 +886,24 @@ def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, t
     api.clear_caches()
 
 
+@pytest.mark.parametrize("pays", [True, False])
+@pytest.mark.parametrize("trans", [(False, False), (True, True)])
+def test_split_k_on_the_tiled_kernel_padded(every_backend, monkeypatch, forced_tiled, trans, pays):
+    """K split into 4 slices on the tiled kernel at sizes its tiles do not divide: the product
+    padded to its tiles (the kernels' M alone, its B then read as it lies where that pays; and
+    every size), partial products of the padded size, of which the sum takes the first M x N
+    into alpha*P + beta*C; right with C read or not, on device and NumPy arrays."""
+    be = every_backend
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    # C-ordered, the kernels' M is the caller's N and their N the caller's M
+    for shape in [(2 * tn, tm + 3, 8 * tk), (2 * tn + 5, tm + 3, 8 * tk - 3)]:
+        for names in _split_calls(be, shape, trans, 31):
+            assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
+    api.clear_caches()
+
+
 def _split_calls(be, shape, trans, seed):
     """gemm() at `shape` with the transposes `trans`, on device arrays with alpha 1 and beta 0
     and again with C read, each result checked against float64, then on NumPy arrays: the

@@ -157,11 +157,15 @@ def _with_b_pack(device: DeviceInfo, shape: tuple[int, int, int], gflops: float)
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
                      padded: tuple[int, int, int]) -> float:
-    """Seconds the passes that padding adds take at the device's memory bandwidth: A and B
-    each read and written into a padded copy, and the padded product read into C (C read and
-    written, for beta)."""
+    """Seconds the passes that padding adds take at the device's memory bandwidth: A and B,
+    where their own sizes are padded, each read and written into a padded copy, and the padded
+    product read into C (C read and written, for beta)."""
     (m, n, k), (mp, np_, kp) = shape, padded
-    floats = m * k + mp * kp + k * n + kp * np_ + mp * np_ + 2 * m * n
+    floats = mp * np_ + 2 * m * n
+    if (mp, kp) != (m, k):
+        floats += m * k + mp * kp
+    if (kp, np_) != (k, n):
+        floats += k * n + kp * np_
     return 4 * floats / (hardware_for_device(device).mem_gbps * 1e9)
 
 
@@ -175,22 +179,19 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     for configurations that divide the shape, so without this a large product one row off the
     tiles runs on the tiled kernel for any size, well below the tiled kernel padded on the H100
     (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md).
-    Configurations whose tiles gemm() would split K for at the padded shape are left out: the
-    padded product runs K whole, so its few work-groups leave most units idle for the length
-    of K, which the estimate's waves do not count (results/h100/padded-split)."""
+    Its speed is expected as gemm() runs it there, K split where its tiles of C are too few
+    (`tiled_split` at the padded shape): counted with K whole, so few work-groups looked a full
+    wave, and run so, 4096x48x4096 ran at a quarter of cuBLAS (results/h100/padded-split)."""
     m, n, k = shape
     best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):
         if rejected(TILED.number, f.params):
             continue
         params = TILED.resolve(dict(f.params))
-        tm, tn, tk = TILED.size_multiples(params)
-        if not (m % tm or n % tn or k % tk):
+        padded = padded_to_tiles(TILED, params, shape)
+        if padded == shape:
             continue  # it divides the shape: the lookup has it already
-        padded = (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
-        if (slices_gemm_decides(device, TILED.number, params, padded) or 1) > 1:
-            continue  # K would be split to fill the device, and a padded product is never split
-        speed = lookup.expected_gflops(device, TILED, f, padded, split=False)
+        speed = lookup.expected_gflops(device, TILED, f, padded)
         if speed <= 0:
             continue
         seconds = 2 * math.prod(padded) / (speed * 1e9)
@@ -275,8 +276,20 @@ def split_of(device: DeviceInfo, params: Mapping[str, int], shape: tuple[int, in
 
 def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:
     """Into how many slices a packing kernel splits K at this shape (1: none), as `split_of`
-    does for the direct kernel: only the tiled kernel (`splits.slices_gemm_decides`)."""
-    return slices_gemm_decides(device, config.rung, config.params, shape) or 1
+    does for the direct kernel: the tiled kernels (`splits.slices_gemm_decides`), the tiled
+    one at the shape padded to its tiles, which is what it runs."""
+    rung = get_rung(config.rung)
+    return slices_gemm_decides(device, config.rung, config.params,
+                               padded_to_tiles(rung, rung.resolve(dict(config.params)),
+                                               shape)) or 1
+
+
+def padded_to_tiles(rung: Rung, params: Mapping[str, int],
+                    shape: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The product a packing kernel's configuration (resolved) runs for `shape`: each size
+    rounded up to its multiple (the kernel for any size: the shape itself)."""
+    tm, tn, tk = rung.size_multiples(dict(params))
+    return (-(-shape[0] // tm) * tm, -(-shape[1] // tn) * tn, -(-shape[2] // tk) * tk)
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:

@@ -119,12 +119,16 @@ def tiles_geometry(backend: Backend, kernel: str, rows: int, cols: int
 
 def sum_of_slices(backend: Backend, m: int, n: int, slices: int, partial: Any, c: Any,
                   alpha: float | np.float32 = 1.0, beta: float | np.float32 = 0.0,
-                  c_offset: int = 0, ldc: int | None = None) -> Launch:
-    """`reduce_splits`: `slices` partial products (M x N each, tight, one after another)
-    summed into C := alpha*P + beta*C (C read only where beta is not 0)."""
+                  c_offset: int = 0, ldc: int | None = None,
+                  padded: tuple[int, int] | None = None) -> Launch:
+    """`reduce_splits`: `slices` partial products, one after another, summed into C := alpha*P
+    + beta*C (C read only where beta is not 0). Each is M x N tight, or `padded` rows x columns
+    where the product was padded to the kernel's tiles, of which the first M x N are summed."""
+    rows, cols = padded or (m, n)
     return Launch("sum of the slices", helper_kernel(backend, "reduce_splits"),
                   *tiles_geometry(backend, "reduce_splits", m, n),
-                  [m, n, slices, alpha, partial, beta, c, c_offset, ldc or m, int(beta != 0)])
+                  [m, n, slices, alpha, partial, rows, rows * cols, beta, c, c_offset, ldc or m,
+                   int(beta != 0)])
 
 
 def helper_geometry(helper: Helper, rows: int, cols: int) -> tuple[tuple[int, int],

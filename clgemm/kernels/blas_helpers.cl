@@ -200,25 +200,25 @@ void epilogue(const int M, const int N,
 }
 
 // reduce_splits: C = alpha * (P_0 + ... + P_{splits-1}) + beta * C, for a product whose K was split
-// into slices multiplied at once (one launch of the batched direct kernel, product p of the stack
-// the slice p): the partial products lie one after another in P, each M x N with leading
-// dimension M. The slices are summed in order, so the result does not depend on the schedule.
-// With read_c == 0 (beta == 0) C is never read.
+// into slices multiplied at once (one launch of a batched kernel, product p of the stack the slice
+// p): partial product p lies slice_p floats past P_0, with leading dimension ldp; both exceed the
+// M x N that is summed where the product was padded to the kernel's tiles. The slices are summed
+// in order, so the result does not depend on the schedule. With read_c == 0 (beta == 0) C is
+// never read.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_ROWS, 1)))
 void reduce_splits(const int M, const int N, const int splits, const float alpha,
-                   const __global float* P, const float beta, __global float* C,
-                   const int c_offset, const int ldc, const int read_c) {
+                   const __global float* P, const int ldp, const int slice_p, const float beta,
+                   __global float* C, const int c_offset, const int ldc, const int read_c) {
     const int i = get_global_id(0);
     if (i >= M) {
         return;
     }
-    const long mn = (long)M * N;
     FOR_MY_COLUMNS(j) {
         if (j < N) {
-            const long pi = i + (long)j * M;
+            const long pi = i + (long)j * ldp;
             float sum = 0.0f;
             for (int p = 0; p < splits; p++) {
-                sum += P[pi + p * mn];
+                sum += P[pi + (long)p * slice_p];
             }
             const long ci = (long)c_offset + i + (long)j * ldc;
             C[ci] = read_c ? alpha * sum + beta * C[ci] : alpha * sum;

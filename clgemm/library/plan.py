@@ -124,22 +124,21 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
     plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
     exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
     # A rung that reads panels has both operands packed straight from the caller's layout into
-    # them, in one pass each, so no pack of its own comes before.
+    # them, in one pass each, so no pack of its own comes before. Otherwise an operand is packed
+    # where its own sizes are padded or its layout is not the rung's: padding N alone leaves A
+    # as it lies (the padded product's extra columns are never read from it).
     plan.panels = bool(panel_steps(plan))
-    plan.pack_a = plan.panels or not (exact and not a.trans and a.offset == 0 and a.ld == m)
-    _plan_b(plan, b, exact, read_b)
+    plan.pack_a = plan.panels or not ((plan.mp, plan.kp) == (m, k) and not a.trans
+                                      and a.offset == 0 and a.ld == m)
+    _plan_b(plan, b, read_b)
     _plan_padding(plan, pads)
     # The rung writes C itself where C is exactly its output; an operand that shares memory
     # with C and would be read in place is copied first (`copies`), as for the direct kernel.
     plan.direct_c = exact and alpha == 1 and beta == 0 and c.offset == 0 and c.ld == m
     if split > 1:
         # The tiled kernel's batched form (or that of the one for any size) multiplies the
-        # slices into partial products at once; one more launch sums them into alpha*P +
-        # beta*C (`tiled_split` keeps the tiled kernel to multiples of its tiles, so the
-        # partial products are M x N).
-        if not exact:
-            raise UsageError(f"K is split only where the tiles divide M, N and K (M={m} N={n} "
-                             f"K={k}, tiles {tm} x {tn} x {tk})")
+        # slices into partial products at once, each of the padded size; one more launch sums
+        # their first M x N into alpha*P + beta*C.
         plan.split, plan.direct_c = split, False
     if plan.pack_a and not plan.panels:
         plan.temps.append(("packed A", plan.rows_a * plan.kp))
@@ -175,21 +174,21 @@ def _plan_padding(plan: Plan, pads: Callable[[Sequence[int]], bool] | None) -> N
         plan.pack_a, plan.pack_b = plan.pack_a or off_a, plan.pack_b or off_b
 
 
-def _plan_b(plan: Plan, b: Mat, exact: bool, read_b: bool) -> None:
-    """Whether B is packed before the rung reads it, or (`read_b`, where the tiled kernel can)
-    read where it lies instead of a packed BT."""
+def _plan_b(plan: Plan, b: Mat, read_b: bool) -> None:
+    """Whether B is packed before the rung reads it (its own sizes padded, or its layout not
+    the rung's), or (`read_b`, where the tiled kernel can) read where it lies instead of a
+    packed BT."""
     rung, n, k = get_rung(plan.chosen.rung), plan.n, plan.k
+    whole = (plan.np_, plan.kp) == (n, k) and b.offset == 0
     if plan.panels:
         plan.pack_b = True
     elif rung.transposed_b:  # the rung reads BT = op(B)^T, N x K
-        plan.pack_b = not (exact and b.trans and b.offset == 0 and b.ld == n)
-        # Reading B itself needs only B's sizes to suit the tiles; a padded A is packed anyway.
-        if (plan.pack_b and read_b and (plan.np_, plan.kp) == (n, k) and not b.trans
-                and b.offset == 0 and b.ld == k and rung.number == TILED.number
-                and reads_b_itself(plan.chosen.params)):
+        plan.pack_b = not (whole and b.trans and b.ld == n)
+        if (plan.pack_b and read_b and whole and not b.trans and b.ld == k
+                and rung.number == TILED.number and reads_b_itself(plan.chosen.params)):
             plan.pack_b, plan.reads_b = False, True
     else:
-        plan.pack_b = not (exact and not b.trans and b.offset == 0 and b.ld == k)
+        plan.pack_b = not (whole and not b.trans and b.ld == k)
 
 
 def stored(x: Mat, rows: int, cols: int) -> tuple[int, int]:

@@ -216,11 +216,11 @@ def _split(backend: Backend, prog: CallProgram, a: Mat, b: Mat, c: Mat,
 
 
 def _sum_slices(backend: Backend, prog: CallProgram, partial: Slot, c: Mat) -> None:
-    """`reduce_splits`: the plan's partial products (M x N each, one after another) summed into
-    alpha*P + beta*C, whichever kernel made them."""
+    """`reduce_splits`: the plan's partial products (one after another, each of the size the
+    kernel ran, padded or not) summed into alpha*P + beta*C, whichever kernel made them."""
     plan = prog.plan
     total = sum_of_slices(backend, plan.m, plan.n, plan.split, partial, C, plan.alpha,
-                          plan.beta, c.offset, c.ld)
+                          plan.beta, c.offset, c.ld, (plan.mp, plan.np_))
     prog.add(total.what, total.kernel, total.global_size, total.local_size, total.args)
 
 

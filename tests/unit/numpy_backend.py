@@ -134,12 +134,12 @@ def _epilogue(gsize: tuple[int, int], args: Sequence[Any], per_item: int = 1) ->
 
 
 def _reduce_splits(gsize: tuple[int, ...], args: Sequence[Any], per_item: int = 1) -> float:
-    m, n, splits, alpha, p, beta, c, c_offset, ldc, read_c = args
+    m, n, splits, alpha, p, ldp, slice_p, beta, c, c_offset, ldc, read_c = args
     r, cc = _covered((gsize[0], gsize[1] * per_item), m, n)
     where = _grid(c_offset, r, cc, 1, ldc)
     total = np.zeros((r, cc), dtype=np.float32)
     for s in range(splits):  # in order, as the kernel sums them
-        total = (total + _read(p, _grid(s * m * n, r, cc, 1, m), "P")).astype(np.float32)
+        total = (total + _read(p, _grid(s * slice_p, r, cc, 1, ldp), "P")).astype(np.float32)
     value = np.float32(alpha) * total
     if read_c:
         value = value + np.float32(beta) * _read(c, where, "C")

@@ -83,12 +83,17 @@ def test_split_of_k_fills_the_device_with_a_few_groups_per_unit():
     assert choice.split_of(GPU, params, (64, 64, 1024)) == 1  # too short to repay a launch
 
 
-def test_skinny_products_above_the_crossover_run_split_on_the_direct_kernel(stored):
+def test_skinny_products_above_the_crossover_run_split(stored):
+    """Above the crossover a skinny product runs with K split: on the tiled kernel padded to
+    its tiles where its useful share still beats the direct kernel (64 columns of 128), on the
+    direct kernel where padding wastes too much of it (16 of 128)."""
     stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
     stored[TILED.number] = [_found(TILED, 1024, 33000.0), _found(TILED, 4096, 45000.0)]
     cross = choice.crossover(GPU)
-    # 64 rows: no multiple of the tiled kernel's 128 x 128 tiles, so no split of its own
-    assert choice.choose_kernel(GPU, (4096, 64, 4096), cross=cross).rung == DIRECT.number
+    wide = choice.choose_kernel(GPU, (4096, 64, 4096), cross=cross)
+    assert wide.rung == TILED.number and choice.split_for(GPU, wide, (4096, 64, 4096)) > 1
+    thin = choice.choose_kernel(GPU, (4096, 16, 4096), cross=cross)
+    assert thin.rung == DIRECT.number and choice.split_for(GPU, thin, (4096, 16, 4096)) > 1
     assert choice.choose_kernel(GPU, (2048, 2048, 2048), cross=cross).rung == TILED.number
 
 
@@ -171,7 +176,9 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units()
     tiled = choice.Config(TILED.number, TILED.defaults(), "default")  # 128 x 128 x 16 tiles
     assert choice.tiled_split(GPU, tiled, (512, 512, 16384)) == 32  # 16 tiles x 32 <= 4 x 132
     assert choice.tiled_split(GPU, tiled, (4096, 4096, 4096)) == 1
-    assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 1  # not a multiple of TSM
+    # off its tiles, the split of the product padded to them, which is what it runs
+    assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 32
+    assert choice.tiled_split(GPU, tiled, (500, 500, 16380)) == 32
     # along a short K only where the tiles of C leave more than half the units idle, up to two
     # groups each: 16 tiles in four slices of 256 (no deeper cut: a slice stays 256 deep)
     assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 4
@@ -484,31 +491,36 @@ def test_expected_speeds_count_the_slices_of_k_the_tiled_kernel_runs_in(stored):
     assert lookup.expected_gflops(GPU, DIRECT, wider, shape) < 0.5 * 30000.0
 
 
-def test_a_padded_product_that_would_split_is_left_out(stored, monkeypatch):
-    """gemm() never splits K on a padded product, so a configuration padded to a shape where it
-    would split K is no candidate at all: its whole-K estimate counts its tiles alone, which
-    still left most units idle for the length of K (results/h100/padded-split). At 16 columns, a 32-column tile split eight ways measured at 32
-    columns must not pass for faster than the skinny kernel measured at 16 (the H100's CUDA
-    database once sent 16 x 4096 x 4096 to the direct kernel so: 162 us a call against the
-    skinny kernel's 54)."""
+def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
+    """gemm() splits K on a product padded to the tiles as on any multiple of them, so the
+    padded product's speed is expected with its slices (`tiled_split` at the padded shape):
+    counted with K whole, few work-groups looked a full wave and ran so, 4096x48x4096 at a
+    quarter of cuBLAS (results/h100/padded-split). Its useful share still counts: at 16
+    columns a 32-column tile measured at 32 does twice the work, and the skinny kernel
+    measured faster at 16 than half the tile's speed stays ahead there; at 24 columns the
+    padded tiles are ahead. The passes padding adds (B's padded copy, the product into C) take
+    a little off; A, whose sizes are not padded, is read where it lies."""
     tiled = dataclasses.replace(_found(TILED, 4096, 29000.0), shape=(4096, 32, 4096), params={
         **TILED.defaults(), "TSM": 64, "TSN": 32, "TSK": 32, "WPTM": 4, "WPTN": 8, "VWM": 2,
         "VWN": 4})
-    skinny = dataclasses.replace(_found(SKINNY, 4096, 7500.0), shape=(4096, 16, 4096),
+    skinny = dataclasses.replace(_found(SKINNY, 4096, 16000.0), shape=(4096, 16, 4096),
                                  params=SKINNY.defaults())
 
     _only_what_fits(stored, monkeypatch)
     stored[TILED.number] = [tiled]
     stored[SKINNY.number] = [skinny]
-    shape, to = (4096, 16, 4096), (4096, 32, 4096)
-    whole = lookup.expected_gflops(GPU, TILED, tiled, to, split=False)
-    assert whole < lookup.expected_gflops(GPU, TILED, tiled, to)  # it would split at 32
-    assert choice._padded_tiled(GPU, shape, choice.never) is None
-    assert choice.choose_kernel(GPU, shape).rung == SKINNY.number
-    # the same tiles where they fill the device with K whole are padded as before
-    big = (4000, 4000, 4096)
-    padded = choice._padded_tiled(GPU, big, choice.never)
-    assert padded is not None and padded[0] is tiled
+    to = (4096, 32, 4096)
+    split = lookup.expected_gflops(GPU, TILED, tiled, to)
+    assert lookup.expected_gflops(GPU, TILED, tiled, to, split=False) < split
+    for shape in ((4096, 16, 4096), (4096, 24, 4096)):
+        padded = choice._padded_tiled(GPU, shape, choice.never)
+        assert padded is not None and padded[0] is tiled
+        assert 0.9 * split * shape[1] / 32 < padded[1] < split * shape[1] / 32
+        config = choice.from_found(tiled)
+        assert choice.tiled_split(GPU, config, shape) == choice.tiled_split(GPU, config, to) > 1
+    cross = choice.no_crossover(GPU)  # above it, whatever the made-up device's default
+    assert choice.choose_kernel(GPU, (4096, 16, 4096), cross=cross).rung == SKINNY.number
+    assert choice.choose_kernel(GPU, (4096, 24, 4096), cross=cross).rung == TILED.number
 
 
 def test_below_the_crossover_a_cpu_leaves_no_cores_to_a_few_direct_groups(stored):

@@ -156,15 +156,18 @@ def _with_b_pack(device: DeviceInfo, shape: tuple[int, int, int], gflops: float)
 
 
 def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
-                     padded: tuple[int, int, int]) -> float:
-    """Seconds the passes that padding adds take at the device's memory bandwidth: A and B,
-    where their own sizes are padded, each read and written into a padded copy, and the padded
-    product read into C (C read and written, for beta)."""
+                     padded: tuple[int, int, int], as_run: bool = False) -> float:
+    """Seconds the passes that padding adds take at the device's memory bandwidth: A and B
+    each read and written into a padded copy, and the padded product read into C (C read and
+    written, for beta). With `as_run`, only the operands whose own sizes are padded, as gemm()
+    runs it: one that is not is read where it lies where its layout allows. Counting every
+    copy keeps the padded tiles from mid-sized products where their estimate ran ahead of
+    them (results/h100/padded-split-k)."""
     (m, n, k), (mp, np_, kp) = shape, padded
     floats = mp * np_ + 2 * m * n
-    if (mp, kp) != (m, k):
+    if not as_run or (mp, kp) != (m, k):
         floats += m * k + mp * kp
-    if (kp, np_) != (k, n):
+    if not as_run or (kp, np_) != (k, n):
         floats += k * n + kp * np_
     return 4 * floats / (hardware_for_device(device).mem_gbps * 1e9)
 
@@ -179,10 +182,15 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     for configurations that divide the shape, so without this a large product one row off the
     tiles runs on the tiled kernel for any size, well below the tiled kernel padded on the H100
     (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md).
-    Its speed is expected as gemm() runs it there, K split where its tiles of C are too few
-    (`tiled_split` at the padded shape): counted with K whole, so few work-groups looked a full
-    wave, and run so, 4096x48x4096 ran at a quarter of cuBLAS (results/h100/padded-split)."""
+    Its speed is expected as gemm() runs it there: K split where its tiles of C are too few
+    (`tiled_split` at the padded shape), with the passes of the operands padded alone. That
+    is trusted only at skinny shapes (`skinny_class`). Elsewhere a configuration gemm() would
+    split there is left out and every operand's copy counted, since at mid sizes the padded
+    tiles so estimated ran as slow as half what they displaced (results/h100/padded-split-k).
+    Counted with K whole, few work-groups looked a full wave, and run so, 4096x48x4096 ran
+    at a quarter of cuBLAS (results/h100/padded-split)."""
     m, n, k = shape
+    skinny = skinny_class(shape)
     best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):
         if rejected(TILED.number, f.params):
@@ -191,12 +199,14 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         padded = padded_to_tiles(TILED, params, shape)
         if padded == shape:
             continue  # it divides the shape: the lookup has it already
+        if not skinny and tiled_split(device, from_found(f), shape) > 1:
+            continue
         speed = lookup.expected_gflops(device, TILED, f, padded)
         if speed <= 0:
             continue
         seconds = 2 * math.prod(padded) / (speed * 1e9)
         if not params["PANELS"]:
-            seconds += padding_passes_s(device, shape, padded)
+            seconds += padding_passes_s(device, shape, padded, as_run=skinny)
         useful = 2 * m * n * k / seconds / 1e9
         if best is None or useful > best[1]:
             best = (f, useful)

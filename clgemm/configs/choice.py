@@ -184,13 +184,13 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     (results/h100/large/README.md) and several times slower on a CPU (results/pocl/README.md).
     Its speed is expected as gemm() runs it there: K split where its tiles of C are too few
     (`tiled_split` at the padded shape), with the passes of the operands padded alone. That
-    is trusted only at skinny shapes (`skinny_class`). Elsewhere a configuration gemm() would
-    split there is left out and every operand's copy counted, since at mid sizes the padded
-    tiles so estimated ran as slow as half what they displaced (results/h100/padded-split-k).
-    Counted with K whole, few work-groups looked a full wave, and run so, 4096x48x4096 ran
-    at a quarter of cuBLAS (results/h100/padded-split)."""
+    is trusted only at skinny shapes whose long operand is not padded (`_long_operand_whole`).
+    Elsewhere a configuration gemm() would split there is left out and every operand's copy
+    counted: at mid sizes, and at skinny ones with the long side padded, the padded tiles so
+    estimated ran as slow as half what they displaced (results/h100/padded-split-k). Counted
+    with K whole, few work-groups looked a full wave, and run so, 4096x48x4096 ran at a
+    quarter of cuBLAS (results/h100/padded-split)."""
     m, n, k = shape
-    skinny = skinny_class(shape)
     best: tuple[lookup.Found, float] | None = None
     for f in lookup.ranked(device, TILED, shape, fit=False):
         if rejected(TILED.number, f.params):
@@ -199,18 +199,28 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         padded = padded_to_tiles(TILED, params, shape)
         if padded == shape:
             continue  # it divides the shape: the lookup has it already
-        if not skinny and tiled_split(device, from_found(f), shape) > 1:
+        as_run = _long_operand_whole(shape, padded)
+        if not as_run and tiled_split(device, from_found(f), shape) > 1:
             continue
         speed = lookup.expected_gflops(device, TILED, f, padded)
         if speed <= 0:
             continue
         seconds = 2 * math.prod(padded) / (speed * 1e9)
         if not params["PANELS"]:
-            seconds += padding_passes_s(device, shape, padded, as_run=skinny)
+            seconds += padding_passes_s(device, shape, padded, as_run)
         useful = 2 * m * n * k / seconds / 1e9
         if best is None or useful > best[1]:
             best = (f, useful)
     return best
+
+
+def _long_operand_whole(shape: tuple[int, int, int], padded: tuple[int, int, int]) -> bool:
+    """Whether a skinny product (`skinny_class`) is padded on its short side and K alone, so
+    that its long operand, whose one read is the product's work, is read where it lies."""
+    (m, n, k), (mp, np_, kp) = shape, padded
+    if not skinny_class(shape):
+        return False
+    return (mp, kp) == (m, k) if short_is_n(m, n) else (kp, np_) == (k, n)
 
 
 def direct_config(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected = never,

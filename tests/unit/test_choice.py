@@ -500,8 +500,9 @@ def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
     measured faster at 16 than half the tile's speed stays ahead there; at 24 columns the
     padded tiles are ahead. The passes padding adds (B's padded copy, the product into C) take
     a little off; A, whose sizes are not padded, is read where it lies. That holds at skinny
-    shapes alone: at a mid-sized one with a long K, tiles it would split are left out, as
-    measured (results/h100/padded-split-k)."""
+    shapes whose long side is not padded alone: at a mid-sized one with a long K, and where
+    the long side is padded too, tiles it would split are left out, as measured
+    (results/h100/padded-split-k)."""
     tiled = dataclasses.replace(_found(TILED, 4096, 29000.0), shape=(4096, 32, 4096), params={
         **TILED.defaults(), "TSM": 64, "TSN": 32, "TSK": 32, "WPTM": 4, "WPTN": 8, "VWM": 2,
         "VWN": 4})
@@ -520,9 +521,9 @@ def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
         assert 0.9 * split * shape[1] / 32 < padded[1] < split * shape[1] / 32
         config = choice.from_found(tiled)
         assert choice.tiled_split(GPU, config, shape) == choice.tiled_split(GPU, config, to) > 1
-    mid = (500, 500, 16384)
-    assert choice.tiled_split(GPU, choice.from_found(tiled), mid) > 1
-    assert choice._padded_tiled(GPU, mid, choice.never) is None
+    for other in ((500, 500, 16384), (4000, 16, 4096)):  # mid-sized; the long side padded
+        assert choice.tiled_split(GPU, choice.from_found(tiled), other) > 1
+        assert choice._padded_tiled(GPU, other, choice.never) is None
     cross = choice.no_crossover(GPU)  # above it, whatever the made-up device's default
     assert choice.choose_kernel(GPU, (4096, 16, 4096), cross=cross).rung == SKINNY.number
     assert choice.choose_kernel(GPU, (4096, 24, 4096), cross=cross).rung == TILED.number

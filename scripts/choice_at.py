@@ -7,17 +7,11 @@ between earlier trees a later tree's calls are:
 import subprocess
 import sys
 
-CHOOSE = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from clgemm.devices.info import DeviceInfo
-from clgemm.configs import choice
+from choice_moves import DEVICE_OF
+
+CHOOSE = DEVICE_OF + """
 for path in sys.argv[3:]:
-    d = json.load(open(path))["device"]
-    fields = {k: v for k, v in d.items() if k in DeviceInfo.__dataclass_fields__}
-    for k in ("max_work_item_sizes", "sub_group_sizes"):
-        fields[k] = tuple(fields[k])
-    dev = DeviceInfo(**fields)
+    dev = device_of(path)
     for s in sys.argv[2].split(","):
         m, n, k = map(int, s.split("x"))
         shape = (n, m, k)  # the kernels see a C-ordered product transposed

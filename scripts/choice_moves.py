@@ -14,18 +14,27 @@ SIZES = (64, 100, 128, 200, 256, 300, 384, 500, 512, 640, 700, 768, 800, 900, 99
          1100, 1200, 1500, 1536, 2000, 2048, 2500, 3000, 4000, 4096)
 DEPTHS = (64, 256, 500, 1000, 2000, 4000, 16000)
 
-CHOOSE = """
+#: the code a tree's clgemm runs to rebuild the H100 of a bench JSON file: `device_of(path)`
+DEVICE_OF = """
 import itertools, json, sys
 sys.path.insert(0, sys.argv[1])
 from clgemm.devices.info import DeviceInfo
 from clgemm.configs import choice
-for path in sys.argv[2:]:
+
+
+def device_of(path):
     d = json.load(open(path))["device"]
     fields = {k: v for k, v in d.items() if k in DeviceInfo.__dataclass_fields__}
     for k in ("max_work_item_sizes", "sub_group_sizes"):
         fields[k] = tuple(fields[k])
     dev = DeviceInfo(**fields)
     assert dev.key == d["key"], (dev.key, d["key"])
+    return dev
+"""
+
+CHOOSE = DEVICE_OF + """
+for path in sys.argv[2:]:
+    dev = device_of(path)
     cross = choice.crossover(dev)
     for m, n, k in itertools.product(SIZES, SIZES, DEPTHS):
         print(dev.backend, m, n, k, choice.choose_kernel(dev, (m, n, k), lambda r, p: False, cross).rung)

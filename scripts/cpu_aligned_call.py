@@ -1,0 +1,53 @@
+"""gemm(a, b, c) on NumPy arrays on a CPU device, for square SIZEs, with the arrays where NumPy
+allocates them and with the same values at addresses rounded to 4096 bytes, in turns (ROUNDS
+of each), C given: the median milliseconds of 5 calls each turn after one untimed call. Whether
+a driver that is given an operand's own memory (USE_HOST_PTR) works there at NumPy's
+alignment, or pays a copy of its own.
+    python scripts/cpu_aligned_call.py DEVICE ROUNDS SIZE [SIZE...]"""
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import clgemm
+
+
+def aligned(n: int) -> np.ndarray:
+    raw = np.empty(n * n + 1024, dtype=np.float32)
+    skip = (-raw.ctypes.data % 4096) // 4
+    return raw[skip:skip + n * n].reshape(n, n)
+
+
+def timed(device: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    clgemm.gemm(a, b, c, device=device)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        clgemm.gemm(a, b, c, device=device)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def main(device: str, rounds: int, sizes: list[int]) -> None:
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        plain = [rng.standard_normal((n, n), dtype=np.float32) for _ in range(3)]
+        moved = [aligned(n) for _ in range(3)]
+        for x, y in zip(moved, plain):
+            x[...] = y
+        for turn in range(rounds):
+            for name, (a, b, c) in (("as allocated", plain), ("at 4096 bytes", moved)):
+                ms = timed(device, a, b, c)
+                want = a.astype(np.float64) @ b
+                err = float(np.abs(c - want).max() / np.abs(want).max())
+                print(f"{n}^3 turn {turn + 1} {name:13s} (address % 4096 = "
+                      f"{a.ctypes.data % 4096:4d}): {ms:9.2f} ms, "
+                      f"{2 * n**3 / ms / 1e6:7.1f} GFLOP/s, relative error {err:.1e}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    main(sys.argv[1], int(sys.argv[2]), [int(s) for s in sys.argv[3:]])

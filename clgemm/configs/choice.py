@@ -214,16 +214,11 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
     return best
 
 
-#: the widest short side at which a product padded on it alone is expected split as it runs
-THIN_MAX = 128
-
-
 def _long_operand_whole(shape: tuple[int, int, int], padded: tuple[int, int, int]) -> bool:
-    """Whether a thin product (a short side of at most THIN_MAX, a long operand of at least
-    SKINNY_FROM floats) is padded on its short side and K alone, so that its long operand,
-    whose reads are most of the product's traffic, is read where it lies."""
+    """Whether a skinny product (`skinny_class`) is padded on its short side and K alone, so
+    that its long operand, whose one read is the product's work, is read where it lies."""
     (m, n, k), (mp, np_, kp) = shape, padded
-    if min(m, n) > THIN_MAX or max(m, n) * k < SKINNY_FROM:
+    if not skinny_class(shape):
         return False
     return (mp, kp) == (m, k) if short_is_n(m, n) else (kp, np_) == (k, n)
 

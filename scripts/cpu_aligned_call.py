@@ -14,12 +14,7 @@ import time
 import numpy as np
 
 import clgemm
-
-
-def aligned(n: int) -> np.ndarray:
-    raw = np.empty(n * n + 1024, dtype=np.float32)
-    skip = (-raw.ctypes.data % 4096) // 4
-    return raw[skip:skip + n * n].reshape(n, n)
+from host_ptr_probe import aligned
 
 
 #: seconds of untimed calls before each turn's timed ones

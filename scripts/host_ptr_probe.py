@@ -18,6 +18,7 @@ SOURCE = "__kernel void touch(__global float* x) { x[get_global_id(0)] += 1.0f; 
 
 
 def aligned(n: int) -> np.ndarray:
+    """An n x n float32 array whose first float lies at a multiple of 4096 bytes."""
     raw = np.empty(n * n + 1024, dtype=np.float32)
     skip = (-raw.ctypes.data % 4096) // 4
     return raw[skip:skip + n * n].reshape(n, n)

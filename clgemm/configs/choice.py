@@ -196,11 +196,11 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         if rejected(TILED.number, f.params):
             continue
         params = TILED.resolve(dict(f.params))
-        padded = padded_to_tiles(TILED, params, shape)
+        padded = TILED.padded_shape(params, *shape)
         if padded == shape:
             continue  # it divides the shape: the lookup has it already
         as_run = _long_operand_whole(shape, padded)
-        if not as_run and tiled_split(device, from_found(f), shape) > 1:
+        if not as_run and (slices_gemm_decides(device, TILED.number, params, padded) or 1) > 1:
             continue
         speed = lookup.expected_gflops(device, TILED, f, padded)
         if speed <= 0:
@@ -299,17 +299,8 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     does for the direct kernel: the tiled kernels (`splits.slices_gemm_decides`), the tiled
     one at the shape padded to its tiles, which is what it runs."""
     rung = get_rung(config.rung)
-    return slices_gemm_decides(device, config.rung, config.params,
-                               padded_to_tiles(rung, rung.resolve(dict(config.params)),
-                                               shape)) or 1
-
-
-def padded_to_tiles(rung: Rung, params: Mapping[str, int],
-                    shape: tuple[int, int, int]) -> tuple[int, int, int]:
-    """The product a packing kernel's configuration (resolved) runs for `shape`: each size
-    rounded up to its multiple (the kernel for any size: the shape itself)."""
-    tm, tn, tk = rung.size_multiples(dict(params))
-    return (-(-shape[0] // tm) * tm, -(-shape[1] // tn) * tn, -(-shape[2] // tk) * tk)
+    padded = rung.padded_shape(rung.resolve(dict(config.params)), *shape)
+    return slices_gemm_decides(device, config.rung, config.params, padded) or 1
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:

@@ -13,7 +13,6 @@ import numpy as np
 
 from clgemm.backends import DeviceArrays, Mat
 from clgemm.configs.configuration import Config
-from clgemm.configs.launch import round_up
 from clgemm.core.errors import UsageError
 from clgemm.core.memory_fit import INT_MAX
 from clgemm.rungs import get_rung
@@ -120,8 +119,7 @@ def new_plan(m: int, n: int, k: int, alpha: np.float32, beta: np.float32, a: Mat
             plan.temps.append(("partial products", split * m * n))
         return plan
     rung = get_rung(plan.choice.rung)
-    tm, tn, tk = rung.size_multiples(plan.choice.params)
-    plan.mp, plan.np_, plan.kp = round_up(m, tm), round_up(n, tn), round_up(k, tk)
+    plan.mp, plan.np_, plan.kp = rung.padded_shape(plan.choice.params, m, n, k)
     exact = (plan.mp, plan.np_, plan.kp) == (m, n, k)
     # A rung that reads panels has both operands packed straight from the caller's layout into
     # them, in one pass each, so no pack of its own comes before. Otherwise an operand is packed

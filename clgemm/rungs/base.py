@@ -260,6 +260,11 @@ class Rung:
         tm, tn = self.output_tile(params)
         return (tm, tn, self.k_step(params))
 
+    def padded_shape(self, params: Params, m: int, n: int, k: int) -> tuple[int, int, int]:
+        """The product the rung runs for M x N x K: each size rounded up to its multiple."""
+        tm, tn, tk = self.size_multiples(params)
+        return (-(-m // tm) * tm, -(-n // tn) * tn, -(-k // tk) * tk)
+
     def size_problem(self, params: Params, m: int, n: int, k: int) -> str | None:
         """Why this rung cannot do an M x N x K product with these parameters, or None."""
         for dim, value, mult in zip("MNK", (m, n, k), self.size_multiples(params)):

@@ -2,9 +2,10 @@
 from one run's `clgemm bench --call --json` files in DIR, named SET-BACKEND.json: SET is small,
 classes, default (the bench's own GPU set) or stacks, BACKEND cuda or opencl. The CUDA files
 hold cuBLAS's calls (CuPy), the OpenCL files CLBlast's, untuned and tuned. Prints Markdown:
-each target, the shapes it covers with their figures, and whether it is met.
+each target, the shapes it covers with their figures, and whether it is met. With TAG, the
+files are named SET-BACKEND-TAG.json (one run's databases beside another's in one folder).
 
-    python3 scripts/call_targets.py DIR
+    python3 scripts/call_targets.py DIR [TAG]
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ SMALL_UP_TO = 512
 EACH_CUBLAS, GEO_CUBLAS = 0.8, 0.9
 
 
+#: the files' name after SET-BACKEND, if any (`main`'s TAG)
+SUFFIX = [""]
+
+
 def _rows(folder: Path, name: str) -> dict[tuple[int, ...], dict]:
-    path = folder / f"{name}.json"
+    path = folder / f"{name}{SUFFIX[0]}.json"
     if not path.is_file():
         return {}
     return {tuple(r["shape"]): r for r in json.loads(path.read_text())["rows"]
@@ -125,12 +130,13 @@ def classes(folder: Path) -> None:
     print()
 
 
-def main(folder: Path) -> None:
+def main(folder: Path, tag: str = "") -> None:
+    SUFFIX[0] = f"-{tag}" if tag else ""
     for part in (small, stacks, classes):
         part(folder)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *sys.argv[2:])

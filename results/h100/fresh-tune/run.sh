@@ -17,7 +17,10 @@ step=$1
 WAIT=${WAIT:-520}
 T=/tmp/fresh-tune
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
-declare -A gpu=([opencl]=0 [cuda]=1)
+# BACKENDS (default both), each on its GPU (OPENCL_GPU 0, CUDA_GPU 1); SETS of bench --call
+BACKENDS=${BACKENDS:-opencl cuda}
+SETS=${SETS:-large classes small}
+declare -A gpu=([opencl]=${OPENCL_GPU:-0} [cuda]=${CUDA_GPU:-1})
 
 head_of() {  # the GPU the backend runs on, the commit, the date
   echo "# $(nvidia-smi -i "${gpu[$1]}" --query-gpu=name,driver_version,pci.bus_id \
@@ -41,7 +44,7 @@ on() {
 
 if [ "$step" = start ]; then
   rm -rf "$T" && mkdir -p "$T"
-  for be in opencl cuda; do
+  for be in $BACKENDS; do
     mkdir -p "$T/$be"
     { head_of $be; echo "# CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/$be" \
         "python3 -m clgemm tune --device H100 --backend $be -j 16"; } > "$T/tune-$be.txt"
@@ -51,7 +54,7 @@ if [ "$step" = start ]; then
     echo $! > "$T/tune-$be.pid"
   done
   sleep 30  # a tune that stopped at once (a device not found, say) stops both
-  for be in opencl cuda; do
+  for be in $BACKENDS; do
     kill -0 "$(cat "$T/tune-$be.pid")" 2>/dev/null && continue
     cat "$T/tune-$be.txt"; pkill -f "clgemm tune"; exit 1
   done
@@ -62,12 +65,12 @@ waited=0 limit=$WAIT
 [ "$step" = finish ] && limit=${FINISH_WAIT:-240}  # then what the journals and databases hold
 while running && [ $waited -lt "$limit" ]; do sleep 5; waited=$((waited + 5)); done
 [ "$step" = finish ] && running && { echo "tunes still running after $limit s: stopped"; pkill -INT -f "clgemm tune"; sleep 10; }
-for be in opencl cuda; do echo "== $be"; tail -n 3 "$T/tune-$be.txt"; done
+for be in $BACKENDS; do echo "== $be"; tail -n 3 "$T/tune-$be.txt"; done
 [ "$step" = start ] && exit 0
 
 W=${OUT:-/tmp}/fresh-tune
 mkdir -p "$W"
-for be in opencl cuda; do
+for be in $BACKENDS; do
   cp "$T/tune-$be.txt" "$W/"
   cp "$T/$be"/*.json "$W/" 2>/dev/null
   cp -r "$T/$be/journals" "$W/journals-$be" 2>/dev/null
@@ -78,14 +81,13 @@ measure() {  # one backend's runs, in order, on its own GPU
   on "$be" fresh "$W/verify-$be.txt" 120 python3 -m clgemm verify --device H100 --backend "$be" --quick
   on "$be" fresh "$W/kernel-$be.txt" 120 python3 -m clgemm bench --device H100 --backend "$be" \
     --sizes 4096,8192 --rungs tiled --json "$W/kernel-$be.json"
-  for set in large classes small; do
+  for set in $SETS; do
     for tuning in fresh shipped; do
       on "$be" $tuning "$W/$set-$be-$tuning.txt" 150 python3 -m clgemm bench --call --device H100 \
         --backend "$be" --sizes $set --c-given $ref --json "$W/$set-$be-$tuning.json"
     done
   done
 }
-measure opencl > "$W/progress-opencl.txt" 2>&1 &
-measure cuda > "$W/progress-cuda.txt" 2>&1
+for be in $BACKENDS; do measure "$be" > "$W/progress-$be.txt" 2>&1 & done
 wait
 (cd "${OUT:-/tmp}" && tar czf fresh-tune.tgz fresh-tune && rm -rf fresh-tune)

@@ -39,6 +39,10 @@ Config = tuple[int, ...]
 GPU_MIN_GROUP = 16
 #: a configuration must reach this fraction of the rung's best FMA-per-loaded-value ratio
 REUSE_FRACTION = 0.25
+#: registers one work-item may hold on a GPU: NVIDIA's most is 255, AMD's 256 vector registers.
+#: A work-item's sums and one step's values of A and B beyond that spill to memory. The model's
+#: bound does not count registers, so without this line it ranks such blocks first.
+GPU_WORK_ITEM_REGISTERS = 255
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,10 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def enough_reuse(p: Params, d: DeviceLimits) -> bool:
         return reuse_ratio(rung, p) >= floor - 1e-12
 
+    def registers_hold(p: Params, d: DeviceLimits) -> bool:
+        bm, bn = work_item_block(rung, p)
+        return d.device_type != "GPU" or bm * bn + bm + bn <= GPU_WORK_ITEM_REGISTERS
+
     def enough_groups(p: Params, d: DeviceLimits) -> bool:
         tm, tn = rung.output_tile(p)
         groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
@@ -159,6 +167,8 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
         Constraint(f"work-group size >= {GPU_MIN_GROUP} on GPUs", "heuristic", big_enough_group),
         Constraint(f"FMA per loaded value >= {REUSE_FRACTION:g} x the rung's best "
                    f"({floor:.2f}; register reuse)", "heuristic", enough_reuse),
+        Constraint(f"sums and one step's operands <= {GPU_WORK_ITEM_REGISTERS} registers a "
+                   f"work-item on GPUs", "heuristic", registers_hold),
         Constraint("work-groups >= compute units (occupancy)", "heuristic", enough_groups),
     )
 

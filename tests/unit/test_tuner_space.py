@@ -40,6 +40,7 @@ def test_funnel_counts_rung3_by_hand():
         ("size", "M, N, K multiples of the tile (40x40x40)", 3, 4),   # TS=16 does not divide 40
         ("heuristic", "work-group size >= 16 on GPUs", 1, 3),         # TS=8 WPT=8: 8 items
         ("heuristic", space.funnel[7].name, 0, 3),                    # reuse: all >= 0.22
+        ("heuristic", space.funnel[8].name, 0, 3),                    # registers: WPT <= 8
         ("heuristic", "work-groups >= compute units (occupancy)", 0, 3),  # 25 groups >= 4
     ]
     assert "FMA per loaded value" in space.funnel[7].name and "0.22" in space.funnel[7].name
@@ -141,6 +142,24 @@ def test_reuse_heuristic_by_hand():
     reuse = next(r for r in space.funnel if r.name.startswith("FMA per loaded value"))
     assert (reuse.removed, reuse.left) == (7, 9) and "1.00" in reuse.name
     assert all(bm > 1 and bn > 1 for bm, bn in space.configs)
+
+
+def test_register_heuristic_by_hand():
+    """A GPU work-item holds its block of sums and one step's values of A and B: 16 x 16 sums
+    and 32 operands (288) pass 255 registers and spill, 16 x 8 (152) fit. A CPU has no such
+    line: PoCL spreads a work-group's items over vector lanes, not over registers of its own."""
+    wide = Rung(**{**BLOCKED.__dict__, "params": (Param("BM", (8, 16), 8, ""),
+                                                   Param("BN", (8, 16), 8, "")),
+                   "local_size": lambda p: (256 // p["BM"], 256 // p["BN"]),
+                   "output_tile": lambda p: (256, 256)})
+    big = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024,) * 3,
+                       local_mem_bytes=1 << 16, compute_units=1, device_type="GPU")
+    space = build_space(wide, big, Problem(256, 256, 256))
+    step = next(r for r in space.funnel if r.name.startswith("sums and one step's operands"))
+    assert (step.removed, step.left) == (1, 3)
+    assert (16, 16) not in space.configs and (16, 8) in space.configs
+    cpu = DeviceLimits(**{**big.__dict__, "device_type": "CPU"})
+    assert (16, 16) in build_space(wide, cpu, Problem(256, 256, 256)).configs
 
 
 # -- strategies ------------------------------------------------------------------------------
@@ -312,7 +331,7 @@ def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
     reading = build_space(TILED, h100, problem, only=some, heuristics=True, read_b_pays=True)
     assert reading.configs and pipelines(reading) == {0}
     assert all(reads_b_itself(reading.params(c)) for c in reading.configs)
-    assert "reads B as it lies" in reading.funnel[-4].name
+    assert "reads B as it lies" in reading.funnel[-5].name
     assert reading.reads_b_only
     long_k = build_space(TILED, h100, Problem(512, 512, 16384), only=some, read_b_pays=True)
     assert pipelines(long_k) == {0} and long_k.reads_b_only

@@ -20,6 +20,7 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
 # BACKENDS (default both), each on its GPU (OPENCL_GPU 0, CUDA_GPU 1); SETS of bench --call
 BACKENDS=${BACKENDS:-opencl cuda}
 SETS=${SETS:-large classes small}
+TUNINGS=${TUNINGS:-fresh shipped}
 declare -A gpu=([opencl]=${OPENCL_GPU:-0} [cuda]=${CUDA_GPU:-1})
 
 head_of() {  # the GPU the backend runs on, the commit, the date
@@ -82,7 +83,7 @@ measure() {  # one backend's runs, in order, on its own GPU
   on "$be" fresh "$W/kernel-$be.txt" 120 python3 -m clgemm bench --device H100 --backend "$be" \
     --sizes 4096,8192 --rungs tiled --json "$W/kernel-$be.json"
   for set in $SETS; do
-    for tuning in fresh shipped; do
+    for tuning in $TUNINGS; do
       on "$be" $tuning "$W/$set-$be-$tuning.txt" 150 python3 -m clgemm bench --call --device H100 \
         --backend "$be" --sizes $set --c-given $ref --json "$W/$set-$be-$tuning.json"
     done

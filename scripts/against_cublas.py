@@ -6,6 +6,7 @@ backend's ratio (cuBLAS's time over gemm()'s, so above 1 is faster) and their ge
     python3 scripts/against_cublas.py CUDA.json OPENCL.json [MIN_SIDE]
 
 With MIN_SIDE, only the shapes whose every side is at least that (the large products' class).
+OPENCL.json may be "-": the CUDA path alone, its OpenCL columns left empty.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def ok_rows(path: str) -> dict[tuple[int, ...], dict]:
 
 
 def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:
-    cuda, opencl = ok_rows(cuda_path), ok_rows(opencl_path)
+    cuda = ok_rows(cuda_path)
+    opencl = ok_rows(opencl_path) if opencl_path != "-" else None
     cuda = {shape: row for shape, row in cuda.items() if min(shape[-3:]) >= min_side}
     print(f"{cuda_path} and {opencl_path}, microseconds per call\n")
     print("| shape | cuBLAS | gemm(), CUDA | cuBLAS / CUDA | gemm(), OpenCL | cuBLAS / OpenCL |")
@@ -30,13 +32,18 @@ def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:
     ratios: dict[str, list[float]] = {"CUDA": [], "OpenCL": []}
     for shape, row in cuda.items():
         ref = row["references"].get("cuBLAS", {})
-        if ref.get("status") != "ok" or shape not in opencl:
+        if ref.get("status") != "ok" or (opencl is not None and shape not in opencl):
             continue
-        us = {"CUDA": row["call_ms"] * 1e3, "OpenCL": opencl[shape]["call_ms"] * 1e3}
+        us = {"CUDA": row["call_ms"] * 1e3}
+        if opencl is not None:
+            us["OpenCL"] = opencl[shape]["call_ms"] * 1e3
+        cells = []
         for name, t in us.items():
             ratios[name].append(ref["ms"] * 1e3 / t)
-        print(f"| {'x'.join(map(str, shape))} | {ref['ms'] * 1e3:,.1f} | {us['CUDA']:,.1f} | "
-              f"{ratios['CUDA'][-1]:.2f} | {us['OpenCL']:,.1f} | {ratios['OpenCL'][-1]:.2f} |")
+            cells += [f"{t:,.1f}", f"{ratios[name][-1]:.2f}"]
+        cells += ["–", "–"] * (2 - len(us))
+        print(f"| {'x'.join(map(str, shape))} | {ref['ms'] * 1e3:,.1f} | " + " | ".join(cells)
+              + " |")
     print()
     for name, values in ratios.items():
         if values:

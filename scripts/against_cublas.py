@@ -47,9 +47,14 @@ def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:
     print()
     for name, values in ratios.items():
         if values:
-            mean = math.exp(sum(map(math.log, values)) / len(values))
-            print(f"{name}: geo-mean {mean:.3f} x cuBLAS, lowest {min(values):.2f}, "
-                  f"{sum(v >= 0.8 for v in values)} of {len(values)} shapes at 0.8 or more")
+            print(f"{name}: {summary(values, 3)}")
+
+
+def summary(values: list[float], digits: int) -> str:
+    """Ratios to cuBLAS (above 1: gemm() faster) in one line: geo-mean, lowest, how many at 0.8."""
+    mean = math.exp(sum(map(math.log, values)) / len(values))
+    return (f"geo-mean {mean:.{digits}f} x cuBLAS, lowest {min(values):.2f}, "
+            f"{sum(v >= 0.8 for v in values)} of {len(values)} shapes at 0.8 or more")
 
 
 if __name__ == "__main__":

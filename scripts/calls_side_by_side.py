@@ -8,10 +8,9 @@ file's geo-mean of that ratio and how many shapes reach 0.8. Prints Markdown.
 
 from __future__ import annotations
 
-import math
 import sys
 
-from against_cublas import ok_rows
+from against_cublas import ok_rows, summary
 
 
 def main(pairs: list[str]) -> None:
@@ -34,9 +33,7 @@ def main(pairs: list[str]) -> None:
     print()
     for label, values in ratios.items():
         if values:
-            mean = math.exp(sum(map(math.log, values)) / len(values))
-            print(f"- {label}: geo-mean {mean:.2f} x cuBLAS, lowest {min(values):.2f}, "
-                  f"{sum(v >= 0.8 for v in values)} of {len(values)} shapes at 0.8 or more")
+            print(f"- {label}: {summary(values, 2)}")
 
 
 if __name__ == "__main__":

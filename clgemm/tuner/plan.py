@@ -74,7 +74,9 @@ THIN_GPU: Shape = (16, 4096, 4096)
 #: A GPU's tiled kernel has steps at 2048 and 512 cubed of their own: the best tiles there are
 #: neither 1024's nor 4096's, and gemm() with only those entries ran 2048 cubed well behind the
 #: vendor's and 512 cubed on the direct kernel at half the tiled kernel's speed
-#: (results/h100/fresh-tune)
+#: (results/h100/fresh-tune). A CPU's tiled kernel has one at 256 cubed, where the direct
+#: kernel is tuned too: without it gemm() ran 256 cubed on the direct kernel at half the
+#: tiled kernel's speed (results/pocl/fresh-tune)
 _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 6.0, "steps": (
         (12, _square(4096), 55.0), (13, _square(4096), 40.0), (12, _square(2048), 30.0),
@@ -83,8 +85,8 @@ _PLANS: dict[str, dict[str, Any]] = {
         (11, SMALL_K, 30.0), (14, SKINNY_GPU, 30.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
-        (13, _square(1024), 90.0), (12, _square(2048), 100.0), (11, _square(256), 60.0),
-        (11, SMALL_K, 45.0), (14, SKINNY_CPU, 25.0))},
+        (13, _square(1024), 50.0), (12, _square(2048), 100.0), (12, _square(256), 30.0),
+        (11, _square(256), 60.0), (11, SMALL_K, 45.0), (14, SKINNY_CPU, 25.0))},
 }
 
 #: seconds of process start, compiles of the first batch and confirmation per step, by type

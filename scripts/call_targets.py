@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 #: microseconds per call at 64-512 cubed, repeated signature, device arrays
@@ -22,16 +23,19 @@ SMALL_UP_TO = 512
 EACH_CUBLAS, GEO_CUBLAS = 0.8, 0.9
 
 
-#: the files' name after SET-BACKEND, if any (`main`'s TAG)
-SUFFIX = [""]
+@dataclass(frozen=True)
+class Files:
+    """One run's files: FOLDER/SET-BACKEND[-TAG].json."""
 
+    folder: Path
+    tag: str = ""
 
-def _rows(folder: Path, name: str) -> dict[tuple[int, ...], dict]:
-    path = folder / f"{name}{SUFFIX[0]}.json"
-    if not path.is_file():
-        return {}
-    return {tuple(r["shape"]): r for r in json.loads(path.read_text())["rows"]
-            if r["status"] == "ok"}
+    def rows(self, name: str) -> dict[tuple[int, ...], dict]:
+        path = self.folder / (f"{name}-{self.tag}.json" if self.tag else f"{name}.json")
+        if not path.is_file():
+            return {}
+        return {tuple(r["shape"]): r for r in json.loads(path.read_text())["rows"]
+                if r["status"] == "ok"}
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -51,13 +55,13 @@ def _geo(values: list[float]) -> float:
     return math.exp(sum(map(math.log, values)) / len(values))
 
 
-def small(folder: Path) -> None:
+def small(files: Files) -> None:
     print("## Microseconds per call at 64-512 cubed (C given, device arrays)\n")
     print("| backend | shape | gemm() µs | library µs | target µs | |")
     print("|---|---|---|---|---|---|")
     for be, limit in US_TARGETS.items():
         ref = "cuBLAS" if be == "cuda" else "CLBlast"
-        for shape, row in _rows(folder, f"small-{be}").items():
+        for shape, row in files.rows(f"small-{be}").items():
             if max(shape) > SMALL_UP_TO:
                 continue
             us, lib = row["call_ms"] * 1e3, _ref_ms(row, ref)
@@ -67,12 +71,12 @@ def small(folder: Path) -> None:
     print()
 
 
-def stacks(folder: Path) -> None:
+def stacks(files: Files) -> None:
     print("## Stacks against the libraries' batched calls (C given, device arrays)\n")
     print("| backend | products x M x N x K | gemm() µs | library | library µs | library / gemm() | |")
     print("|---|---|---|---|---|---|---|")
     for be, refs in (("cuda", ("cuBLAS",)), ("opencl", ("CLBlast", "CLBlast (tuned)"))):
-        for shape, row in _rows(folder, f"stacks-{be}").items():
+        for shape, row in files.rows(f"stacks-{be}").items():
             us = row["call_ms"] * 1e3
             found = [(key, ms) for key in refs if (ms := _ref_ms(row, key)) is not None]
             if not found:
@@ -83,11 +87,11 @@ def stacks(folder: Path) -> None:
     print()
 
 
-def classes(folder: Path) -> None:
+def classes(files: Files) -> None:
     print("## The classes and the default set: against cuBLAS (both backends) and CLBlast "
           "(OpenCL)\n")
-    cuda = {**_rows(folder, "classes-cuda"), **_rows(folder, "default-cuda")}
-    opencl = {**_rows(folder, "classes-opencl"), **_rows(folder, "default-opencl")}
+    cuda = {**files.rows("classes-cuda"), **files.rows("default-cuda")}
+    opencl = {**files.rows("classes-opencl"), **files.rows("default-opencl")}
     print("| shape | cuBLAS µs | CUDA µs | cuBLAS / CUDA | OpenCL µs | cuBLAS / OpenCL | "
           "better CLBlast µs | CLBlast / OpenCL |")
     print("|---|---|---|---|---|---|---|---|")
@@ -131,9 +135,9 @@ def classes(folder: Path) -> None:
 
 
 def main(folder: Path, tag: str = "") -> None:
-    SUFFIX[0] = f"-{tag}" if tag else ""
+    files = Files(folder, tag)
     for part in (small, stacks, classes):
-        part(folder)
+        part(files)
 
 
 if __name__ == "__main__":

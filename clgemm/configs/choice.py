@@ -200,7 +200,7 @@ def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],
         if padded == shape:
             continue  # it divides the shape: the lookup has it already
         as_run = _long_operand_whole(shape, padded)
-        if not as_run and (slices_gemm_decides(device, TILED.number, params, padded) or 1) > 1:
+        if not as_run and _slices_at(device, TILED.number, params, padded) > 1:
             continue
         speed = lookup.expected_gflops(device, TILED, f, padded)
         if speed <= 0:
@@ -300,7 +300,14 @@ def tiled_split(device: DeviceInfo, config: Config, shape: tuple[int, int, int])
     one at the shape padded to its tiles, which is what it runs."""
     rung = get_rung(config.rung)
     padded = rung.padded_shape(rung.resolve(dict(config.params)), *shape)
-    return slices_gemm_decides(device, config.rung, config.params, padded) or 1
+    return _slices_at(device, config.rung, config.params, padded)
+
+
+def _slices_at(device: DeviceInfo, rung: int, params: Mapping[str, int],
+               padded: tuple[int, int, int]) -> int:
+    """The slices of K gemm() runs a packing kernel's configuration in at the product it runs
+    (the shape padded to its tiles), 1 for none."""
+    return slices_gemm_decides(device, rung, params, padded) or 1
 
 
 def split_for(device: DeviceInfo, config: Config, shape: tuple[int, int, int]) -> int:

@@ -155,6 +155,26 @@ def helper_rows(helper: Helper, m: int, n: int, k: int) -> tuple[int, int]:
     return (m if helper.operand == "A" else n), k
 
 
+def slices_to_run(rung: Rung, params: Mapping[str, int], k: int, slices: int | None) -> int:
+    """The slices of K `prepare` runs: the caller's where it gives them to a rung with a
+    batched form over slices, else those the configuration says."""
+    if slices is None or rung.slice_args is None:
+        return rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
+    return slices
+
+
+def main_macros(rung: Rung, params: Mapping[str, int], m: int, n: int, slices: int,
+                reads_b: bool) -> dict[str, int]:
+    """The macros `prepare` builds the rung's own kernel with, apart so that a pre-builder can
+    compile the very variant a measurement will launch (a variant compiled only where it is
+    launched is compiled there one configuration after another)."""
+    # tight operands on the vector width of the kernel for any size lie as its PADDED_LD form
+    # reads them, which gemm() builds there
+    padded = rung.number == TILED_ANY.number and whole_vectors(params, m, n)
+    return {**rung.macros(params), **({"BATCHED": 1} if slices > 1 else {}),
+            **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
+
+
 def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
             a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch,
             slices: int | None = None, reads_b: bool = False) -> Prepared:
@@ -166,16 +186,11 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     (`Rung.k_slices`). With `reads_b` the tiled kernel reads B (K x N) as it lies, as gemm()
     has it do where that pays: no transpose before it. Raises BuildError before anything
     runs."""
-    if slices is None or rung.slice_args is None:
-        slices = rung.k_slices(params, k) if rung.k_slices and rung.slice_args else 1
+    slices = slices_to_run(rung, params, k, slices)
     if reads_b and rung.number != TILED.number:
         raise UsageError(f"only the tiled kernel reads B as it lies, not rung {rung.number}")
-    # tight operands on the vector width of the kernel for any size lie as its PADDED_LD form
-    # reads them, which gemm() builds there
-    padded = rung.number == TILED_ANY.number and whole_vectors(params, m, n)
-    macros = {**rung.macros(params), **({"BATCHED": 1} if slices > 1 else {}),
-              **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
-    main_kernel = backend.program(rung.file, macros, rung.kernel)
+    main_kernel = backend.program(rung.file, main_macros(rung, params, m, n, slices, reads_b),
+                                  rung.kernel)
     steps = []
     for helper in helpers:
         if reads_b and helper.operand == "B":
@@ -206,6 +221,11 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
                     [sum_of_slices(backend, m, n, slices, partial, c)])
 
 
+def stack_form_macros(rung: Rung, params: Mapping[str, int]) -> dict[str, int]:
+    """The macros of a rung's batched form for a stack of products (`prepare_stack`)."""
+    return {**rung.macros(params), "BATCHED": 1, **rung.stack_macros}
+
+
 def prepare_stack(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
                   count: int, a: Any, b: Any, c: Any) -> Prepared:
     """Build one configuration's batched form for a stack of `count` products C_z := A_z B_z,
@@ -216,8 +236,7 @@ def prepare_stack(backend: Backend, rung: Rung, params: Mapping[str, int], m: in
         raise UsageError(f"rung {rung.number} ({rung.slug}) has no batched form for a stack "
                          f"of products" + ("" if rung.stack_args is None else
                                            " in this configuration"))
-    kernel = backend.program(rung.file, {**rung.macros(params), "BATCHED": 1,
-                                         **rung.stack_macros}, rung.kernel)
+    kernel = backend.program(rung.file, stack_form_macros(rung, params), rung.kernel)
     gsize, lsize = rung.geometry(params, m, n)
     main = Launch(f"rung {rung.number}, {count} products", kernel, (*gsize, count),
                   (*lsize, 1), rung.stack_args(m, n, k, count, a, b, c))

@@ -17,7 +17,8 @@ import numpy as np
 
 from clgemm.backends.base import Backend
 from clgemm.configs.splits import reads_b_as_gemm, slices_gemm_decides
-from clgemm.configs.launch import helper_rows, prepare, prepare_stack, scratch_name
+from clgemm.configs.launch import (helper_rows, main_macros, prepare, prepare_stack,
+                                   scratch_name, slices_to_run, stack_form_macros)
 from clgemm.core import accuracy
 from clgemm.core.errors import BuildError, ClgemmError, LaunchError
 from clgemm.core.memory_fit import check_host_memory, check_indexing, check_memory, checking_bytes
@@ -132,6 +133,26 @@ def median_time(launch: Callable[[], float], warmup: int, repeats: int) -> list[
     return [launch() for _ in range(max(1, repeats))]
 
 
+def as_gemm_runs(device: Any, rung: Rung, params: Mapping[str, int],
+                 problem: Problem) -> tuple[int | None, bool]:
+    """K in the slices gemm() would split it into here, and whether gemm() would read B as it
+    lies, so that a measured time is gemm()'s."""
+    shape = (problem.m, problem.n, problem.k)
+    return (slices_gemm_decides(device, rung.number, params, shape),
+            reads_b_as_gemm(device, rung.number, params, shape))
+
+
+def measured_macros(device: Any, rung: Rung, params: Mapping[str, int],
+                    problem: Problem) -> dict[str, int]:
+    """The macros `run_rung` builds the rung's own kernel with on `problem`, for a pre-builder
+    whose warm-up runs a smaller problem (where K is not split, say)."""
+    if problem.batch > 1:
+        return stack_form_macros(rung, params)
+    slices, reads_b = as_gemm_runs(device, rung, params, problem)
+    return main_macros(rung, params, problem.m, problem.n,
+                       slices_to_run(rung, params, problem.k, slices), reads_b)
+
+
 def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, int],
              repeats: int = 5, warmup: int = 1, tolerance: float = accuracy.TOLERANCE) -> RunResult:
     """Measure one configuration. Never raises for a kernel's own failure: the status says it."""
@@ -152,13 +173,9 @@ def run_rung(backend: Backend, ws: Workspace, rung: Rung, params: Mapping[str, i
             prepared = prepare_stack(backend, rung, params, p.m, p.n, p.k, p.batch, ws.buf_a,
                                      ws.buf_b, ws.buf_c)
         else:
-            # K in the slices gemm() would split it into here, and B read as it lies where
-            # gemm() would read it so, so the time is gemm()'s
-            shape = (p.m, p.n, p.k)
+            slices, reads_b = as_gemm_runs(backend.device, rung, params, p)
             prepared = prepare(backend, rung, params, p.m, p.n, p.k, ws.buf_a, ws.buf_b,
-                               ws.buf_c, rung.helpers_for(params), ws.scratch,
-                               slices_gemm_decides(backend.device, rung.number, params, shape),
-                               reads_b_as_gemm(backend.device, rung.number, params, shape))
+                               ws.buf_c, rung.helpers_for(params), ws.scratch, slices, reads_b)
     except BuildError as exc:
         result.status, result.message = "build-failed", str(exc)
         return result

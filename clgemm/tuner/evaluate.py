@@ -178,9 +178,11 @@ class BuildPool:
     """Pre-building processes fed from a queue; every method returns without blocking on a
     child except `wait_for`, which is bounded by the phase limits."""
 
-    def __init__(self, ctx, device: DeviceInfo, jobs: int, limits: Mapping[str, float]):
+    def __init__(self, ctx, device: DeviceInfo, problem: Problem, jobs: int,
+                 limits: Mapping[str, float]):
         self.ctx = ctx
         self.device = device
+        self.size = (*problem.as_list(), problem.batch)
         self.slots = [_Slot() for _ in range(jobs)]
         # The "host" phase of a builder includes starting the process and opening the device.
         self.limits = {**limits, "host": max(limits["build"], 60.0)}
@@ -261,7 +263,7 @@ class BuildPool:
                 slot.child = _Child(self.ctx, _worker.build_main,
                                     (self.device.index, self.device.key))
             try:
-                slot.child.conn.send(("warm", tag, ref, params))
+                slot.child.conn.send(("warm", tag, ref, params, self.size))
             except (OSError, ValueError):
                 self._drop(slot, "failed")
                 continue
@@ -316,7 +318,8 @@ class Evaluator:
         self.seed = seed
         self.ctx = mp.get_context("spawn")
         self.worker: _Child | None = None
-        self.pool = BuildPool(self.ctx, device, jobs, self.limits) if jobs > 0 else None
+        self.pool = (BuildPool(self.ctx, device, problem, jobs, self.limits) if jobs > 0
+                     else None)
         # Builders share a CPU device's cores: the worker holds them still while it times.
         self.quiet_builders = device.is_cpu if quiet_builders is None else quiet_builders
         self.restarts = 0

@@ -33,7 +33,8 @@ from typing import Any, Mapping, Sequence
 from clgemm.backends import list_devices, open_backend
 from clgemm.backends.base import Backend
 from clgemm.core.problem import Problem
-from clgemm.measure.rung_runner import Workspace, run_rung
+from clgemm.core.errors import BuildError
+from clgemm.measure.rung_runner import Workspace, measured_macros, run_rung
 from clgemm.rungs import Rung, get_rung
 
 #: the exit status of a child that found itself calling clgemm.tune() while it started: the
@@ -234,8 +235,9 @@ def _warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:
 
 
 def build_main(conn: Connection, device_index: int, device_key: str) -> None:
-    """Pre-builder: ("warm", tag, rung_ref, params) in, phase messages and ("done", tag, status,
-    seconds) out; phases let the parent stop a pre-build whose launch runs away."""
+    """Pre-builder: ("warm", tag, rung_ref, params, size) in, phase messages and ("done", tag,
+    status, seconds) out; phases let the parent stop a pre-build whose launch runs away. `size`
+    is the measured problem's (M, N, K, batch)."""
     ignore_ctrl_c()
     die_with_parent()
     try:
@@ -253,19 +255,33 @@ def build_main(conn: Connection, device_index: int, device_key: str) -> None:
             return
         if msg[0] != "warm":
             return
-        _, tag, ref, params = msg
+        _, tag, ref, params, size = msg
         t0 = time.perf_counter()
         try:
-            rung = resolve_rung(ref)
-            problem = _warm_problem(rung, params)
-            if problem not in spaces:
-                if len(spaces) > 16:
-                    spaces.clear()
-                spaces[problem] = Workspace(backend, problem, seed=1)
-            status = run_rung(backend, spaces[problem], rung, params, repeats=1, warmup=0).status
+            status = _prebuild(backend, spaces, resolve_rung(ref), params, Problem(*size))
         except Exception as exc:
             status = f"failed: {type(exc).__name__}: {exc}"
         try:
             conn.send(("done", tag, status, time.perf_counter() - t0))
         except (EOFError, OSError, BrokenPipeError):
             return
+
+
+def _prebuild(backend: Backend, spaces: dict[Problem, Workspace], rung: Rung,
+              params: Mapping[str, int], measured: Problem) -> str:
+    """Build what measuring the configuration on `measured` will launch: the warm-up problem's
+    run where that builds the same kernel, else the measured variant alone (K split into
+    slices, B read as it lies, a stack), which the warm-up would not have built."""
+    problem = _warm_problem(rung, params)
+    macros = measured_macros(backend.device, rung, params, measured)
+    if macros != measured_macros(backend.device, rung, params, problem):
+        try:
+            backend.program(rung.file, macros, rung.kernel)
+        except BuildError:
+            return "build-failed"
+        return "ok"
+    if problem not in spaces:
+        if len(spaces) > 16:
+            spaces.clear()
+        spaces[problem] = Workspace(backend, problem, seed=1)
+    return run_rung(backend, spaces[problem], rung, params, repeats=1, warmup=0).status

@@ -1,0 +1,78 @@
+"""A pre-builder builds the kernel the measurement will launch. Where gemm() would split K or
+read B as it lies at the tuned shape, the measured kernel is a variant (other macros) that the
+small warm-up problem never builds; left to the measuring worker, each such configuration was
+compiled there, one after the other, while the builders stood idle."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Mapping
+
+from clgemm.backends import open_backend, registry
+from clgemm.core.problem import Problem
+from clgemm.configs.launch import prepare
+from clgemm.measure.rung_runner import Workspace, as_gemm_runs, measured_macros
+from clgemm.rungs import Rung
+from clgemm.rungs.direct import DIRECT
+from clgemm.rungs.tiled import TILED
+from clgemm.tuner import worker
+
+
+def _recording_backend(nb: ModuleType, rung: Rung = TILED) -> tuple[Any, list[dict[str, int]]]:
+    """The NumPy test backend, noting the macros of each build of the rung's own kernel."""
+    backend = open_backend(registry.device_info(nb.DEVICE_NAME))
+    built: list[dict[str, int]] = []
+    build = backend.build
+
+    def noting(source: str, defines: Mapping[str, int], kernel: str) -> Any:
+        if kernel == rung.kernel:
+            built.append(dict(defines))
+        return build(source, defines, kernel)
+
+    setattr(backend, "build", noting)  # this backend alone, not its class
+    return backend, built
+
+
+def test_prebuild_builds_the_split_variant_a_thin_product_launches(numpy_backend):
+    backend, built = _recording_backend(numpy_backend)
+    params = TILED.defaults()
+    # one tile of C over the made-up device's 8 compute units: gemm() splits K there
+    thin = Problem(*TILED.output_tile(params), 8192)
+    macros = measured_macros(backend.device, TILED, params, thin)
+    assert macros.get("BATCHED") == 1
+    assert worker._prebuild(backend, {}, TILED, params, thin) == "ok"
+    assert built == [macros]
+    # the very kernel the measurement builds (run_rung's choices, built without a launch)
+    measuring, measured = _recording_backend(numpy_backend)
+    ws = Workspace(measuring, thin)
+    slices, reads_b = as_gemm_runs(measuring.device, TILED, params, thin)
+    prepare(measuring, TILED, params, thin.m, thin.n, thin.k, ws.buf_a, ws.buf_b, ws.buf_c,
+            TILED.helpers_for(params), ws.scratch, slices, reads_b)
+    assert measured == [macros]
+
+
+def test_prebuild_runs_the_warm_up_where_it_builds_the_measured_kernel(numpy_backend):
+    backend, built = _recording_backend(numpy_backend, DIRECT)
+    params = DIRECT.defaults()
+    tm, tn = DIRECT.output_tile(params)
+    square = Problem(4 * tm, 4 * tn, 4 * tm)
+    macros = measured_macros(backend.device, DIRECT, params, square)
+    assert macros == measured_macros(backend.device, DIRECT, params,
+                                     worker._warm_problem(DIRECT, params))
+    spaces: dict[Problem, Workspace] = {}
+    assert worker._prebuild(backend, spaces, DIRECT, params, square) == "ok"
+    assert built == [macros] and len(spaces) == 1  # built by a launch of the warm-up problem
+
+
+def test_prebuild_skips_a_warm_up_variant_the_measurement_never_launches(numpy_backend):
+    """On the made-up device a one-tile product reads B as it lies and a wide one does not:
+    the warm-up's kernel would be of no use to the measurement."""
+    backend, built = _recording_backend(numpy_backend)
+    params = TILED.defaults()
+    tm, tn = TILED.output_tile(params)
+    wide = Problem(8 * tm, 8 * tn, 8 * tm)
+    warm = measured_macros(backend.device, TILED, params, worker._warm_problem(TILED, params))
+    macros = measured_macros(backend.device, TILED, params, wide)
+    assert warm != macros
+    assert worker._prebuild(backend, {}, TILED, params, wide) == "ok"
+    assert built == [macros]

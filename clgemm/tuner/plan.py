@@ -65,24 +65,30 @@ SMALL_K: Shape = (2048, 2048, 64)
 SKINNY_GPU: Shape = (4096, 16, 4096)
 SKINNY_CPU: Shape = (1024, 16, 1024)
 
-#: the skinny products the skinny kernel does not run, 16 rows of C (a C-ordered 4096 x 16
-#: product), which gemm() gives the tiled kernel with K split: a GPU tunes it at one
+#: the skinny products the skinny kernel does not run, 16 to 64 rows of C (a C-ordered
+#: 4096 x 16 product, say), which gemm() gives the tiled kernel, K split where the tiles are too
+#: few: a GPU tunes it at 16 rows and at 64. Tiles found at 16 rows alone ran 64 rows far
+#: behind the vendor (results/h100/fresh-tune/second)
 THIN_GPU: Shape = (16, 4096, 4096)
+THIN_WIDE_GPU: Shape = (64, 4096, 4096)
 
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
 #: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel, 14: the skinny kernel).
 #: A GPU's tiled kernel has steps at 2048 and 512 cubed of their own: the best tiles there are
 #: neither 1024's nor 4096's, and gemm() with only those entries ran 2048 cubed well behind the
 #: vendor's and 512 cubed on the direct kernel at half the tiled kernel's speed
-#: (results/h100/fresh-tune). A CPU's tiled kernel has one at 256 cubed, where the direct
-#: kernel is tuned too: without it gemm() ran 256 cubed on the direct kernel at half the
-#: tiled kernel's speed (results/pocl/fresh-tune)
+#: (results/h100/fresh-tune). A GPU's direct kernel is tuned at 512 cubed, where the tiled
+#: kernel is too, so that gemm() weighs two measured speeds there: tuned at 768 cubed alone, its
+#: measured speed beat the tiled kernel's estimate from 512 and 1024, and 768 cubed ran on it at
+#: half the tiled kernel's speed (results/h100/fresh-tune/second). A CPU's tiled kernel has one
+#: at 256 cubed, where the direct kernel is tuned too: without it gemm() ran 256 cubed on the
+#: direct kernel at half the tiled kernel's speed (results/pocl/fresh-tune)
 _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 6.0, "steps": (
         (12, _square(4096), 55.0), (13, _square(4096), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 40.0), (13, _square(1024), 30.0), (12, _square(512), 25.0),
-        (12, (4096, 4096, 128), 30.0), (12, THIN_GPU, 30.0), (11, _square(768), 30.0),
-        (11, SMALL_K, 30.0), (14, SKINNY_GPU, 30.0))},
+        (12, (4096, 4096, 128), 30.0), (12, THIN_GPU, 20.0), (12, THIN_WIDE_GPU, 20.0),
+        (11, _square(512), 21.0), (11, SMALL_K, 21.0), (14, SKINNY_GPU, 30.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
         (13, _square(1024), 50.0), (12, _square(2048), 100.0), (12, _square(256), 30.0),

@@ -324,6 +324,11 @@ class Evaluator:
         self.quiet_builders = device.is_cpu if quiet_builders is None else quiet_builders
         self.restarts = 0
 
+    @property
+    def builders(self) -> int:
+        """How many configurations can be built at once ahead of their measurement."""
+        return len(self.pool.slots) if self.pool is not None and self.pool.enabled else 0
+
     # -- the measuring worker -----------------------------------------------------------------
     def _start_worker(self) -> None:
         child = _Child(self.ctx, _worker.measure_main,

@@ -303,8 +303,11 @@ class _Search:
         stalls = 0
         try:
             while not (stop := self.spent()):
-                # a batch for each device measuring at once
-                n = min(options.batch * getattr(self.evaluator, "width", 1), self.remaining())
+                # a batch for each device measuring at once, each as large as its builders
+                # can build at once: a batch smaller than that waits on its slowest compile
+                # with builders idle
+                per_device = max(options.batch, getattr(self.evaluator, "builders", 0))
+                n = min(per_device * getattr(self.evaluator, "width", 1), self.remaining())
                 # the seeds first, the strategy filling the batch (every device busy)
                 proposed, seeds = seeds[:n], seeds[n:]
                 if len(proposed) < n:

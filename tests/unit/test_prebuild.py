@@ -8,14 +8,20 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Mapping
 
+import pytest
+
 from clgemm.backends import open_backend, registry
+from clgemm.configs.database import load
 from clgemm.core.problem import Problem
 from clgemm.configs.launch import prepare
-from clgemm.measure.rung_runner import Workspace, as_gemm_runs, measured_macros
-from clgemm.rungs import Rung
+from clgemm.measure.rung_runner import Workspace, as_gemm_runs, measured_macros, run_rung
+from clgemm.rungs import Rung, get_rung
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import TILED
 from clgemm.tuner import worker
+from clgemm.tuner.journal import Journal
+from clgemm.tuner.rung_tune import TuneOptions, journal_header, tune_rung
+from clgemm.tuner.space import build_space
 
 
 def _recording_backend(nb: ModuleType, rung: Rung = TILED) -> tuple[Any, list[dict[str, int]]]:
@@ -76,3 +82,40 @@ def test_prebuild_skips_a_warm_up_variant_the_measurement_never_launches(numpy_b
     assert warm != macros
     assert worker._prebuild(backend, {}, TILED, params, wide) == "ok"
     assert built == [macros]
+
+
+class _BatchNoting:
+    """An in-process evaluator with `builders` pre-building processes (none run), noting the
+    size of each batch the search hands it to build ahead."""
+
+    def __init__(self, nb: ModuleType, problem: Problem, builders: int):
+        self.backend = open_backend(registry.device_info(nb.DEVICE_NAME))
+        self.ws = Workspace(self.backend, problem)
+        self.builders = builders
+        self.batches: list[int] = []
+
+    def prebuild(self, ref: Any, configs: list[Mapping[str, int]]) -> None:
+        self.batches.append(len(configs))
+
+    def evaluate(self, ref: Any, params: Mapping[str, int], repeats: int | None = None,
+                 warmup: int | None = None) -> dict[str, Any]:
+        res = run_rung(self.backend, self.ws, get_rung(int(ref)), params, repeats=1,
+                       warmup=0).to_json()
+        return {**res, "params": dict(params), "eval_s": 0.0, "prebuilt": "off"}
+
+
+@pytest.mark.parametrize("builders, batch", [(0, 4), (2, 4), (16, 16)])
+def test_a_search_gives_every_builder_a_configuration(numpy_backend, tmp_path, builders, batch):
+    """A batch smaller than the builders waits on its slowest compile while the rest stand
+    idle: the search proposes as many as can be built at once, never fewer than its batch."""
+    device, problem, rung = registry.device_info(numpy_backend.DEVICE_NAME), \
+        Problem(256, 256, 256), get_rung(6)
+    space = build_space(rung, device.limits(), problem)
+    assert len(space) > 3 * batch
+    options = TuneOptions(strategy="random", budget=3 * batch, confirm=1, confirm_repeats=1)
+    evaluator = _BatchNoting(numpy_backend, problem, builders)
+    header = journal_header(device, problem, [rung], options, 1, 0, "test")
+    with Journal.open(tmp_path / "journal.jsonl", header) as journal:
+        tune_rung(rung, space, journal, evaluator, options, device=device, problem=problem,
+                  db=load(device, tmp_path / f"{device.key}.json"))
+    assert evaluator.batches[:3] == [batch] * 3

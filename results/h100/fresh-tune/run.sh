@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The plain `clgemm tune` on an H100 that nothing was tuned for: no shipped database read
+# The plain `clgemm tune` on an NVIDIA GPU (an H100 or H200) that nothing was tuned for: no shipped database read
 # (CLGEMM_SHIPPED_TUNING=0) and an empty results folder, as on a GPU of a new architecture. On
 # a two-GPU machine the OpenCL tune runs on the first GPU and the CUDA path's on the second, at
 # once, each with 16 building processes (what a one-GPU machine of 16 cores gives it). Then,
@@ -20,6 +20,8 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
 # BACKENDS (default both), each on its GPU (OPENCL_GPU 0, CUDA_GPU 1); SETS of bench --call
 BACKENDS=${BACKENDS:-opencl cuda}
 SETS=${SETS:-large classes small}
+# the GPU by a part of its name (an H200 of the device machine serves as well)
+DEVICE=${DEVICE:-NVIDIA}
 TUNINGS=${TUNINGS:-fresh shipped}
 declare -A gpu=([opencl]=${OPENCL_GPU:-0} [cuda]=${CUDA_GPU:-1})
 
@@ -48,9 +50,9 @@ if [ "$step" = start ]; then
   for be in $BACKENDS; do
     mkdir -p "$T/$be"
     { head_of $be; echo "# CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/$be" \
-        "python3 -m clgemm tune --device H100 --backend $be -j 16"; } > "$T/tune-$be.txt"
+        "python3 -m clgemm tune --device $DEVICE --backend $be -j 16"; } > "$T/tune-$be.txt"
     CUDA_VISIBLE_DEVICES=${gpu[$be]} CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/$be \
-      XDG_DATA_HOME=$T/data-$be setsid nohup python3 -m clgemm tune --device H100 \
+      XDG_DATA_HOME=$T/data-$be setsid nohup python3 -m clgemm tune --device "$DEVICE" \
       --backend $be -j 16 >> "$T/tune-$be.txt" 2>&1 < /dev/null &
     echo $! > "$T/tune-$be.pid"
   done
@@ -79,12 +81,12 @@ done
 measure() {  # one backend's runs, in order, on its own GPU
   local be=$1 ref=""
   [ "$be" = opencl ] && ref="--clblast-params results/h100/clblast-xgemm-tuned.json"
-  on "$be" fresh "$W/verify-$be.txt" 120 python3 -m clgemm verify --device H100 --backend "$be" --quick
-  on "$be" fresh "$W/kernel-$be.txt" 120 python3 -m clgemm bench --device H100 --backend "$be" \
+  on "$be" fresh "$W/verify-$be.txt" 120 python3 -m clgemm verify --device "$DEVICE" --backend "$be" --quick
+  on "$be" fresh "$W/kernel-$be.txt" 120 python3 -m clgemm bench --device "$DEVICE" --backend "$be" \
     --sizes 4096,8192 --rungs tiled --json "$W/kernel-$be.json"
   for set in $SETS; do
     for tuning in $TUNINGS; do
-      on "$be" $tuning "$W/$set-$be-$tuning.txt" 150 python3 -m clgemm bench --call --device H100 \
+      on "$be" $tuning "$W/$set-$be-$tuning.txt" 150 python3 -m clgemm bench --call --device "$DEVICE" \
         --backend "$be" --sizes $set --c-given $ref --json "$W/$set-$be-$tuning.json"
     done
   done

@@ -222,6 +222,8 @@ class _Search:
     start: float = 0.0
     #: seconds of search the journal says earlier runs spent on this rung (`spent_before`)
     before_s: float = 0.0
+    #: whether the last batch waited for its builds longer than it measured (`batch_size`)
+    build_bound: bool = True
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -303,11 +305,9 @@ class _Search:
         stalls = 0
         try:
             while not (stop := self.spent()):
-                # a batch for each device measuring at once, each as large as its builders
-                # can build at once: a batch smaller than that waits on its slowest compile
-                # with builders idle
-                per_device = max(options.batch, getattr(self.evaluator, "builders", 0))
-                n = min(per_device * getattr(self.evaluator, "width", 1), self.remaining())
+                # a batch for each device measuring at once
+                n = min(self.batch_size() * getattr(self.evaluator, "width", 1),
+                        self.remaining())
                 # the seeds first, the strategy filling the batch (every device busy)
                 proposed, seeds = seeds[:n], seeds[n:]
                 if len(proposed) < n:
@@ -343,13 +343,23 @@ class _Search:
             except FileWriteError:  # a full disk: the next run only gets its time anew, and
                 pass                # an error already on its way is not replaced by this one
 
+    def batch_size(self) -> int:
+        """The options' batch, or as many configurations as the builders build at once while
+        the last batch's time went mostly to waiting for its builds: a batch smaller than the
+        builders then waits on its slowest compile with the others idle, whereas where
+        measuring takes the time, small batches let the strategy move more often."""
+        builders = getattr(self.evaluator, "builders", 0)
+        return max(self.options.batch, builders if self.build_bound else 0)
+
     def measure(self, batch: list[Config], progress: Progress) -> None:
         """Build the batch ahead, then measure and journal each configuration in turn."""
         if not batch:
             return
         configs = [self.space.params(c) for c in batch]
+        started, measuring = time.monotonic(), 0.0
         self.evaluator.prebuild(self.ref, configs)
         for res in measure_many(self.evaluator, self.ref, configs, self.out_of_time):
+            measuring += float(res.get("eval_s") or 0.0)
             params = res["params"]
             c = self.space.key(params)
             rec = _record(self.rung, params, res, "search")
@@ -358,6 +368,7 @@ class _Search:
                 self.count(c, rec)
             progress.update(self.out.measured, self.out.measured_now, self.out.failures,
                             _short(self.best))
+        self.build_bound = time.monotonic() - started > 2.0 * measuring
 
     def count(self, c: Config, rec: dict) -> None:
         self.measured.add(c)

@@ -6,7 +6,7 @@ compiled there, one after the other, while the builders stood idle."""
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -88,34 +88,48 @@ class _BatchNoting:
     """An in-process evaluator with `builders` pre-building processes (none run), noting the
     size of each batch the search hands it to build ahead."""
 
-    def __init__(self, nb: ModuleType, problem: Problem, builders: int):
+    def __init__(self, nb: ModuleType, problem: Problem, builders: int, eval_s: float = 0.0):
         self.backend = open_backend(registry.device_info(nb.DEVICE_NAME))
         self.ws = Workspace(self.backend, problem)
         self.builders = builders
+        self.eval_s = eval_s  # what each measurement says it took in the worker
         self.batches: list[int] = []
 
-    def prebuild(self, ref: Any, configs: list[Mapping[str, int]]) -> None:
+    def prebuild(self, ref: Any, configs: Sequence[Mapping[str, int]]) -> None:
         self.batches.append(len(configs))
 
     def evaluate(self, ref: Any, params: Mapping[str, int], repeats: int | None = None,
                  warmup: int | None = None) -> dict[str, Any]:
         res = run_rung(self.backend, self.ws, get_rung(int(ref)), params, repeats=1,
                        warmup=0).to_json()
-        return {**res, "params": dict(params), "eval_s": 0.0, "prebuilt": "off"}
+        return {**res, "params": dict(params), "eval_s": self.eval_s, "prebuilt": "off"}
+
+
+def _batches(nb: ModuleType, folder: Any, builders: int, eval_s: float) -> list[int]:
+    """The sizes of the first three batches a random search of rung 6 hands the evaluator."""
+    device, problem, rung = registry.device_info(nb.DEVICE_NAME), Problem(256, 256, 256), \
+        get_rung(6)
+    space = build_space(rung, device.limits(), problem)
+    options = TuneOptions(strategy="random", budget=48, confirm=1, confirm_repeats=1)
+    assert len(space) > 48
+    evaluator = _BatchNoting(nb, problem, builders, eval_s)
+    header = journal_header(device, problem, [rung], options, 1, 0, "test")
+    with Journal.open(folder / "journal.jsonl", header) as journal:
+        tune_rung(rung, space, journal, evaluator, options, device=device, problem=problem,
+                  db=load(device, folder / f"{device.key}.json"))
+    return evaluator.batches[:3]
 
 
 @pytest.mark.parametrize("builders, batch", [(0, 4), (2, 4), (16, 16)])
-def test_a_search_gives_every_builder_a_configuration(numpy_backend, tmp_path, builders, batch):
+def test_a_search_waiting_on_its_builds_gives_every_builder_one(numpy_backend, tmp_path,
+                                                                builders, batch):
     """A batch smaller than the builders waits on its slowest compile while the rest stand
-    idle: the search proposes as many as can be built at once, never fewer than its batch."""
-    device, problem, rung = registry.device_info(numpy_backend.DEVICE_NAME), \
-        Problem(256, 256, 256), get_rung(6)
-    space = build_space(rung, device.limits(), problem)
-    assert len(space) > 3 * batch
-    options = TuneOptions(strategy="random", budget=3 * batch, confirm=1, confirm_repeats=1)
-    evaluator = _BatchNoting(numpy_backend, problem, builders)
-    header = journal_header(device, problem, [rung], options, 1, 0, "test")
-    with Journal.open(tmp_path / "journal.jsonl", header) as journal:
-        tune_rung(rung, space, journal, evaluator, options, device=device, problem=problem,
-                  db=load(device, tmp_path / f"{device.key}.json"))
-    assert evaluator.batches[:3] == [batch] * 3
+    idle: where measuring takes no time, the search proposes as many as can be built at once,
+    never fewer than its batch."""
+    assert _batches(numpy_backend, tmp_path, builders, 0.0) == [batch] * 3
+
+
+def test_a_search_whose_time_goes_to_measuring_keeps_its_batch(numpy_backend, tmp_path):
+    """Where measuring takes the time, small batches let the strategy move more often: after a
+    first batch as large as the builders, the options' batch."""
+    assert _batches(numpy_backend, tmp_path, 16, 5.0) == [16, 4, 4]

@@ -222,8 +222,10 @@ class _Search:
     start: float = 0.0
     #: seconds of search the journal says earlier runs spent on this rung (`spent_before`)
     before_s: float = 0.0
-    #: whether the last batch waited for its builds longer than it measured (`batch_size`)
-    build_bound: bool = True
+    #: whether the last batch waited for its builds longer than it measured (`batch_size`);
+    #: a step's first batch is the options' own, since one as large as the builders may hold a
+    #: step of a few seconds past its time waiting for builds it then has no time to measure
+    build_bound: bool = False
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it

@@ -182,7 +182,7 @@ class BuildPool:
                  limits: Mapping[str, float]):
         self.ctx = ctx
         self.device = device
-        self.size = (*problem.as_list(), problem.batch)
+        self.problem = problem
         self.slots = [_Slot() for _ in range(jobs)]
         # The "host" phase of a builder includes starting the process and opening the device.
         self.limits = {**limits, "host": max(limits["build"], 60.0)}
@@ -263,7 +263,7 @@ class BuildPool:
                 slot.child = _Child(self.ctx, _worker.build_main,
                                     (self.device.index, self.device.key))
             try:
-                slot.child.conn.send(("warm", tag, ref, params, self.size))
+                slot.child.conn.send(("warm", tag, ref, params, self.problem))
             except (OSError, ValueError):
                 self._drop(slot, "failed")
                 continue

@@ -235,9 +235,9 @@ def _warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:
 
 
 def build_main(conn: Connection, device_index: int, device_key: str) -> None:
-    """Pre-builder: ("warm", tag, rung_ref, params, size) in, phase messages and ("done", tag,
-    status, seconds) out; phases let the parent stop a pre-build whose launch runs away. `size`
-    is the measured problem's (M, N, K, batch)."""
+    """Pre-builder: ("warm", tag, rung_ref, params, measured problem) in, phase messages and
+    ("done", tag, status, seconds) out; phases let the parent stop a pre-build whose launch runs
+    away."""
     ignore_ctrl_c()
     die_with_parent()
     try:
@@ -255,10 +255,10 @@ def build_main(conn: Connection, device_index: int, device_key: str) -> None:
             return
         if msg[0] != "warm":
             return
-        _, tag, ref, params, size = msg
+        _, tag, ref, params, measured = msg
         t0 = time.perf_counter()
         try:
-            status = _prebuild(backend, spaces, resolve_rung(ref), params, Problem(*size))
+            status = _prebuild(backend, spaces, resolve_rung(ref), params, measured)
         except Exception as exc:
             status = f"failed: {type(exc).__name__}: {exc}"
         try:

@@ -1,8 +1,9 @@
 """How many shapes change kernel between two trees' databases, by the lookup's own reckoning
 (nothing runs): each tree's clgemm, with its shipped databases, chooses for the H100 as a
 bench JSON file records it (both backends), over a grid of M, N in SIZES and K in DEPTHS.
-Prints the moves from one kernel to another and their count.
-    python3 scripts/choice_moves.py OLD_TREE NEW_TREE CUDA_BENCH.json OPENCL_BENCH.json"""
+Prints the moves from one kernel to another and their count (configurations that change within
+a kernel counted too); with --list first every shape that moves, as gemm() is called with it.
+    python3 scripts/choice_moves.py [--list] OLD_TREE NEW_TREE CUDA_BENCH.json OPENCL_BENCH.json"""
 
 import itertools
 import json
@@ -37,7 +38,8 @@ for path in sys.argv[2:]:
     dev = device_of(path)
     cross = choice.crossover(dev)
     for m, n, k in itertools.product(SIZES, SIZES, DEPTHS):
-        print(dev.backend, m, n, k, choice.choose_kernel(dev, (m, n, k), lambda r, p: False, cross).rung)
+        c = choice.choose_kernel(dev, (m, n, k), lambda r, p: False, cross)
+        print(dev.backend, m, n, k, c.rung, ",".join(f"{a}={b}" for a, b in sorted(c.params.items())))
 """
 
 
@@ -47,19 +49,23 @@ def choices(tree: str, benches: list[str]) -> list[str]:
                           capture_output=True, text=True).stdout.splitlines()
 
 
-def main(old: str, new: str, benches: list[str]) -> None:
+def main(old: str, new: str, benches: list[str], listed: bool = False) -> None:
     moves = Counter()
     for a, b in zip(choices(old, benches), choices(new, benches)):
-        *shape, was = a.split()
-        now = b.split()[-1]
-        if was != now:
-            moves[(shape[0], was, now)] += 1
+        backend, m, n, k, was, was_params = a.split()
+        now, now_params = b.split()[-2:]
+        if (was, was_params) != (now, now_params):
+            moves[(backend, was, now)] += 1
+            if listed:  # as gemm() is called: C-ordered, so the lookup sees N x M x K
+                print(f"{backend} {n}x{m}x{k}: {was} {was_params} -> {now} {now_params}")
     for (backend, was, now), count in sorted(moves.items()):
         print(f"{backend}: kernel {was} -> {now}: {count} shapes")
     print(f"of {len(SIZES) ** 2 * len(DEPTHS)} shapes per backend")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    listed = "--list" in sys.argv
+    argv = [a for a in sys.argv if a != "--list"]
+    if len(argv) != 5:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    main(argv[1], argv[2], argv[3:], listed)

@@ -286,24 +286,13 @@ def wave_fill(groups: int, compute_units: int, per_unit: int = 1) -> float:
     return groups / (-(-groups // slots) * slots)
 
 
-def useful_share(rung: Rung, params: Mapping[str, int], shape: Sequence[int]) -> float:
-    """The share of the output its launch covers that a product keeps: the tiles of C that
-    overhang its edges compute zeros the kernel throws away. Tiles 128 wide at 32 columns of C
-    do four columns of work for each one kept, however fast they were where they fit."""
-    (gx, gy), (lx, ly) = rung.geometry(params, shape[0], shape[1])
-    tm, tn = rung.output_tile(params)
-    covered = (gx // lx) * tm * (gy // ly) * tn
-    return min(1.0, int(shape[0]) * int(shape[1]) / max(1, covered))
-
-
 def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
                     batch: int = 1, split: bool = True) -> float:
     """What a stored configuration should reach at `shape` (on a stack of `batch` such
     products): its measured speed, scaled down from the share of the compute units' time its
     work-groups kept busy where it was measured to the share they keep busy here, where that
-    is less (`wave_fill`, RESIDENT_GROUPS groups per unit) and by the share of its tiles'
-    work the product keeps (`useful_share`), and discounted by how far the measurement is
-    from this use (`_distance`). A 128 x 128 tile gives a 1024^2 product 64
+    is less (`wave_fill`, RESIDENT_GROUPS groups per unit), and discounted by how far the
+    measurement is from this use (`_distance`). A 128 x 128 tile gives a 1024^2 product 64
     work-groups, half of an H100's 132 units, however fast it was at 4096^3, and a 64 x 64 tile
     gives 768^2 a second wave that is almost empty; counting only the first wave would rank
     such tiles measured at a larger shape above those measured here. A stack's products are
@@ -315,9 +304,7 @@ def expected_gflops(device: Any, rung: Rung, f: Found, shape: Sequence[int],
     there = group_count(device, rung, f.params, f.shape, f.batch <= 1) * max(1, f.batch)
     # never above what was measured: the waves are a model, and a measurement that left units
     # idle is no evidence of the speed with all of them busy
-    busy_here = wave_fill(here, units, per_unit) * useful_share(rung, f.params, shape)
-    busy_there = wave_fill(there, units, per_unit) * useful_share(rung, f.params, f.shape)
-    scale = min(1.0, busy_here / busy_there)
+    scale = min(1.0, wave_fill(here, units, per_unit) / wave_fill(there, units, per_unit))
     return f.gflops * scale * math.exp(-DISTANCE_DISCOUNT * _distance(f, shape, batch))
 
 

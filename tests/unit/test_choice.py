@@ -548,29 +548,3 @@ def test_below_the_crossover_a_cpu_leaves_no_cores_to_a_few_direct_groups(stored
         assert choice.choose_kernel(device, shape, cross=cross).rung == rung, device
     gpu = dataclasses.replace(GPU, compute_units=16)
     assert choice.choose_kernel(gpu, shape, cross=choice.crossover(gpu)).rung == DIRECT.number
-
-
-def test_tiles_that_overhang_the_product_are_expected_at_the_share_they_keep(stored,
-                                                                              monkeypatch):
-    """The kernel for any size with tiles 128 wide, measured at 4096 cubed, computes four
-    columns for each one a product of 32 columns keeps: it is expected at a quarter of its
-    speed there (less the distance), and one with tiles 32 wide, measured at 32 columns at a
-    third of that speed, ranks first. Where the tiles divide the product nothing is taken off."""
-    wide = dataclasses.replace(_found(TILED_ANY, 4096, 40000.0), params={
-        **TILED_ANY.defaults(), "TSM": 128, "TSN": 128})
-    narrow = dataclasses.replace(_found(TILED_ANY, 4096, 13000.0), shape=(4096, 32, 4096),
-                                 params={**TILED_ANY.defaults(), "TSM": 128, "TSN": 32})
-    shape = (4096, 32, 4096)
-    assert lookup.useful_share(TILED_ANY, wide.params, shape) == pytest.approx(0.25)
-    assert lookup.useful_share(TILED_ANY, wide.params, (4096,) * 3) == 1.0
-    assert lookup.useful_share(TILED_ANY, narrow.params, shape) == 1.0
-    # 33 tiles of 128 for 4097 rows: 4097 / 4224 of each side kept
-    assert lookup.useful_share(TILED_ANY, wide.params, (4097, 4097)) == pytest.approx(
-        (4097 / 4224) ** 2)
-    ahead = lookup.expected_gflops(GPU, TILED_ANY, narrow, shape)
-    assert ahead == pytest.approx(13000.0)
-    assert lookup.expected_gflops(GPU, TILED_ANY, wide, shape) < 0.25 * 40000.0 < ahead
-    _only_what_fits(stored, monkeypatch)
-    stored[TILED_ANY.number] = [wide, narrow]
-    assert lookup.ranked(GPU, TILED_ANY, shape)[0] is narrow
-    assert lookup.ranked(GPU, TILED_ANY, (4096,) * 3)[0] is wide

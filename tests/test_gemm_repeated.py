@@ -205,3 +205,32 @@ def test_after_a_launch_fails_the_repeated_call_runs_the_next_choice(every_backe
         be.synchronize()
         assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False)), call
     assert len(tries) == 1 and api.CACHE.hot
+
+
+def test_a_large_product_leaves_the_kept_scratch_to_small_ones(every_backend, forced_tiled,
+                                                               monkeypatch):
+    """A signature whose scratch is above the share one call may keep takes it from the pool,
+    so that, called first, it does not use up what a small product's repeated call keeps: the
+    small one still runs its launches with its scratch kept."""
+    be = every_backend
+    kind, rng, _ = _chain(be, forced_tiled, 32)
+    sizes = {}
+    for n in (32, 96):  # the scratch each signature keeps with nothing in the way
+        x, y = kind.upload(be, rand(rng, (n, n))), kind.upload(be, rand(rng, (n, n)))
+        clgemm.gemm(x, y, _poisoned(be, kind, n))
+        hot = [h for h in api.CACHE.hot.values() if h.shape == (n, n)]
+        assert len(hot) == 1 and hot[0].quick is not None
+        sizes[n] = 4 * sum(hot[0].program.scratch)
+    assert sizes[96] > sizes[32]
+    api.CACHE.clear()
+    be.synchronize()
+    monkeypatch.setattr(hot_call, "_kept", [0])
+    monkeypatch.setattr(hot_call, "KEPT_SCRATCH_BYTES", sizes[96])
+    monkeypatch.setattr(hot_call, "KEPT_SCRATCH_PER_CALL", sizes[96] - 1)
+    for n in (96, 32):  # the large one first
+        x, y = rand(rng, (n, n)), rand(rng, (n, n))
+        out = clgemm.gemm(kind.upload(be, x), kind.upload(be, y), _poisoned(be, kind, n))
+        be.synchronize()
+        assert _close(kind.download(out), reference(x, y, None, 1.0, 0.0, False, False)), n
+    quick = {h.shape[0]: h.quick is not None for h in api.CACHE.hot.values()}
+    assert quick == {96: False, 32: True}

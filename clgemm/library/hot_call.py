@@ -25,6 +25,11 @@ from clgemm.library.program import CallProgram
 #: scratch bytes that repeated several-launch calls may keep between calls, over all their
 #: signatures together: enough for the packs of products up to a few thousand on a side
 KEPT_SCRATCH_BYTES = 256 << 20
+#: the most one signature keeps: a product whose packs are larger runs long enough that taking
+#: them from the pool is a small share of its call, and kept, one such product (a long K's packs
+#: run to hundreds of MiB) would leave no room for the small ones whose calls the pool's time
+#: decides (results/h100/shape-map)
+KEPT_SCRATCH_PER_CALL = KEPT_SCRATCH_BYTES // 8
 _kept = [0]
 _kept_lock = threading.Lock()
 
@@ -134,7 +139,8 @@ class HotCall:
                                                          for _, slot in program.slots[0]))
             if self.c_given:
                 object.__setattr__(self, "quick", self._quick())
-        elif self.c_given and _keep(nbytes := 4 * sum(program.scratch)):
+        elif (self.c_given and (nbytes := 4 * sum(program.scratch)) <= KEPT_SCRATCH_PER_CALL
+              and _keep(nbytes)):
             # Several launches (packs, the kernel, a sum of slices): their scratch buffers
             # are kept for the next call of the signature rather than taken from the pool
             # each time. The calls queue on one in-order queue, each call's launches together

@@ -63,6 +63,11 @@ if [ "$step" = start ]; then
   done
 fi
 
+# `finish` on a machine that never ran `start` (the one that did was given back between the
+# calls) would measure with no database at all: stop instead
+if [ "$step" = finish ] && ! ls "$T"/tune-*.pid >/dev/null 2>&1; then
+  echo "no tune was started on this machine ($T is empty): run 'start' again"; exit 3
+fi
 running() { local p; for p in "$T"/tune-*.pid; do kill -0 "$(cat "$p")" 2>/dev/null && return 0; done; return 1; }
 waited=0 limit=$WAIT
 [ "$step" = finish ] && limit=${FINISH_WAIT:-240}  # then what the journals and databases hold

@@ -1,8 +1,7 @@
 """Where a small call's microseconds go: for each backend and size (N for N cubed, or MxNxK),
-in the order given,
-gemm() on the bench's device arrays (C given) as `bench --call` times it (`per_call_ms`, three
-times over), the remembered hot call's flags, and the top of a profile of 2000 calls. On the GPU
-machine after the prelude, from the repository root:
+in the order given, gemm() on the bench's device arrays (C given) as `bench --call` times it
+(`per_call_ms`, three times over), the remembered hot call's flags, and the top of a profile of
+2000 calls. On the GPU machine after the prelude, from the repository root:
     python3 scripts/small_call_probe.py DEVICE BACKEND SIZES   e.g. H100 opencl 64,128,200x4000x64"""
 
 import cProfile
@@ -53,5 +52,7 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     for size in sys.argv[3].split(","):
         sides = [int(x) for x in size.split("x")]
+        if len(sides) not in (1, 3):
+            sys.exit(f"{size}: give N or MxNxK")
         m, n, k = sides if len(sides) == 3 else sides * 3
         probe(sys.argv[1], sys.argv[2], m, n, k)

@@ -106,11 +106,14 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 // helpers.cl lays them out). Both operands go in one launch: on a CPU runtime each launch costs
 // the wake-up of every worker thread, which on a small product is more than the copy itself.
 // A work-item copies one block, PANEL_RUN columns of one panel, with plain loops the compiler
-// can vectorise: straight runs of PANEL floats where X is read as stored, a PANEL x PANEL_RUN
-// transpose held in the cache where it is read transposed. The blocks of A come first, then
-// those of B; only blocks at the edges test the bounds.
+// can vectorise: straight runs of PANEL floats where X is read as stored; where it is read
+// transposed, squares of PACK_SUB x PACK_SUB, so that each column's PACK_SUB stores fill a
+// cache line of the panel while the PACK_SUB rows of X they read stay in the cache (taken row
+// by row down the whole block, each store would go to a line of its own). The blocks of A come
+// first, then those of B; only blocks at the edges test the bounds.
 //   PANEL_A, PANEL_B: rows per panel of each operand (the kernel's TSM and TSN)
 //   PANEL_RUN: columns per block
+//   PACK_SUB: the side of the squares of a transposed block
 #ifndef PANEL_A
   #define PANEL_A 128
 #endif
@@ -119,6 +122,9 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 #endif
 #ifndef PANEL_RUN
   #define PANEL_RUN 64
+#endif
+#ifndef PACK_SUB
+  #define PACK_SUB 16
 #endif
 
 // One block of op(X)'s panels of PANEL rows (X at its offset already): block b is panel
@@ -131,9 +137,11 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
         __global float* dst = (out) + (long)((b) / runs) * (out_cols) * (PANEL);              \
         if (i0 + (PANEL) <= (rows) && j1 <= (cols)) {                                         \
             if (trans) {                                                                      \
-                for (int r = 0; r < (PANEL); r++)                                             \
-                    for (int j = j0; j < j1; j++)                                             \
-                        dst[(long)j * (PANEL) + r] = (X)[j + (long)(i0 + r) * (ld)];          \
+                for (int rb = 0; rb < (PANEL); rb += PACK_SUB)                                \
+                    for (int jb = j0; jb < j1; jb += PACK_SUB)                                \
+                        for (int j = jb; j < min(jb + PACK_SUB, j1); j++)                     \
+                            for (int r = rb; r < min(rb + PACK_SUB, (PANEL)); r++)            \
+                                dst[(long)j * (PANEL) + r] = (X)[j + (long)(i0 + r) * (ld)];  \
             } else {                                                                          \
                 for (int j = j0; j < j1; j++)                                                 \
                     for (int r = 0; r < (PANEL); r++)                                         \

@@ -10,14 +10,17 @@ import numpy as np
 
 import clgemm
 from clgemm.library import gemm as api
+from clgemm.library import program
 from clgemm.library.program import HELPERS_FILE, PANEL_RUN
 
 PANEL = 128
 
 
 def pack_ms(be, n: int, trans: int) -> tuple[float, float, bool]:
-    knl = be.program(HELPERS_FILE, {"PANEL_A": PANEL, "PANEL_B": PANEL, "PANEL_RUN": PANEL_RUN},
-                     "pack_panels_pair")
+    # the square's side where the package has one (the kernel's default otherwise)
+    sub = {"PACK_SUB": program.PACK_SUB} if hasattr(program, "PACK_SUB") else {}
+    knl = be.program(HELPERS_FILE, {"PANEL_A": PANEL, "PANEL_B": PANEL, "PANEL_RUN": PANEL_RUN,
+                                    **sub}, "pack_panels_pair")
     host = np.random.default_rng(n).random((n, n), dtype=np.float32)
     x, out_a, out_b = be.to_device(host), be.alloc(n * n), be.alloc(n * n)
     blocks = n // PANEL * -(-n // PANEL_RUN)

@@ -107,6 +107,9 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
 
 #: columns of a panel each work-item of `pack_panels_pair` packs
 PANEL_RUN = 64
+#: the side of the squares in which `pack_panels_pair` transposes an operand read across its
+#: rows: a column's stores fill a cache line of the panel (results/pocl/pack-transpose)
+PACK_SUB = 16
 
 
 def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any, int]],
@@ -122,7 +125,8 @@ def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any,
     blocks_a, blocks_b = plan.mp // panel_a * runs, plan.np_ // panel_b * runs
     out_a, out_b = prog.new_scratch(plan.mp * plan.kp), prog.new_scratch(plan.np_ * plan.kp)
     knl = backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
-                                         "PANEL_RUN": PANEL_RUN}, "pack_panels_pair")
+                                         "PANEL_RUN": PANEL_RUN, "PACK_SUB": PACK_SUB},
+                          "pack_panels_pair")
     group = 1 if backend.device.is_cpu else 64
     # BT = op(B)^T is B read transposed where B is not, and as it lies where it is
     prog.add("A and BT into panels", knl, (round_up(blocks_a + blocks_b, group),), (group,),

@@ -17,10 +17,10 @@ PANEL = 128
 
 
 def pack_ms(be, n: int, trans: int) -> tuple[float, float, bool]:
-    # the square's side where the package has one (the kernel's default otherwise)
-    sub = {"PACK_SUB": program.PACK_SUB} if hasattr(program, "PACK_SUB") else {}
-    knl = be.program(HELPERS_FILE, {"PANEL_A": PANEL, "PANEL_B": PANEL, "PANEL_RUN": PANEL_RUN,
-                                    **sub}, "pack_panels_pair")
+    build = getattr(program, "panels_pair_kernel", None)  # a package from before it: as it built
+    knl = (build(be, PANEL, PANEL) if build is not None else
+           be.program(HELPERS_FILE, {"PANEL_A": PANEL, "PANEL_B": PANEL, "PANEL_RUN": PANEL_RUN},
+                      "pack_panels_pair"))
     host = np.random.default_rng(n).random((n, n), dtype=np.float32)
     x, out_a, out_b = be.to_device(host), be.alloc(n * n), be.alloc(n * n)
     blocks = n // PANEL * -(-n // PANEL_RUN)

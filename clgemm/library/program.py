@@ -112,6 +112,13 @@ PANEL_RUN = 64
 PACK_SUB = 16
 
 
+def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
+    """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT."""
+    return backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
+                                          "PANEL_RUN": PANEL_RUN, "PACK_SUB": PACK_SUB},
+                           "pack_panels_pair")
+
+
 def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any, int]],
                      a: tuple[Slot, Mat], b: tuple[Slot, Mat]) -> tuple[Slot, Slot]:
     """op(A) and op(B)^T zero-padded to the plan's sizes, straight into the panels of the
@@ -124,9 +131,7 @@ def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any,
     runs = -(-plan.kp // PANEL_RUN)
     blocks_a, blocks_b = plan.mp // panel_a * runs, plan.np_ // panel_b * runs
     out_a, out_b = prog.new_scratch(plan.mp * plan.kp), prog.new_scratch(plan.np_ * plan.kp)
-    knl = backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
-                                         "PANEL_RUN": PANEL_RUN, "PACK_SUB": PACK_SUB},
-                          "pack_panels_pair")
+    knl = panels_pair_kernel(backend, panel_a, panel_b)
     group = 1 if backend.device.is_cpu else 64
     # BT = op(B)^T is B read transposed where B is not, and as it lies where it is
     prog.add("A and BT into panels", knl, (round_up(blocks_a + blocks_b, group),), (group,),

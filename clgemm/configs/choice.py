@@ -18,8 +18,8 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import (SPLIT_FROM_K, b_pack_s, read_b_pays, reading_only,
-                                   slices_gemm_decides, slices_to_fill)
+from clgemm.configs.splits import (PACK_LAUNCH_S, SPLIT_FROM_K, b_pack_s, read_b_pays,
+                                   reading_only, slices_gemm_decides, slices_to_fill)
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
 from clgemm.devices.info import DeviceInfo
@@ -162,14 +162,19 @@ def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
     written, for beta). With `as_run`, only the operands whose own sizes are padded, as gemm()
     runs it: one that is not is read where it lies where its layout allows. Counting every
     copy keeps the padded tiles from mid-sized products where their estimate ran ahead of
-    them (results/h100/padded-split-k)."""
+    them (results/h100/padded-split-k). On a GPU the pass over A and the epilogue are each a
+    launch that the kernels reading the shape unpadded do without (all of them but the direct
+    one run behind a pack of B), whose start and drain a small product's pass is shorter than
+    (`splits.PACK_LAUNCH_S`): counting their bytes alone sent small products to the padded
+    path's launches, where they ran below CLBlast (results/h100/shape-map)."""
     (m, n, k), (mp, np_, kp) = shape, padded
-    floats = mp * np_ + 2 * m * n
+    floats, launches = mp * np_ + 2 * m * n, 1
     if not as_run or (mp, kp) != (m, k):
-        floats += m * k + mp * kp
+        floats, launches = floats + m * k + mp * kp, launches + 1
     if not as_run or (kp, np_) != (k, n):
         floats += k * n + kp * np_
-    return 4 * floats / (hardware_for_device(device).mem_gbps * 1e9)
+    hw = hardware_for_device(device)
+    return 4 * floats / (hw.mem_gbps * 1e9) + launches * PACK_LAUNCH_S.get(hw.device_type, 0.0)
 
 
 def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],

@@ -1,8 +1,8 @@
 """How many shapes change kernel between two trees' databases, by the lookup's own reckoning
 (nothing runs): each tree's clgemm, with its shipped databases, chooses for the H100 as a
 bench JSON file records it (both backends), over a grid of M, N in SIZES and K in DEPTHS.
-Prints the moves from one kernel to another and their count (configurations that change within
-a kernel counted too); with --list first every shape that moves, as gemm() is called with it.
+Prints the moves from one kernel to another and their count (configurations, and the slices of
+K they run in, that change within a kernel counted too); with --list first every shape that moves, as gemm() is called with it.
     python3 scripts/choice_moves.py [--list] OLD_TREE NEW_TREE CUDA_BENCH.json OPENCL_BENCH.json"""
 
 import itertools
@@ -39,7 +39,8 @@ for path in sys.argv[2:]:
     cross = choice.crossover(dev)
     for m, n, k in itertools.product(SIZES, SIZES, DEPTHS):
         c = choice.choose_kernel(dev, (m, n, k), lambda r, p: False, cross)
-        print(dev.backend, m, n, k, c.rung, ",".join(f"{a}={b}" for a, b in sorted(c.params.items())))
+        params = ",".join(f"{a}={b}" for a, b in sorted(c.params.items()))
+        print(dev.backend, m, n, k, c.rung, f"{params},split={choice.split_for(dev, c, (m, n, k))}")
 """
 
 

@@ -865,20 +865,23 @@ def test_the_tiled_kernel_reads_b_where_it_lies(every_backend, forced_tiled, pay
     api.clear_caches()
 
 
+@pytest.mark.parametrize("split", [4, 5])
 @pytest.mark.parametrize("pays", [True, False])
 @pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True), (True, True)])
-def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, trans, pays):
-    """K split into 4 slices on the tiled kernel at multiples of its tiles (a long K with few
-    tiles of C on a large GPU): its batched form multiplies the slices into partial products,
-    one launch sums them into alpha*P + beta*C; right for every transposition, with C read or
-    not, on device and NumPy arrays, and with the kernels' B read as it lies (a C-ordered A
-    not transposed) where `read_b_pays`, each slice a run of rows down B's columns."""
+def test_split_k_on_the_tiled_kernel(every_backend, monkeypatch, forced_tiled, trans, pays,
+                                     split):
+    """K split into 4 or 5 slices on the tiled kernel at multiples of its tiles (a long K with
+    few tiles of C on a large GPU; any count dividing K's tiles): its batched form multiplies
+    the slices into partial products, one launch sums them into alpha*P + beta*C; right for
+    every transposition, with C read or not, on device and NumPy arrays, and with the kernels'
+    B read as it lies (a C-ordered A not transposed) where `read_b_pays`, each slice a run of
+    rows down B's columns."""
     be = every_backend
-    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: split)
     tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, pays)
     ta, tb = trans
     tm, tn, tk = TILED.size_multiples(tiled.params)
-    for names in _split_calls(be, (tm, 2 * tn, 8 * tk), trans, 19):
+    for names in _split_calls(be, (tm, 2 * tn, 2 * split * tk), trans, 19):
         assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
         # C-ordered, the kernels' A is op(B)^T and their B is op(A)^T: each is transposed
         # into place where it is not stored so, but for B where it is read as it lies

@@ -179,6 +179,10 @@ def test_tiled_split_needs_whole_tiles_local_memory_and_a_long_k_or_idle_units()
     # off its tiles, the split of the product padded to them, which is what it runs
     assert choice.tiled_split(GPU, tiled, (500, 512, 16384)) == 32
     assert choice.tiled_split(GPU, tiled, (500, 500, 16380)) == 32
+    # any count of slices that divides K's tiles: 1000 tiles of 16 in 50 slices of 320, where
+    # powers of two stop at 8 (3 tiles of C, at most 62 slices of 256 or more)
+    assert choice.tiled_split(GPU, tiled, (384, 128, 16000)) == 50
+    assert choice.tiled_split(GPU, tiled, (512, 512, 12288)) == 32  # 768 tiles, 16 of C
     # along a short K only where the tiles of C leave more than half the units idle, up to two
     # groups each: 16 tiles in four slices of 256 (no deeper cut: a slice stays 256 deep)
     assert choice.tiled_split(GPU, tiled, (512, 512, 1024)) == 4

@@ -166,6 +166,9 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
     assert all(s.get("PANELS") != 1 for s in seeds(GPU, lookup.get_rung(12), (2048,) * 3))
     for dev, limit in ((GPU, 10), (CPU, 15)):
         assert estimated_minutes(dev, default_plan(dev)) <= limit
+    # a GPU tunes the kernel for any size where gemm() runs it: off every tile of 16 or more
+    any_size = [s.shape for s in default_plan(GPU) if s.rung == 13]
+    assert any_size and all(side % 16 for shape in any_size for side in shape)
 
 
 def test_a_tune_starts_from_the_same_gpu_under_the_other_backend(tmp_path, monkeypatch,

@@ -1,7 +1,8 @@
 """`clgemm bench --call` runs made in turns on one loan (files named PREFIX-TURN-old.json and
 PREFIX-TURN-new.json, or PREFIX-BACKEND-TURN-old/new.json) as one table: per backend and shape,
 the median microseconds per call of the old side and the new, new over old as a speed, each
-reference library's median, gemm()'s choice on the new side, and every turn's figure.
+reference library's median, gemm()'s choice on the new side, and every turn's figure; then per
+backend the geo-mean and lowest of new over old.
 Usage: python scripts/turns_table.py FILE.json [FILE.json ...]"""
 
 import json
@@ -37,15 +38,21 @@ def main(paths: list[str]) -> None:
     print("| backend | shape | old µs | new µs | new / old, speed | references, µs | chosen (new) "
           "| old, each turn | new, each turn |")
     print("|---|---|---|---|---|---|---|---|---|")
+    speeds: dict = defaultdict(list)
     for key in sorted(runs, key=lambda k: (k[0], [int(x) for x in k[1].split("x")])):
         old, new = runs[key]["old"], runs[key]["new"]
         if not old or not new:
             continue
         o, n = statistics.median(old), statistics.median(new)
+        speeds[key[0]].append(o / n)
         ref = ", ".join(f"{name} {statistics.median(v):.1f}" for name, v in refs[key].items())
         print(f"| {key[0]} | {key[1]} | {o:.1f} | {n:.1f} | {o / n:.2f} | {ref} | "
               f"{chosen.get(key, '')} | {' '.join(f'{x:.1f}' for x in old)} | "
               f"{' '.join(f'{x:.1f}' for x in new)} |")
+    print()
+    for backend, ratios in sorted(speeds.items()):
+        print(f"{backend}: new / old, geo-mean {statistics.geometric_mean(ratios):.2f}, lowest "
+              f"{min(ratios):.2f}, {sum(r > 1 for r in ratios)} of {len(ratios)} faster")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
 # the large products with the plain tune's database as it was and as so changed, OpenCL, and
 # the CUDA path with the shipped databases for cuBLAS's times on the same GPU, large products
 # and the classes. Last, the library path's GPU tests of splits and padding on the CUDA path.
-# From the repository root after the prelude; into $OUT/steps/:
+# From the repository root after the prelude; into $OUT/steps.tgz (one archive: the device
+# machine sends back only so many files, and the run at 8a8a567 lost its logs of the tunes and
+# the tests to that):
 #   bash results/h100/fresh-tune/fourth/steps.sh
 set -u
 here=results/h100/fresh-tune/fourth
@@ -40,3 +42,5 @@ CLGEMM_SHIPPED_TUNING=1 log "$W/tests-cuda.txt" 120 env CLGEMM_TEST_DEVICE=NVIDI
   CLGEMM_TEST_BACKEND=cuda python3 -m pytest -m "cuda or not cuda" -q -x -rs \
   -k "split or pad or panel or repeat or scratch" tests/test_gemm_api.py \
   tests/test_gemm_repeated.py tests/test_rungs_upper.py
+(cd "$T/stepped" && tar czf "$W/journals-stepped.tgz" journals)
+(cd "$(dirname "$W")" && tar czf steps.tgz steps && rm -rf steps)

@@ -2,7 +2,8 @@
 (nothing runs): each tree's clgemm, with its shipped databases, chooses for the H100 as a
 bench JSON file records it (both backends), over a grid of M, N in SIZES and K in DEPTHS.
 Prints the moves from one kernel to another and their count (configurations, and the slices of
-K they run in, that change within a kernel counted too); with --list first every shape that moves, as gemm() is called with it.
+K they run in, that change within a kernel counted too); with --list first every shape that
+moves, as gemm() is called with it.
     python3 scripts/choice_moves.py [--list] OLD_TREE NEW_TREE CUDA_BENCH.json OPENCL_BENCH.json"""
 
 import itertools

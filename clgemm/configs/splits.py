@@ -74,8 +74,8 @@ def tile_slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int
     MIN_SLICE deep, that keep `groups` work-groups per slice within `per_unit` per compute
     unit. Any count that divides K's tiles will do: the tiled kernel's batched form runs one
     slice per batch entry. Held to powers of two, a K of 16000 (1,000 tiles of 16) split in 8
-    at most, which left 384x128x16000 with 48 work-groups on 132 units, four times cuBLAS's
-    time (results/h100/shape-map)."""
+    at most, which left 384x128x16000 with 48 work-groups on an H100's 132 units, far behind
+    cuBLAS (results/h100/shape-map, results/h100/launch-split)."""
     tiles = k // depth_step
     most = min(per_unit * compute_units // max(groups, 1), k // MIN_SLICE, tiles)
     return next((s for s in range(most, 1, -1) if tiles % s == 0), 1)

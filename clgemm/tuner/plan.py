@@ -81,7 +81,7 @@ THIN_WIDE_GPU: Shape = (64, 4096, 4096)
 #: a GPU tunes the kernel for any size where gemm() runs it, at sizes no tile divides: measured
 #: at 4096 and 1024 cubed, where the tiled kernel runs instead, it stored speeds as high as the
 #: tiled kernel's, which sent 4097 cubed and 2500x3500x4500 to it from the padded tiled kernel,
-#: and there it ran at 0.78 of that speed (results/h100/fresh-tune/fourth)
+#: and there it ran well below that speed (results/h100/fresh-tune/fourth)
 ANY_LARGE, ANY_MID = 4097, 1000
 
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs

@@ -527,9 +527,9 @@ def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
     columns a 32-column tile measured at 32 does twice the work, and the skinny kernel
     measured faster at 16 than half the tile's speed stays ahead there; at 24 columns the
     padded tiles are ahead. The passes padding adds (B's padded copy, the product into C, a
-    launch) take a share off; A, whose sizes are not padded, is read where it lies. That holds at skinny
-    shapes whose long side is not padded alone: at a mid-sized one with a long K, and where
-    the long side is padded too, tiles it would split are left out, as measured
+    launch) take a share off; A, whose sizes are not padded, is read where it lies. That holds
+    at skinny shapes whose long side is not padded alone: at a mid-sized one with a long K, and
+    where the long side is padded too, tiles it would split are left out, as measured
     (results/h100/padded-split-k)."""
     tiled = dataclasses.replace(_found(TILED, 4096, 29000.0), shape=(4096, 32, 4096), params={
         **TILED.defaults(), "TSM": 64, "TSN": 32, "TSK": 32, "WPTM": 4, "WPTN": 8, "VWM": 2,

@@ -18,7 +18,7 @@ from typing import Callable, Mapping
 
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, from_found
-from clgemm.configs.splits import (PACK_LAUNCH_S, SPLIT_FROM_K, b_pack_s, read_b_pays,
+from clgemm.configs.splits import (SPLIT_FROM_K, b_pack_s, launch_s_on, read_b_pays,
                                    reading_only, slices_gemm_decides, slices_to_fill)
 from clgemm.core.errors import UsageError
 from clgemm.devices.hardware import hardware_for_device
@@ -174,7 +174,7 @@ def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
     if not as_run or (kp, np_) != (k, n):
         floats += k * n + kp * np_
     hw = hardware_for_device(device)
-    return 4 * floats / (hw.mem_gbps * 1e9) + launches * PACK_LAUNCH_S.get(hw.device_type, 0.0)
+    return 4 * floats / (hw.mem_gbps * 1e9) + launches * launch_s_on(hw)
 
 
 def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],

@@ -36,15 +36,20 @@ MIN_SPLIT_ROWS = 64
 
 
 def slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int,
-                   per_unit: int = GROUPS_PER_UNIT) -> int:
-    """The power of two of slices that fills the device with `groups` work-groups per slice:
-    at most `per_unit` groups per compute unit, each slice at least MIN_SLICE deep and a
-    multiple of `depth_step`."""
-    split = 1
-    while (groups * split * 2 <= per_unit * compute_units
-           and k % (split * 2 * depth_step) == 0 and k // (split * 2) >= MIN_SLICE):
-        split *= 2
-    return split
+                   per_unit: int = GROUPS_PER_UNIT, any_count: bool = False) -> int:
+    """The most slices of equal depth, each a multiple of `depth_step` and at least MIN_SLICE
+    deep, that keep `groups` work-groups per slice within `per_unit` per compute unit: a power
+    of two, or with `any_count` any count that divides K's steps. The tiled kernel's batched
+    form runs one slice per batch entry, so it takes any count: held to powers of two, a K of
+    16000 (1,000 tiles of 16) split in 8 at most, which left 384x128x16000 with 48
+    work-groups on an H100's 132 units, far behind cuBLAS (results/h100/shape-map,
+    results/h100/launch-split)."""
+    if k % depth_step:
+        return 1
+    steps = k // depth_step
+    most = min(per_unit * compute_units // max(groups, 1), k // MIN_SLICE, steps)
+    return next((s for s in range(most, 1, -1)
+                 if steps % s == 0 and (any_count or s & (s - 1) == 0)), 1)
 
 
 def tiled_slices(compute_units: int, params: Mapping[str, int],
@@ -64,21 +69,8 @@ def tiled_slices(compute_units: int, params: Mapping[str, int],
     if m % tm or n % tn or k % tk:
         return 1
     groups = (m // tm) * (n // tn)
-    return tile_slices_to_fill(compute_units, groups, k, tk,
-                               groups_per_unit(compute_units, groups, k))
-
-
-def tile_slices_to_fill(compute_units: int, groups: int, k: int, depth_step: int,
-                        per_unit: int) -> int:
-    """The most slices of equal depth, each a whole number of `depth_step` tiles and at least
-    MIN_SLICE deep, that keep `groups` work-groups per slice within `per_unit` per compute
-    unit. Any count that divides K's tiles will do: the tiled kernel's batched form runs one
-    slice per batch entry. Held to powers of two, a K of 16000 (1,000 tiles of 16) split in 8
-    at most, which left 384x128x16000 with 48 work-groups on an H100's 132 units, far behind
-    cuBLAS (results/h100/shape-map, results/h100/launch-split)."""
-    tiles = k // depth_step
-    most = min(per_unit * compute_units // max(groups, 1), k // MIN_SLICE, tiles)
-    return next((s for s in range(most, 1, -1) if tiles % s == 0), 1)
+    return slices_to_fill(compute_units, groups, k, tk, groups_per_unit(compute_units, groups, k),
+                          any_count=True)
 
 
 def groups_per_unit(compute_units: int, groups: int, k: int) -> int:
@@ -156,8 +148,13 @@ def b_pack_s_on(hw: Hardware, shape: tuple[int, int, int]) -> float:
     _, n, k = shape
     pack_s = pass_s_on(hw, n, k)
     if k < SPLIT_FROM_K:
-        pack_s += PACK_LAUNCH_S.get(hw.device_type, 0.0)
+        pack_s += launch_s_on(hw)
     return pack_s
+
+
+def launch_s_on(hw: Hardware) -> float:
+    """Seconds a pass's launch of its own adds beside its bytes (PACK_LAUNCH_S, by type)."""
+    return PACK_LAUNCH_S.get(hw.device_type, 0.0)
 
 
 def pass_s_on(hw: Hardware, rows: int, cols: int) -> float:
@@ -188,7 +185,7 @@ def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Seque
     if hw.device_type != "GPU":
         return False
     m, n, k = shape
-    pack_s = sum(pass_s_on(hw, rows, k) + PACK_LAUNCH_S["GPU"] for rows in extra_rows)
+    pack_s = sum(pass_s_on(hw, rows, k) + launch_s_on(hw) for rows in extra_rows)
     return pack_s < SCALAR_READ_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 

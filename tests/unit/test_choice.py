@@ -455,18 +455,18 @@ def test_a_gpu_counts_the_launches_padding_adds(monkeypatch):
     shape, padded = (300, 100, 256), (384, 128, 256)  # M and N padded, K whole
     launch = splits.PACK_LAUNCH_S["GPU"]
     with_launches = choice.padding_passes_s(h100, shape, padded)
-    monkeypatch.setattr(choice, "PACK_LAUNCH_S", {})
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
     bytes_only = choice.padding_passes_s(h100, shape, padded)
     assert with_launches == pytest.approx(bytes_only + 2 * launch)
     monkeypatch.undo()
     tall, tall_padded = (4096, 100, 512), (4096, 128, 512)  # only B's side padded
     as_run = choice.padding_passes_s(h100, tall, tall_padded, as_run=True)
-    monkeypatch.setattr(choice, "PACK_LAUNCH_S", {})
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
     assert as_run == pytest.approx(
         choice.padding_passes_s(h100, tall, tall_padded, as_run=True) + launch)
     cpu = dataclasses.replace(h100, type="CPU")
     cpu_bytes = choice.padding_passes_s(cpu, shape, padded)
-    monkeypatch.setattr(choice, "PACK_LAUNCH_S", {"GPU": 1.0})
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
     assert choice.padding_passes_s(cpu, shape, padded) == cpu_bytes
 
 

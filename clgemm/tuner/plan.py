@@ -78,6 +78,16 @@ SKINNY_WIDE_GPU: Shape = (4096, 32, 4096)
 THIN_GPU: Shape = (16, 4096, 4096)
 THIN_WIDE_GPU: Shape = (64, 4096, 4096)
 
+#: and at 64 columns of C (a C-ordered 64 x 4096 product), the width above the skinny kernel's
+#: steps: with no entry of its own there gemm() ran it on the kernel for any size, the lowest of
+#: the classes after a plain tune through OpenCL (results/h100/fresh-tune/fourth)
+SKINNY_TILED_GPU: Shape = (4096, 64, 4096)
+
+#: a GPU's direct kernel is tuned at a small square too: parameters found at 512 cubed ran the
+#: small calls' kernels slower than the shipped entries at 64-256 cubed did
+#: (results/h100/fresh-tune/fourth)
+SMALL_SQUARE_GPU = 128
+
 #: a GPU tunes the kernel for any size where gemm() runs it, at sizes no tile divides: measured
 #: at 4096 and 1024 cubed, where the tiled kernel runs instead, it stored speeds as high as the
 #: tiled kernel's, which sent 4097 cubed and 2500x3500x4500 to it from the padded tiled kernel,
@@ -96,11 +106,12 @@ ANY_LARGE, ANY_MID = 4097, 1000
 #: at 256 cubed, where the direct kernel is tuned too: without it gemm() ran 256 cubed on the
 #: direct kernel at half the tiled kernel's speed (results/pocl/fresh-tune)
 _PLANS: dict[str, dict[str, Any]] = {
-    "GPU": {"ladder": 4096, "lower": 5.0, "steps": (
-        (12, _square(4096), 55.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
-        (12, _square(1024), 40.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 30.0), (12, THIN_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0),
-        (11, _square(512), 15.0), (11, SMALL_K, 15.0), (14, SKINNY_GPU, 30.0),
+    "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
+        (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
+        (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
+        (12, (4096, 4096, 128), 28.0), (12, THIN_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0),
+        (12, SKINNY_TILED_GPU, 17.0), (11, _square(512), 15.0),
+        (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0), (14, SKINNY_GPU, 25.0),
         (14, SKINNY_WIDE_GPU, 20.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),

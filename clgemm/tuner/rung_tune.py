@@ -428,8 +428,37 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measu
     return out
 
 
-#: the confirmation runs in this many alternating rounds
+#: the confirmation runs in this many alternating rounds, or (`confirm_plan`) as few as two
 CONFIRM_ROUNDS = 5
+
+#: a timed search's confirmation takes about this share of the search's seconds, or
+#: CONFIRM_FLOOR_S where that is more
+CONFIRM_SHARE = 0.25
+CONFIRM_FLOOR_S = 5.0
+
+
+def confirm_allowance(options: TuneOptions) -> float | None:
+    """The seconds a timed search's confirmation should stay within (None: untimed)."""
+    if options.time_s is None:
+        return None
+    return max(CONFIRM_FLOOR_S, CONFIRM_SHARE * options.time_s)
+
+
+def confirm_plan(first_round_s: float, allowance: float | None, repeats: int,
+                 first_repeats: int) -> tuple[int, int]:
+    """The rounds in all and the launches each later round takes, after a first round of
+    `first_repeats` launches a candidate took `first_round_s`. Every evaluation costs a
+    worker's round trip, a build from the cache and a check, which on a loaded machine can
+    take seconds whatever the launches take (results/h100/fresh-tune/fifth): within the
+    allowance, fewer rounds of more launches keep the launches each candidate is judged by,
+    and two rounds, one in each order, keep every candidate measured before and after the
+    others."""
+    rounds = CONFIRM_ROUNDS
+    if allowance is not None and first_round_s > 0:
+        fit = int(max(allowance - first_round_s, 0.0) // first_round_s)
+        rounds = max(2, min(CONFIRM_ROUNDS, 1 + fit))
+    owed = max(repeats - first_repeats, 0)
+    return rounds, max(1, -(-owed // (rounds - 1)))
 
 
 def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Measurer,
@@ -439,11 +468,16 @@ def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Me
     loaded 2-core CPU the same kernel drifts by 15% or more between minutes), and the fastest
     of them would often be the luckiest; rounds put every candidate, the default included,
     under the same conditions."""
-    per_round = max(1, -(-options.confirm_repeats // CONFIRM_ROUNDS))
+    per_round = first = max(1, -(-options.confirm_repeats // CONFIRM_ROUNDS))
     samples: dict[int, list[float]] = {i: [] for i in range(len(top))}
     last: dict[int, dict] = {}
     failed: set[int] = set()
-    for rnd in range(CONFIRM_ROUNDS):
+    rounds, rnd, started = CONFIRM_ROUNDS, 0, time.monotonic()
+    while rnd < rounds:
+        if rnd == 1:
+            rounds, per_round = confirm_plan(time.monotonic() - started,
+                                             confirm_allowance(options),
+                                             options.confirm_repeats, first)
         order = list(range(len(top)))
         for i in (order if rnd % 2 == 0 else order[::-1]):
             if i in failed:
@@ -457,6 +491,7 @@ def _confirm_rounds(rung: Rung, top: list[dict], journal: Journal, evaluator: Me
                 last[i] = rec
             else:
                 failed.add(i)
+        rnd += 1
     confirmed = []
     for i, r in enumerate(top):
         if i in failed or not samples[i]:

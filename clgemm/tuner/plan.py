@@ -80,7 +80,8 @@ THIN_WIDE_GPU: Shape = (64, 4096, 4096)
 
 #: and at 64 columns of C (a C-ordered 64 x 4096 product), the width above the skinny kernel's
 #: steps: with no entry of its own there gemm() ran it on the kernel for any size, the lowest of
-#: the classes after a plain tune through OpenCL (results/h100/fresh-tune/fourth)
+#: the classes after a plain tune through OpenCL (results/h100/fresh-tune/fourth); with one, on
+#: the tiled kernel (results/h100/fresh-tune/fifth)
 SKINNY_TILED_GPU: Shape = (4096, 64, 4096)
 
 #: a GPU's direct kernel is tuned at a small square too: parameters found at 512 cubed ran the

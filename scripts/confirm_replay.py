@@ -5,12 +5,14 @@ the step's allowance would have taken them, each later round costing what the fi
 step's seconds come from the plan of the tune's log (its `seconds` column).
     python3 scripts/confirm_replay.py TUNE_LOG JOURNALS.tgz [TUNE_LOG JOURNALS.tgz ...]"""
 
-import io
 import json
 import re
 import sys
 import tarfile
+import tempfile
+from pathlib import Path
 
+from clgemm.tuner.journal import read_journal
 from clgemm.tuner.rung_tune import TuneOptions, confirm_allowance, confirm_plan
 
 PLAN_ROW = re.compile(r"^(\d+)\s+.*?\s(\d+x\d+x\d+)\s+([\d.]+)\s*$")
@@ -29,16 +31,12 @@ def plan_seconds(log: str) -> dict[str, float]:
 
 
 def confirms(tgz: str) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    with tarfile.open(tgz) as tar:
-        for member in tar.getmembers():
-            if not member.name.endswith(".jsonl"):
-                continue
-            text = io.TextIOWrapper(tar.extractfile(member), encoding="utf-8")  # type: ignore[arg-type]
-            rows = [json.loads(line) for line in text if line.strip()]
-            step = member.name.rsplit("/", 1)[-1][:-len(".jsonl")]
-            out[step] = [r for r in rows[1:] if r.get("kind") == "confirm"]
-    return out
+    """'rungR-MxNxK' -> the confirmation's records of that step's journal, as the tuner reads
+    journals (`read_journal`)."""
+    with tempfile.TemporaryDirectory() as folder, tarfile.open(tgz) as tar:
+        tar.extractall(folder, filter="data")
+        return {path.stem: [r for r in read_journal(path)[1] if r.get("kind") == "confirm"]
+                for path in Path(folder).rglob("*.jsonl")}
 
 
 def replay(log: str, tgz: str) -> None:

@@ -3,7 +3,7 @@
 # logs and journals from /tmp/fresh-tune, then with each tune's database alone, on its own GPU
 # and both at once: verify's quick sweep, gemm()'s calls on the classes, the large products and
 # the small squares (C given, device arrays) beside cuBLAS or CLBlast, and the tiled kernel
-# alone at 4096 cubed beside the vendor's. A tune still running is stopped first. Everything
+# alone at 4096 cubed beside the vendor's. A tune still running TUNE_WAIT s in is stopped. Everything
 # goes into $OUT/NAME.tgz, packed after each part, so that a call cut short keeps what it did.
 #   bash results/h100/fresh-tune/measure.sh NAME
 # (`fifth/` ran an earlier form, as `fifth/measure.sh`, without the tiled kernel's bench.)
@@ -15,6 +15,8 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
 BACKENDS=${BACKENDS:-opencl cuda}
 declare -A gpu=([opencl]=${OPENCL_GPU:-0} [cuda]=${CUDA_GPU:-1})
 pack() { (cd "$(dirname "$W")" && tar czf "$NAME.tgz.part" "$NAME" && mv "$NAME.tgz.part" "$NAME.tgz"); }
+# the tunes get up to TUNE_WAIT s (120) more to finish; one still running then is stopped
+for _ in $(seq $(( ${TUNE_WAIT:-120} / 5 ))); do pgrep -f "clgemm tune" >/dev/null || break; sleep 5; done
 pkill -INT -f "clgemm tune" && sleep 10
 for be in $BACKENDS; do
   cp "$T/tune-$be.txt" "$W/"; cp "$T/$be"/*.json "$W/"

@@ -8,11 +8,8 @@ step's seconds come from the plan of the tune's log (its `seconds` column).
 import json
 import re
 import sys
-import tarfile
-import tempfile
-from pathlib import Path
 
-from clgemm.tuner.journal import read_journal
+from journal_evals import records_by_step
 from clgemm.tuner.rung_tune import TuneOptions, confirm_allowance, confirm_plan
 
 PLAN_ROW = re.compile(r"^(\d+)\s+.*?\s(\d+x\d+x\d+)\s+([\d.]+)\s*$")
@@ -33,10 +30,8 @@ def plan_seconds(log: str) -> dict[str, float]:
 def confirms(tgz: str) -> dict[str, list[dict]]:
     """'rungR-MxNxK' -> the confirmation's records of that step's journal, as the tuner reads
     journals (`read_journal`)."""
-    with tempfile.TemporaryDirectory() as folder, tarfile.open(tgz) as tar:
-        tar.extractall(folder, filter="data")
-        return {path.stem: [r for r in read_journal(path)[1] if r.get("kind") == "confirm"]
-                for path in Path(folder).rglob("*.jsonl")}
+    return {step: [r for r in recs if r.get("kind") == "confirm"]
+            for step, recs in records_by_step(tgz).items()}
 
 
 def replay(log: str, tgz: str) -> None:

@@ -1,0 +1,38 @@
+"""How long the measuring worker took over each configuration of a tune: for every step of a
+tune's journals, the evaluations, and the median and largest `eval_s` (the worker's seconds
+from receiving a configuration to answering: build from the cache, launches, the result's
+check), steps in the order they ran.
+    python3 scripts/journal_evals.py JOURNALS.tgz [JOURNALS.tgz ...]"""
+
+import statistics
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from clgemm.tuner.journal import read_journal
+
+
+def records_by_step(tgz: str) -> dict[str, list[dict]]:
+    """'rungR-MxNxK' -> the records of that step's journal, as the tuner reads journals."""
+    with tempfile.TemporaryDirectory() as folder, tarfile.open(tgz) as tar:
+        tar.extractall(folder, filter="data")
+        return {path.stem: read_journal(path)[1] for path in Path(folder).rglob("*.jsonl")}
+
+
+def show(tgz: str) -> None:
+    print(f"{tgz}:")
+    print(f"{'step':28s} {'evaluations':>11s} {'median eval_s':>13s} {'largest':>8s}")
+    steps = sorted(records_by_step(tgz).items(), key=lambda kv: kv[1][0]["time"] if kv[1] else "")
+    for step, recs in steps:
+        secs = [float(r["eval_s"]) for r in recs if r.get("eval_s") is not None]
+        if secs:
+            print(f"{step:28s} {len(secs):11d} {statistics.median(secs):13.2f} {max(secs):8.2f}")
+    print()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for arg in sys.argv[1:]:
+        show(arg)

@@ -1,7 +1,7 @@
 """How long the measuring worker took over each configuration of a tune: for every step of a
 tune's journals, the evaluations, and the median and largest `eval_s` (the worker's seconds
 from receiving a configuration to answering: build from the cache, launches, the result's
-check), steps in the order they ran.
+check), steps in the order they ran, and the times of the first and the last record.
     python3 scripts/journal_evals.py JOURNALS.tgz [JOURNALS.tgz ...]"""
 
 import statistics
@@ -28,6 +28,9 @@ def show(tgz: str) -> None:
         secs = [float(r["eval_s"]) for r in recs if r.get("eval_s") is not None]
         if secs:
             print(f"{step:28s} {len(secs):11d} {statistics.median(secs):13.2f} {max(secs):8.2f}")
+    times = sorted(r["time"] for _, recs in steps for r in recs if r.get("time"))
+    if times:
+        print(f"records from {times[0]} to {times[-1]}")
     print()
 
 

@@ -14,7 +14,7 @@ set -u
 here=results/h100/fresh-tune/sixth
 W=${OUT:-/tmp}/steps T=/tmp/steps
 mkdir -p "$W"
-export PYTHONUNBUFFERED=1 XDG_DATA_HOME=$T/data CLGEMM_SHIPPED_TUNING=0 PYTHONPATH=$PWD
+export PYTHONUNBUFFERED=1 XDG_DATA_HOME=$T/data CLGEMM_SHIPPED_TUNING=0 PYTHONPATH=$PWD:${PYTHONPATH:-}
 pack() { (cd "$(dirname "$W")" && tar czf steps.tgz.part steps && mv steps.tgz.part steps.tgz); }
 log() { bash scripts/logged_run.sh "$@"; }
 for be in opencl cuda; do

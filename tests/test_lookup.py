@@ -169,7 +169,7 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
     # a GPU tunes the kernel for any size where gemm() runs it: off every tile of 16 or more
     any_size = [s.shape for s in default_plan(GPU) if s.rung == 13]
     assert any_size and all(side % 16 for shape in any_size for side in shape)
-    # the tiled kernel at 64 columns of C, above the skinny kernel's widest step; the direct
+    # the tiled kernel at columns of C above the skinny kernel's widest step; the direct
     # kernel at a square below 512 as well as at 512
     steps = {(s.rung, s.shape) for s in default_plan(GPU)}
     widest_skinny = max(shape[1] for rung, shape in steps if rung == 14)

@@ -65,24 +65,22 @@ SMALL_K: Shape = (2048, 2048, 64)
 SKINNY_GPU: Shape = (4096, 16, 4096)
 SKINNY_CPU: Shape = (1024, 16, 1024)
 
-#: a GPU's skinny kernel is tuned at 32 columns of C as well: tuned there it ran 32 columns
-#: ahead of the other kernels on both of the H100's backends (results/h100/call/skinny.md),
-#: where a plain tune that measured it at 16 alone left them to the kernel for any size, far
-#: behind the vendor (results/h100/fresh-tune/third, results/h200/fresh-tune)
-SKINNY_WIDE_GPU: Shape = (4096, 32, 4096)
-
 #: the skinny products the skinny kernel does not run, 16 to 64 rows of C (a C-ordered
 #: 4096 x 16 product, say), which gemm() gives the tiled kernel, K split where the tiles are too
-#: few: a GPU tunes it at 16 rows and at 64. Tiles found at 16 rows alone ran 64 rows far
-#: behind the vendor (results/h100/fresh-tune/second)
+#: few: a GPU tunes it at 16, 32 and 64 rows. Tiles found at 16 rows alone ran 64 rows far
+#: behind the vendor (results/h100/fresh-tune/second), and tiles found at 16 and 64 ran 32 rows
+#: well behind the vendor, where a step at 32 of its own brought it close
+#: (results/h100/fresh-tune/sixth/steps)
 THIN_GPU: Shape = (16, 4096, 4096)
+THIN_MID_GPU: Shape = (32, 4096, 4096)
 THIN_WIDE_GPU: Shape = (64, 4096, 4096)
 
-#: and at 64 columns of C (a C-ordered 64 x 4096 product), the width above the skinny kernel's
-#: steps: with no entry of its own there gemm() ran it on the kernel for any size, the lowest of
-#: the classes after a plain tune through OpenCL (results/h100/fresh-tune/fourth); with one, on
-#: the tiled kernel (results/h100/fresh-tune/fifth)
-SKINNY_TILED_GPU: Shape = (4096, 64, 4096)
+#: the tiled kernel at 32 columns of C (a C-ordered 32 x 4096 product) too: there it ran ahead
+#: of the skinny kernel tuned at 32 columns, which had run that product well behind the
+#: vendor, and its tiles serve 64 columns as well, where the step of their own is not
+#: needed (results/h100/fresh-tune/sixth/steps). Without an entry of the tiled kernel near 64
+#: columns gemm() had run them on the kernel for any size (results/h100/fresh-tune/fourth)
+SKINNY_TILED_GPU: Shape = (4096, 32, 4096)
 
 #: a GPU's direct kernel is tuned at a small square too: parameters found at 512 cubed ran the
 #: small calls' kernels slower than the shipped entries at 64-256 cubed did
@@ -110,10 +108,9 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 28.0), (12, THIN_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0),
-        (12, SKINNY_TILED_GPU, 17.0), (11, _square(512), 15.0),
-        (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0), (14, SKINNY_GPU, 25.0),
-        (14, SKINNY_WIDE_GPU, 20.0))},
+        (12, (4096, 4096, 128), 28.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
+        (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0), (11, _square(512), 15.0),
+        (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0), (14, SKINNY_GPU, 25.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
         (12, _square(512), 45.0), (13, _square(512), 40.0), (12, _square(1024), 120.0),
         (13, _square(1024), 50.0), (12, _square(2048), 100.0), (12, _square(256), 30.0),

@@ -114,7 +114,8 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
          cluster: str | None, workers: int | None, dry_run: bool, replay_file: str | None,
          out: Output) -> None:
     """Search each rung's parameters on one device (--device all: every device at once, each
-    into its own database); store the best verified configuration.
+    into its own database, identical devices sharing theirs and the steps); store the best
+    verified configuration.
 
     Without --budget, --time or --exhaustive the run is bounded: the whole ladder and the shapes
     gemm() runs, at most 10 minutes on a GPU and 15 on a CPU, each search starting from the best
@@ -146,8 +147,9 @@ def tune(device: str | None, backend: str | None, rungs: str | None, size: int |
 
 
 def _every_device(settings: TuneSettings, out: Output) -> None:
-    """--device all: every device tuned at once, each into its own database; each device's
-    summary once all are done, and a run that failed named with its error."""
+    """--device all: every device tuned at once, each into its own database (identical ones
+    sharing theirs and the run's steps); each device's summary once all are done, and a run
+    that failed named with its error."""
     done = tune_every_device(settings, out.note)
     rows: list[dict[str, Any]] = []
     data: dict[str, Any] = {"format": FORMAT_ALL, "command": settings.command, "devices": []}

@@ -138,6 +138,23 @@ def bounded_steps(device: Any, rungs: Sequence[int], shapes: Sequence[Shape]) ->
             for r in rungs]
 
 
+def share_of(steps: Sequence[TuneStep], part: int, parts: int) -> list[TuneStep]:
+    """Part `part` of `parts` of a run's steps, for identical devices tuned at once (`tune
+    --device all`): they share one database and its journals, so each measures steps of its
+    own. Longest steps first, each to the part with the fewest seconds so far, then the fewest
+    steps (a run limited by evaluations, not time, has steps of no seconds), then the
+    earliest; every part keeps its steps in the run's order."""
+    loads = [0.0] * parts
+    counts = [0] * parts
+    owner: dict[int, int] = {}
+    for i in sorted(range(len(steps)), key=lambda i: (-steps[i].seconds, i)):
+        least = min(range(parts), key=lambda j: (loads[j], counts[j], j))
+        owner[i] = least
+        loads[least] += steps[i].seconds
+        counts[least] += 1
+    return [step for i, step in enumerate(steps) if owner[i] == part]
+
+
 def estimated_minutes(device: Any, steps: Sequence[TuneStep]) -> float:
     overhead = STEP_OVERHEAD["CPU" if device.is_cpu else "GPU"]
     return sum(s.seconds + overhead for s in steps) / 60.0

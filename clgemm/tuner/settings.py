@@ -72,6 +72,9 @@ class TuneSettings:
     cluster: str | None = None
     #: a local cluster's workers (None: one per device of the tuned model)
     workers: int | None = None
+    #: (part, parts): this run measures that part of its steps (`plan.share_of`), the others
+    #: going to identical devices tuned at once into the same database (`tune --device all`)
+    share: tuple[int, int] | None = None
     command: str = field(default="", compare=False)
     wording: Wording = field(default=PYTHON, compare=False)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -229,18 +230,20 @@ def _counted(rows: list[FunnelRow], stage: str, name: str, items: list[Params],
 #: the value so that its id in the key cannot be reused.
 _LEGAL: dict[tuple, tuple[Rung, list[Params], list[FunnelRow]]] = {}
 _LEGAL_KEPT = 4
+_LEGAL_LOCK = threading.Lock()
 
 
 def _legal(rung: Rung, limits: DeviceLimits,
            candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
     """The divisibility and device stages of the funnel: what survives them, and their rows."""
     key = (id(rung), limits, candidates)
-    found = _LEGAL.get(key)
-    if found is None:
-        items, rows = _legal_items(rung, limits, candidates)
-        while len(_LEGAL) >= _LEGAL_KEPT:
-            del _LEGAL[next(iter(_LEGAL))]
-        found = _LEGAL[key] = (rung, items, rows)
+    with _LEGAL_LOCK:  # devices tuned at once plan in threads of one process
+        found = _LEGAL.get(key)
+        if found is None:
+            items, rows = _legal_items(rung, limits, candidates)
+            while len(_LEGAL) >= _LEGAL_KEPT:
+                del _LEGAL[next(iter(_LEGAL))]
+            found = _LEGAL[key] = (rung, items, rows)
     _, items, rows = found
     return list(items), list(rows)
 

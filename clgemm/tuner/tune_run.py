@@ -38,7 +38,7 @@ from clgemm.library import gemm as api
 from clgemm.measure.ladder import default_repeats, default_size
 from clgemm.rungs import ALL_RUNGS, GEMM_RUNGS, get_rung
 from clgemm.tuner.journal import PYTHON, Wording
-from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table
+from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table, share_of
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
 from clgemm.tuner.settings import TuneSettings
 from clgemm.tuner.shape_tune import (OpenEvaluator, PreparedShape, prepare_shape, run_shape,
@@ -283,7 +283,14 @@ class Tuning:
             cluster_module(s.wording)
         device = registry.device_info(s.device, s.backend)
         steps = plan_steps(device, s.rungs, s.shapes, s.bounded, s.seconds)
+        # the whole run's rungs: a share without one of them is no mistake of the caller's
         only = s.only_among(sorted({step.rung for step in steps}))
+        if s.share is not None:
+            everything, steps = steps, share_of(steps, *s.share)
+            if not steps:
+                self.report.note(f"nothing of its own to measure: the run's "
+                                 f"{len(everything)} step(s) went to the identical devices "
+                                 f"tuned with it")
         return TuneRun(device, steps, s.bounded, s.options(), only, s.repeats, s.warmup,
                        s.jobs, s.fresh, s.journal, s.launch_timeout, s.build_timeout,
                        s.command, s.wording, s.cluster, s.workers, self.client)
@@ -353,6 +360,17 @@ def every_device(backend: str | None) -> list[DeviceInfo]:
     return found
 
 
+def identical_shares(devices: Sequence[DeviceInfo]) -> dict[int, tuple[int, int]]:
+    """Device index -> (part, parts) for devices identical to another of `devices` (the same
+    key: one database, one set of journals), which share a run's steps between them; a device
+    with no twin is absent and tunes everything."""
+    groups: dict[str, list[DeviceInfo]] = {}
+    for dev in devices:
+        groups.setdefault(dev.key, []).append(dev)
+    return {dev.index: (part, len(group)) for group in groups.values() if len(group) > 1
+            for part, dev in enumerate(group)}
+
+
 class DeviceReport(TuneReport):
     """One device's telling within `--device all`: its progress and warnings as lines that
     start with the device's number (the runs print at once), the rest kept for the end."""
@@ -369,9 +387,11 @@ class DeviceReport(TuneReport):
 
 def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
                       ) -> list[tuple[DeviceInfo, TuneResult | BaseException]]:
-    """Every device of the machine (of `settings.backend`) tuned at once, each into its own
-    database and journals, each in a thread of its own whose measuring processes are its own
-    (or, with a cluster, whose workers are those of its device). A device whose run fails does
+    """Every device of the machine (of `settings.backend`) tuned at once, each in a thread of
+    its own whose measuring processes are its own (or, with a cluster, whose workers are those
+    of its device), each into its own database and journals; identical devices, whose database
+    and journals are one, share the run's steps between them instead (`identical_shares`), so
+    two alike GPUs finish a plain tune in about half its time. A device whose run fails does
     not stop the others: its error is returned in its place."""
     if settings.database is not None or settings.journal is not None:
         raise UsageError(f"{settings.wording.name('device')} all tunes each device into its "
@@ -380,6 +400,7 @@ def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
                          f"{settings.wording.name('journal')}")
     devices = every_device(settings.backend)
     results: dict[int, TuneResult | BaseException] = {}
+    shares = identical_shares(devices)
     with ExitStack() as stack:
         client = None
         if settings.cluster is not None:
@@ -387,7 +408,7 @@ def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
                 stack, settings.cluster, settings.workers, devices, note)
 
         def run(dev: DeviceInfo) -> None:
-            one = replace(settings, device=dev)
+            one = replace(settings, device=dev, share=shares.get(dev.index))
             try:
                 results[dev.index] = Tuning(one, DeviceReport(dev, note), client).run()
             except (Exception, KeyboardInterrupt) as exc:
@@ -463,4 +484,4 @@ def tune(device: DeviceInfo | str | int | None = None, rungs: Any = None, shapes
 
 
 __all__ = ["ALL", "TuneReport", "TuneResult", "TuneRun", "Tuning", "device_line", "every_device",
-           "plan_steps", "stored_by_slot", "tune", "tune_every_device"]
+           "identical_shares", "plan_steps", "stored_by_slot", "tune", "tune_every_device"]

@@ -22,8 +22,8 @@ its work-group size (best at 256 work-items), so the tuner has something stable 
 from __future__ import annotations
 
 import functools
-
 import math
+import os
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -476,15 +476,21 @@ def device_arrays(lookups: Lookups) -> DeviceArrays | None:
     return EmulatedBuffers(lookups)
 
 
+#: how many identical devices the backend lists: $CLGEMM_TEST_DEVICES, else one. Several stand
+#: for a machine with several GPUs of one model (one key, one database)
+COUNT_VARIABLE = "CLGEMM_TEST_DEVICES"
+
+
 def discover() -> list[DeviceInfo]:
-    """One device with made-up but plausible limits, of a type of its own ("GPU" for the
-    library's choices, named TEST) so that it is never the default CPU device."""
+    """Devices with made-up but plausible limits, of a type of its own ("GPU" for the
+    library's choices, named TEST) so that one is never the default CPU device."""
     return [DeviceInfo(
         index=-1, backend=NAME, platform="NumPy emulation", name=DEVICE_NAME, type="GPU",
         vendor="clgemm tests", compute_units=8, clock_mhz=1000, global_mem_bytes=1 << 30,
         local_mem_bytes=48 * 1024, max_work_group_size=1024,
         max_work_item_sizes=(1024, 1024, 64), max_alloc_bytes=1 << 28, driver_version="1.0",
-        version="NumPy " + np.__version__, handle=0)]
+        version="NumPy " + np.__version__, handle=ordinal)
+        for ordinal in range(int(os.environ.get(COUNT_VARIABLE, "1")))]
 
 
 def open_backend(device: DeviceInfo) -> NumpyBackend:

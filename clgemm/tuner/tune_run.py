@@ -390,8 +390,8 @@ def tune_every_device(settings: TuneSettings, note: Callable[[str], None]
     """Every device of the machine (of `settings.backend`) tuned at once, each in a thread of
     its own whose measuring processes are its own (or, with a cluster, whose workers are those
     of its device), each into its own database and journals; identical devices, whose database
-    and journals are one, share the run's steps between them instead (`identical_shares`), so
-    two alike GPUs finish a plain tune in about half its time. A device whose run fails does
+    and journals are one, share the run's steps between them instead (`identical_shares`), each
+    taking about an even part of the plan's seconds. A device whose run fails does
     not stop the others: its error is returned in its place."""
     if settings.database is not None or settings.journal is not None:
         raise UsageError(f"{settings.wording.name('device')} all tunes each device into its "

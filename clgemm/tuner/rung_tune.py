@@ -432,9 +432,9 @@ def tune_rung(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measu
 CONFIRM_ROUNDS = 5
 
 #: a timed search's confirmation takes about this share of the search's seconds, or
-#: CONFIRM_FLOOR_S where that is more. Short steps keep more than two rounds so: in one step of
-#: nine, the first two rounds' winner was not that of all five, and on a 2-core CPU up to a
-#: fifth slower (results/h100/fresh-tune/sixth/confirm-two-rounds.txt)
+#: CONFIRM_FLOOR_S where that is more. Short steps keep more than two rounds so: the first two
+#: rounds' winner was at times not that of all five, on a 2-core CPU a much slower one
+#: (results/h100/fresh-tune/sixth/confirm-two-rounds.txt)
 CONFIRM_SHARE = 0.25
 CONFIRM_FLOOR_S = 5.0
 

@@ -5,11 +5,10 @@ the step's allowance would have taken them, each later round costing what the fi
 step's seconds come from the plan of the tune's log (its `seconds` column).
     python3 scripts/confirm_replay.py TUNE_LOG JOURNALS.tgz [TUNE_LOG JOURNALS.tgz ...]"""
 
-import json
 import re
 import sys
 
-from journal_evals import records_by_step
+from journal_evals import config_key, confirms_by_step
 from clgemm.tuner.rung_tune import TuneOptions, confirm_allowance, confirm_plan
 
 PLAN_ROW = re.compile(r"^(\d+)\s+.*?\s(\d+x\d+x\d+)\s+([\d.]+)\s*$")
@@ -27,13 +26,6 @@ def plan_seconds(log: str) -> dict[str, float]:
     return out
 
 
-def confirms(tgz: str) -> dict[str, list[dict]]:
-    """'rungR-MxNxK' -> the confirmation's records of that step's journal, as the tuner reads
-    journals (`read_journal`)."""
-    return {step: [r for r in recs if r.get("kind") == "confirm"]
-            for step, recs in records_by_step(tgz).items()}
-
-
 def replay(log: str, tgz: str) -> None:
     seconds = plan_seconds(log)
     total_old = total_new = 0.0
@@ -41,10 +33,10 @@ def replay(log: str, tgz: str) -> None:
     print(f"{log}:")
     print(f"{'step':28s} {'seconds':>7s} {'candidates':>10s} {'evaluations':>11s} "
           f"{'confirm s':>9s} {'rounds then':>11s} {'evaluations then':>16s} {'confirm s then':>14s}")
-    for step, recs in sorted(confirms(tgz).items(), key=lambda kv: kv[1][0]["time"] if kv[1] else ""):
+    for step, recs in confirms_by_step(tgz).items():
         if not recs or step not in seconds:
             continue
-        candidates = len({json.dumps(r["config"], sort_keys=True) for r in recs})
+        candidates = len({config_key(r) for r in recs})
         first = sum(float(r.get("eval_s") or 0.0) for r in recs[:candidates])
         old = sum(float(r.get("eval_s") or 0.0) for r in recs)
         rounds, _ = confirm_plan(first, confirm_allowance(TuneOptions(time_s=seconds[step])),

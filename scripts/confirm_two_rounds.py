@@ -6,11 +6,10 @@ two rounds here hold fewer launches than a confirmation of two rounds would take
 round takes the launches the others would have), so this errs towards differences.
     python3 scripts/confirm_two_rounds.py JOURNALS.tgz [JOURNALS.tgz ...]"""
 
-import json
 import statistics
 import sys
 
-from journal_evals import records_by_step
+from journal_evals import config_key, confirms_by_step
 
 
 def winner(records: list[dict]) -> tuple[str, dict[str, float]]:
@@ -18,7 +17,7 @@ def winner(records: list[dict]) -> tuple[str, dict[str, float]]:
     candidate's median (ms)."""
     times: dict[str, list[float]] = {}
     for r in records:
-        times.setdefault(json.dumps(r["config"], sort_keys=True), []).extend(r["times_ms"])
+        times.setdefault(config_key(r), []).extend(r["times_ms"])
     medians = {k: statistics.median(v) for k, v in times.items()}
     return min(medians, key=lambda k: medians[k]), medians
 
@@ -27,9 +26,8 @@ def compare(paths: list[str]) -> None:
     steps = agree = 0
     apart = []
     for path in paths:
-        for step, recs in records_by_step(path).items():
-            confirm = [r for r in recs if r.get("kind") == "confirm"]
-            count = len({json.dumps(r["config"], sort_keys=True) for r in confirm})
+        for step, confirm in confirms_by_step(path).items():
+            count = len({config_key(r) for r in confirm})
             if not confirm or len(confirm) < 2 * count or any(
                     r.get("status") != "ok" for r in confirm):
                 continue

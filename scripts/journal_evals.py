@@ -4,6 +4,7 @@ from receiving a configuration to answering: build from the cache, launches, the
 check), steps in the order they ran, and the times of the first and the last record.
     python3 scripts/journal_evals.py JOURNALS.tgz [JOURNALS.tgz ...]"""
 
+import json
 import statistics
 import sys
 import tarfile
@@ -14,16 +15,29 @@ from clgemm.tuner.journal import read_journal
 
 
 def records_by_step(tgz: str) -> dict[str, list[dict]]:
-    """'rungR-MxNxK' -> the records of that step's journal, as the tuner reads journals."""
+    """'rungR-MxNxK' -> the records of that step's journal, as the tuner reads journals; the
+    steps in the order they ran (by their first record's time)."""
     with tempfile.TemporaryDirectory() as folder, tarfile.open(tgz) as tar:
         tar.extractall(folder, filter="data")
-        return {path.stem: read_journal(path)[1] for path in Path(folder).rglob("*.jsonl")}
+        steps = {path.stem: read_journal(path)[1] for path in Path(folder).rglob("*.jsonl")}
+    return dict(sorted(steps.items(), key=lambda kv: kv[1][0]["time"] if kv[1] else ""))
+
+
+def confirms_by_step(tgz: str) -> dict[str, list[dict]]:
+    """'rungR-MxNxK' -> the confirmation's records of that step, in `records_by_step`'s order."""
+    return {step: [r for r in recs if r.get("kind") == "confirm"]
+            for step, recs in records_by_step(tgz).items()}
+
+
+def config_key(record: dict) -> str:
+    """A record's configuration as one comparable value."""
+    return json.dumps(record["config"], sort_keys=True)
 
 
 def show(tgz: str) -> None:
     print(f"{tgz}:")
     print(f"{'step':28s} {'evaluations':>11s} {'median eval_s':>13s} {'largest':>8s}")
-    steps = sorted(records_by_step(tgz).items(), key=lambda kv: kv[1][0]["time"] if kv[1] else "")
+    steps = records_by_step(tgz).items()
     for step, recs in steps:
         secs = [float(r["eval_s"]) for r in recs if r.get("eval_s") is not None]
         if secs:

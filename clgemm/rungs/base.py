@@ -201,13 +201,14 @@ class Rung:
 
     def resolve(self, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
         """Defaults with overrides applied; unknown names and non-positive values are refused."""
-        params = dict(self._defaults)
+        params = self.defaults()
         for name, value in (overrides or {}).items():
             if name not in params:
                 raise UsageError(f"rung {self.number} has no parameter {name} "
                                  f"(it has {', '.join(self.param_names()) or 'none'})")
-            if type(value) is not int and (isinstance(value, bool)
-                                           or not isinstance(value, int)) or value < 0:
+            # a plain int is known by its type at once, the common case by far (the funnels)
+            plain = type(value) is int
+            if not plain and (isinstance(value, bool) or not isinstance(value, int)) or value < 0:
                 raise UsageError(f"rung {self.number}: parameter {name} must be a "
                                  f"non-negative integer, got {value!r}")
             params[name] = value

@@ -452,10 +452,9 @@ def confirm_plan(first_round_s: float, allowance: float | None, repeats: int,
     `first_repeats` launches a candidate took `first_round_s`. Every evaluation costs a
     worker's round trip, a build from the cache and a check, which on a loaded machine took
     seconds whatever the launches took (results/h100/fresh-tune/fifth, before the check left
-    the BLAS: results/h100/fresh-tune/sixth): within the
-    allowance, fewer rounds of more launches keep the launches each candidate is judged by,
-    and two rounds, one in each order, keep every candidate measured before and after the
-    others."""
+    the BLAS: results/h100/fresh-tune/sixth): within the allowance, fewer rounds of more
+    launches keep the launches each candidate is judged by, and two rounds, one in each order,
+    keep every candidate measured before and after the others."""
     rounds = CONFIRM_ROUNDS
     if allowance is not None and first_round_s > 0:
         fit = int(max(allowance - first_round_s, 0.0) // first_round_s)

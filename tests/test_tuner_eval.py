@@ -147,3 +147,26 @@ def test_builders_held_still_during_launches():
     finally:
         sibling.kill()
         sibling.join()
+
+
+def test_retarget_keeps_the_processes_and_checks_the_new_problem(device):
+    """A run of several shapes turns one evaluator from shape to shape: the same measuring
+    process and builders, each result checked against the new problem's own reference, and
+    what was queued for the last problem dropped."""
+    first, second = Problem(32, 32, 32), Problem(48, 40, 24)
+    with Evaluator(device, first, repeats=1, warmup=0, jobs=1, launch_timeout=30,
+                   build_timeout=60) as ev:
+        ev.prebuild(REF, [{"MODE": 1, "TS": 8}])
+        assert ev.evaluate(REF, {"MODE": 1, "TS": 8})["status"] == "ok"
+        worker, builders = ev.worker.pid, ev.pool.pids()
+        ev.prebuild(REF, [{"MODE": 3, "TS": 8}, {"MODE": 2, "TS": 8}])  # one builder: one waits
+        assert len(ev.pool.queue) == 1
+        ev.retarget(second)
+        assert not ev.pool.queue and "dropped" in ev.pool.state.values()
+        assert ev.worker is not None and ev.worker.pid == worker
+        ok = ev.evaluate(REF, {"MODE": 1, "TS": 8})
+        wrong = ev.evaluate(REF, {"MODE": 3, "TS": 8})
+        assert ok["status"] == "ok"
+        assert ok["gflops"] == pytest.approx(second.flops / (ok["ms"] * 1e6))
+        assert wrong["status"] == "wrong"
+        assert ev.pool.pids() == builders and ev.worker.pid == worker and ev.restarts == 0

@@ -72,8 +72,10 @@ def measure_many(evaluator: Measurer, ref: int | str, configs: Sequence[Mapping[
 RESTART_AFTER = frozenset({"timeout", "crashed", "failed", "launch-failed"})
 
 
-def _tag(ref: int | str, params: Mapping[str, int]) -> tuple:
-    return (str(ref), tuple(sorted(params.items())))
+def _tag(problem: Problem, ref: int | str, params: Mapping[str, int]) -> tuple:
+    """A pre-build's name: its configuration and the problem it is built for, since what a
+    configuration compiles can depend on the problem (K in slices, B read as it lies)."""
+    return (problem.as_tuple(), problem.batch, str(ref), tuple(sorted(params.items())))
 
 
 def _start_deaf_to_ctrl_c(proc: Any) -> None:
@@ -200,11 +202,19 @@ class BuildPool:
         if not self.enabled:
             return
         for params in configs:
-            tag = _tag(ref, params)
+            tag = _tag(self.problem, ref, params)
             if tag not in self.state:
                 self.state[tag] = "queued"
                 self.queue.append((tag, ref, dict(params)))
         self.pump()
+
+    def retarget(self, problem: Problem) -> None:
+        """Pre-build for `problem` from now on: what is queued for the last one is dropped,
+        and a pre-build in progress finishes under its own problem's name."""
+        for tag, _, _ in self.queue:
+            self.state[tag] = "dropped"
+        self.queue.clear()
+        self.problem = problem
 
     def pids(self) -> list[int]:
         return [s.child.pid for s in self.slots if s.child is not None and s.child.pid]
@@ -273,7 +283,7 @@ class BuildPool:
     def wait_for(self, ref: int | str, params: Mapping[str, int]) -> str:
         """Make way for the worker to measure this configuration: drop it from the queue if no
         builder has started it, wait (bounded) if one has. Returns what became of it."""
-        tag = _tag(ref, params)
+        tag = _tag(self.problem, ref, params)
         state = self.state.get(tag, "unknown")
         if state == "queued":
             self.queue = deque(q for q in self.queue if q[0] != tag)
@@ -332,9 +342,17 @@ class Evaluator:
     # -- the measuring worker -----------------------------------------------------------------
     def _start_worker(self) -> None:
         child = _Child(self.ctx, _worker.measure_main,
-                       (self.device.index, self.device.key,
-                        (*self.problem.as_list(), self.problem.batch),
-                        self.seed))
+                       (self.device.index, self.device.key, self._size(), self.seed))
+        self.worker = self._ready(child, "could not start")
+
+    def _size(self) -> tuple[int, int, int, int]:
+        p = self.problem
+        return (p.m, p.n, p.k, p.batch)
+
+    def _ready(self, child: _Child, failed: str) -> _Child:
+        """The measuring process once it says it is ready (its workspace made and the float64
+        reference computed); killed, and the run stopped, if it fails, dies or takes longer
+        than the start's limit. The builders are served meanwhile."""
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if child.conn.poll(0.2):
@@ -343,10 +361,9 @@ class Evaluator:
                 except (EOFError, OSError):
                     break
                 if msg[0] == "ready":
-                    self.worker = child
-                    return
+                    return child
                 child.kill()
-                raise ClgemmError(f"the measuring process could not start: {msg[1]}")
+                raise ClgemmError(f"the measuring process {failed}: {msg[1]}")
             if not child.alive():
                 break
             if self.pool:
@@ -357,8 +374,28 @@ class Evaluator:
                     raise
         child.kill()
         _refuse_script_rerun(child)
-        raise ClgemmError("the measuring process could not start (it died or took longer "
+        raise ClgemmError(f"the measuring process {failed} (it died or took longer "
                           f"than {self.start_timeout:g} s)")
+
+    def retarget(self, problem: Problem) -> None:
+        """Measure `problem` from now on, in the processes already running: a run of several
+        shapes starts its measuring process and its builders once, not once a shape (starting
+        them, each opening the device, is seconds on a GPU host). The worker makes the new
+        problem's workspace now, before the search asks for its first configuration."""
+        if problem == self.problem:
+            return
+        self.problem = problem
+        if self.pool:
+            self.pool.retarget(problem)
+        worker, self.worker = self.worker, None
+        if worker is None or not worker.alive():
+            return
+        try:
+            worker.conn.send(("problem", self._size()))
+        except (OSError, ValueError):
+            worker.kill()
+            return
+        self.worker = self._ready(worker, f"could not take {problem.label}")
 
     def _kill_worker(self) -> None:
         if self.worker is not None:

@@ -21,10 +21,10 @@ import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from clgemm.backends import registry
 from clgemm.configs.configuration import Config
@@ -37,6 +37,7 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
 from clgemm.measure.ladder import default_repeats, default_size
 from clgemm.rungs import ALL_RUNGS, GEMM_RUNGS, get_rung
+from clgemm.tuner.evaluate import Evaluator
 from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table, share_of
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
@@ -159,9 +160,11 @@ class TuneRun:
         outcomes: list[tuple[Shape, RungOutcome]] = []
         repeats, warmup, jobs = self._settings()
         with ExitStack() as stack:
-            open_evaluator = None
             if self.cluster is not None:
                 open_evaluator = self._on_cluster(stack, repeats, warmup, note)
+            elif prepared:
+                open_evaluator = self._on_this_machine(stack, prepared[0].problem, repeats,
+                                                       warmup, jobs)
             for shape in prepared:
                 done = run_shape(self.device, shape, self.options, self.bounded, db,
                                  self.fresh, self.command, repeats, warmup, jobs,
@@ -173,6 +176,20 @@ class TuneRun:
         return TuneResult(self.device, db.path, journals, outcomes,
                           stored_by_slot(db, [(o.rung, s) for s, o in outcomes]))
 
+
+    def _on_this_machine(self, stack: ExitStack, first: Problem, repeats: int, warmup: int,
+                         jobs: int) -> OpenEvaluator:
+        """One evaluator for the whole run (kept open by `stack`), and how each shape gets it:
+        turned to the shape's problem, its measuring process and builders kept."""
+        evaluator = stack.enter_context(Evaluator(
+            self.device, first, repeats=repeats, warmup=warmup, jobs=jobs,
+            launch_timeout=self.launch_timeout, build_timeout=self.build_timeout, seed=0))
+
+        @contextmanager
+        def open_evaluator(problem: Problem) -> Iterator[Evaluator]:
+            evaluator.retarget(problem)
+            yield evaluator
+        return open_evaluator
 
     def _on_cluster(self, stack: ExitStack, repeats: int, warmup: int,
                     note: Say) -> OpenEvaluator:

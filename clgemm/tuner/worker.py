@@ -188,14 +188,15 @@ def _signal(pid: int, sig: int) -> None:
 def measure_main(conn: Connection, device_index: int, device_key: str, size: tuple[int, int, int],
                  seed: int) -> None:
     """Measuring worker: ("run", rung_ref, params, repeats, warmup, quiet_pids) in, phase
-    messages and one ("result", dict) out per task; ("stop",) or a closed pipe ends it."""
+    messages and one ("result", dict) out per task; ("problem", size) makes the workspace of
+    another problem and answers ("ready", pid) as the start does; ("stop",) or a closed pipe
+    ends it."""
     ignore_ctrl_c()
     die_with_parent()
     try:
         device = _open_device(device_index, device_key)
         backend = open_backend(device)
-        ws = Workspace(backend, Problem(*size), seed=seed)
-        ws.ref  # the float64 reference now, not inside the first kernel's time limit
+        ws = _workspace(backend, size, seed)
         conn.send(("ready", os.getpid()))
     except Exception as exc:
         conn.send(("fatal", f"{type(exc).__name__}: {exc}"))
@@ -205,6 +206,15 @@ def measure_main(conn: Connection, device_index: int, device_key: str, size: tup
             msg = conn.recv()
         except (EOFError, OSError):
             return
+        if msg[0] == "problem":
+            del ws  # the last problem's buffers go before the next one's are made
+            try:
+                ws = _workspace(backend, msg[1], seed)
+                conn.send(("ready", os.getpid()))
+            except Exception as exc:
+                conn.send(("fatal", f"{type(exc).__name__}: {exc}"))
+                return
+            continue
         if msg[0] != "run":
             return
         _, ref, params, repeats, warmup, quiet = msg
@@ -223,6 +233,14 @@ def measure_main(conn: Connection, device_index: int, device_key: str, size: tup
             conn.send(("result", res))
         except (EOFError, OSError, BrokenPipeError):
             return
+
+
+def _workspace(backend: Backend, size: Sequence[int], seed: int) -> Workspace:
+    """A problem's inputs on the device and its float64 reference, computed now rather than
+    inside the first kernel's time limit."""
+    ws = Workspace(backend, Problem(*size), seed=seed)
+    ws.ref
+    return ws
 
 
 def _warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:

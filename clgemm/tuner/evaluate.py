@@ -31,6 +31,7 @@ import signal
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
@@ -78,24 +79,26 @@ def _tag(problem: Problem, ref: int | str, params: Mapping[str, int]) -> tuple:
     return (problem.as_tuple(), problem.batch, str(ref), tuple(sorted(params.items())))
 
 
-def _start_deaf_to_ctrl_c(proc: Any) -> None:
-    """Start a child that cannot take SIGINT from its first instruction, without losing a
-    Ctrl-C meant for the parent. Ctrl-C reaches the whole process group, and a child that
-    took it, even while still importing (before its main can say so, `worker.ignore_ctrl_c`),
-    would print a traceback of its own; the parent alone decides what an interrupt means.
+@contextmanager
+def holding_ctrl_c() -> Iterator[None]:
+    """Start children inside this so that they cannot take SIGINT from their first
+    instruction, without losing a Ctrl-C meant for the parent. Ctrl-C reaches the whole
+    process group, and a child that took it, even while still importing (before its main can
+    say so, `worker.ignore_ctrl_c`), would print a traceback of its own; the parent alone
+    decides what an interrupt means.
 
-    The starting thread blocks SIGINT for the start: a child begins with the signal mask of
-    the thread that started it (multiprocessing's fork-and-exec keeps it across exec), so the
+    The starting thread blocks SIGINT meanwhile: a child begins with the signal mask of the
+    thread that started it (multiprocessing's fork-and-exec keeps it across exec), so the
     child's Python holds any SIGINT unseen until `ignore_ctrl_c` ignores it for good. The
     parent meanwhile only notes a Ctrl-C (another of its threads, a driver's, may take it)
-    and acts on it once the child is fully started: an interrupt in the middle of the start
+    and acts on it once the children are fully started: an interrupt in the middle of a start
     would leave a child waiting for what the parent never sent, and complaining. Ignoring
-    SIGINT in the parent for the start instead would drop a Ctrl-C that the kernel hands to
-    one of those other threads. multiprocessing's resource tracker is started first: starting
-    it unblocks SIGINT in the starting thread, which inside the block would start the child
-    with SIGINT open after all."""
+    SIGINT in the parent instead would drop a Ctrl-C that the kernel hands to one of those
+    other threads. multiprocessing's resource tracker is started first: starting it unblocks
+    SIGINT in the starting thread, which inside the block would start the child with SIGINT
+    open after all."""
     if not hasattr(signal, "pthread_sigmask"):  # no POSIX signal masks: nothing to hold
-        proc.start()
+        yield
         return
     resource_tracker.ensure_running()
     main = threading.current_thread() is threading.main_thread()
@@ -104,7 +107,7 @@ def _start_deaf_to_ctrl_c(proc: Any) -> None:
     old = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum)) \
         if main else None
     try:
-        proc.start()
+        yield
     finally:
         if main:
             signal.signal(signal.SIGINT, signal.default_int_handler if old is None else old)
@@ -130,7 +133,8 @@ class _Child:
         self.conn = parent_end
         self.ready = False
         try:
-            _start_deaf_to_ctrl_c(self.proc)
+            with holding_ctrl_c():
+                self.proc.start()
         except BaseException:  # a Ctrl-C held back during the start arrives as it ends
             if self.proc.pid is not None:
                 self.kill()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Sequence, TextIO
+from typing import Any, Callable, ContextManager, Mapping, Sequence, TextIO
 
 from clgemm.configs.database import Database
 from clgemm.configs.splits import read_b_pays
@@ -29,7 +29,8 @@ from clgemm.tuner.journal import (PYTHON, Journal, Wording, check_journal, defau
 from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
 from clgemm.tuner.rung_tune import (RungOutcome, TuneOptions, journal_header, resolve_strategy,
                                     tune_rung)
-from clgemm.tuner.space import SearchSpace, build_space, funnel_table
+from clgemm.tuner.funnels import Funnels, FunnelTask, build
+from clgemm.tuner.space import SearchSpace, funnel_table
 
 Say = Callable[[str], None]
 
@@ -63,18 +64,18 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                   only: dict[str, tuple[int, ...]], bounded: bool, journal_file: Path | None,
                   results: Path, repeats: int, warmup: int, command: str, fresh: bool,
                   say: Say, note: Say, layout: Layout = FULL,
-                  wording: Wording = PYTHON) -> PreparedShape:
+                  wording: Wording = PYTHON, funnels: Funnels | None = None) -> PreparedShape:
     """Spaces, funnels, memory and journal checks of one shape, before anything is measured;
     the funnels go to `say` (laid out by `layout`), what becomes of each journal and its
-    warnings to `note`, and messages name the caller's choices as `wording` says."""
+    warnings to `note`, and messages name the caller's choices as `wording` says. The spaces
+    come from `funnels` where given (the run's, which may have built them already), else are
+    built here."""
     rungs = [get_rung(s.rung) for s in steps]
     spaces, resolved = {}, {}
     for step, rung in zip(steps, rungs):
         step_options = replace(options, time_s=step.seconds) if bounded else options
-        space = build_space(rung, dev.limits(), problem, heuristics=options.heuristics,
-                            only=only, keep=seeds(dev, rung, problem.as_tuple(),
-                                                batch=problem.batch),
-                            read_b_pays=read_b_pays(dev, problem.as_tuple()))
+        task = funnel_task(dev, rung, problem, options, only)
+        space = funnels.space(task) if funnels is not None else build(task)
         spaces[rung.number] = space
         how = resolved[rung.number] = resolve_strategy(options.strategy, step_options,
                                                        len(space))
@@ -99,6 +100,15 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                                        {r.number: resolved[r.number] for r in group})
         _check_journal(path, headers[path], fresh, wording, note)
     return PreparedShape(problem, steps, spaces, journals, headers)
+
+
+def funnel_task(dev: DeviceInfo, rung: Rung, problem: Problem, options: TuneOptions,
+                only: Mapping[str, Sequence[int]]) -> FunnelTask:
+    """What `rung`'s space at `problem` is built from: the device's limits, what gemm() runs
+    there now kept (`seeds`), and whether gemm() would read B as it lies there."""
+    return FunnelTask.of(rung.number, problem, dev.limits(), options.heuristics, only,
+                         seeds(dev, rung, problem.as_tuple(), batch=problem.batch),
+                         read_b_pays(dev, problem.as_tuple()))
 
 
 #: what measures one shape: given the shape, a context that yields its evaluator (None: an

@@ -42,8 +42,9 @@ from clgemm.tuner.journal import PYTHON, Wording
 from clgemm.tuner.plan import TuneStep, bounded_steps, default_plan, plan_table, share_of
 from clgemm.tuner.rung_tune import RungOutcome, TuneOptions
 from clgemm.tuner.settings import TuneSettings
-from clgemm.tuner.shape_tune import (OpenEvaluator, PreparedShape, prepare_shape, run_shape,
-                                     summary_table, units)
+from clgemm.tuner.funnels import Funnels
+from clgemm.tuner.shape_tune import (OpenEvaluator, PreparedShape, funnel_task, prepare_shape,
+                                     run_shape, summary_table, units)
 from clgemm.tuner.worker import SCRIPT_RERUN_EXIT, starting_child
 
 Shape = tuple[int, ...]
@@ -147,11 +148,15 @@ class TuneRun:
         """Every shape's spaces, funnels (to `say`, laid out by `layout`) and journal checks
         (warnings to `note`), before anything is measured."""
         repeats, warmup, _ = self._settings()
-        return [prepare_shape(self.device, problem, steps, self.options, dict(self.only),
-                              self.bounded, self.journal_file, results, repeats,
-                              warmup, self.command, self.fresh, say=say, note=note,
-                              layout=layout, wording=self.wording)
-                for problem, steps in units(self.steps)]
+        shapes = units(self.steps)
+        tasks = [funnel_task(self.device, get_rung(s.rung), problem, self.options, self.only)
+                 for problem, steps in shapes for s in steps]
+        with Funnels(tasks) as funnels:
+            return [prepare_shape(self.device, problem, steps, self.options, dict(self.only),
+                                  self.bounded, self.journal_file, results, repeats,
+                                  warmup, self.command, self.fresh, say=say, note=note,
+                                  layout=layout, wording=self.wording, funnels=funnels)
+                    for problem, steps in shapes]
 
     def measure(self, prepared: Sequence[PreparedShape], db: Database, note: Say,
                 stream: TextIO | None = None) -> TuneResult:

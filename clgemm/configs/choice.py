@@ -119,15 +119,19 @@ def _tuned(device: DeviceInfo, shape: tuple[int, int, int], rejected: Rejected) 
 def _reader_over_pack(device: DeviceInfo, shape: tuple[int, int, int], found: lookup.Found | None,
                       expected: float, rejected: Rejected) -> tuple[lookup.Found, float] | None:
     """The tiled kernel's best stored configuration that reads B as it lies here, where its
-    one launch beats the lookup's choice of another kernel run behind its pack of B. Where
-    reading B pays (`read_b_pays`) gemm() runs such a configuration without the pack that every
-    other packing kernel reads a BT from (`splits.b_pack_s`). Expected speeds are the kernels'
+    one launch beats the lookup's choice run behind its pack of B: another kernel's, or one of
+    the tiled kernel's that cannot read B (a cp.async pipeline). Where reading B pays
+    (`read_b_pays`) gemm() runs such a configuration without the pack that every other
+    configuration reads a BT from (`splits.b_pack_s`). Expected speeds are the kernels'
     alone: counting them only, a tune that raised the stored speed of the kernel for any size
     moved short-K products onto it, which then ran up to 1.6 times slower
-    (results/h100/any-size-retune). Between configurations of the tiled kernel,
-    `behind_a_pack` decides; against the direct kernel, `_behind_b_pack`."""
-    if (found is None or found.rung == TILED.number or expected <= 0
-            or not read_b_pays(device, shape)):
+    (results/h100/any-size-retune), and a pipeline stored at 4096x4096x128 took the products
+    of K 32-128 on 2048 squares, whose calls its pack's launch lengthened by half
+    (results/h100/fresh-tune/seventh). Where a tune measured the tiled kernel at this very
+    shape, `behind_a_pack` has left only configurations that read B; against the direct
+    kernel, `_behind_b_pack` decides."""
+    if (found is None or expected <= 0 or not read_b_pays(device, shape)
+            or (found.rung == TILED.number and reads_b_itself(found.params))):
         return None
     reading = next((f for f in lookup.ranked(device, TILED, shape)
                     if reads_b_itself(f.params) and not rejected(TILED.number, f.params)), None)

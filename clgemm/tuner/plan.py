@@ -56,7 +56,11 @@ def _square(s: int) -> Shape:
 
 #: the small-K shape the direct kernel is tuned at besides a small square: products with a
 #: short K are the direct kernel's too (`configs.choice`), and parameters found at a small
-#: square do poorly there (results/h100/direct-small-k/)
+#: square do poorly there (results/h100/direct-small-k/). A GPU tunes the tiled kernel there
+#: too, where its space holds only configurations that read B as it lies (`splits.reading_only`):
+#: with its nearest entry a pipeline tuned at 4096x4096x128, gemm() ran the products of K 32-128
+#: on 2048 squares behind a pack of B, their calls half as long again through OpenCL
+#: (results/h100/fresh-tune/seventh)
 SMALL_K: Shape = (2048, 2048, 64)
 
 #: the skinny shape the skinny kernel is tuned at: 16 columns of C (gemm() runs it no wider than
@@ -108,7 +112,7 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 28.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
+        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
         (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0), (11, _square(512), 15.0),
         (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0), (14, SKINNY_GPU, 25.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (
@@ -117,8 +121,11 @@ _PLANS: dict[str, dict[str, Any]] = {
         (11, _square(256), 60.0), (11, SMALL_K, 45.0), (14, SKINNY_CPU, 25.0))},
 }
 
-#: seconds of process start, compiles of the first batch and confirmation per step, by type
-STEP_OVERHEAD = {"GPU": 8.0, "CPU": 12.0}
+#: seconds of process start, compiles of the first batch and confirmation per step, by type,
+#: the funnels before the first step spread over the steps: a GPU's whole plan took its seconds
+#: and 5.2 a step, its measuring process and builders kept from shape to shape
+#: (results/h100/fresh-tune/seventh)
+STEP_OVERHEAD = {"GPU": 5.0, "CPU": 12.0}
 
 
 def default_plan(device: Any) -> list[TuneStep]:

@@ -393,6 +393,30 @@ def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monk
     assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
 
 
+def test_a_pipeline_is_weighed_with_its_pack_against_what_reads_b(stored, monkeypatch):
+    """Where reading B pays but no tune measured the tiled kernel at the shape, a pipeline
+    ranked first by its kernel's speed is expected with the pack of B it runs behind counted:
+    a configuration that reads B, expected slower by its kernel alone but faster than the
+    pipeline and its pack, runs instead; one that the pipeline beats even with its pack does
+    not."""
+    tiles = {"TSM": 64, "TSN": 64}
+    piped = _found_at(TILED, (2048, 2048, 128), 40000.0, PIPELINE=2, **tiles)
+    reading = _found_at(TILED, (2048, 2048, 64), 25000.0, **tiles)
+    assert choice.reads_b_itself(reading.params) and not choice.reads_b_itself(piped.params)
+    stored[TILED.number] = [piped, reading]
+    stored[DIRECT.number] = []
+    cross = choice.no_crossover(GPU)
+    shape = (2048, 2048, 32)  # 26,400 GFLOP/s expected of the pipeline, 20,300 of the reader
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: True)
+    monkeypatch.setattr(choice, "b_pack_s", lambda device, s: 3.5e-6)
+    assert choice.choose_kernel(GPU, shape, cross=cross).params["PIPELINE"] == 0
+    monkeypatch.setattr(choice, "b_pack_s", lambda device, s: 1e-6)  # repaid by its speed
+    assert choice.choose_kernel(GPU, shape, cross=cross).params["PIPELINE"] == 2
+    monkeypatch.setattr(choice, "b_pack_s", lambda device, s: 3.5e-6)
+    monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
+    assert choice.choose_kernel(GPU, shape, cross=cross).params["PIPELINE"] == 2
+
+
 def test_long_k_prefers_a_configuration_that_reads_b_where_reading_it_pays(stored, monkeypatch):
     """A cp.async pipeline cannot read B as it lies, so it packs the long operand at every
     call: where reading B pays, the best stored configuration that can read it takes the

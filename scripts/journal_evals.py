@@ -1,9 +1,11 @@
 """How long the measuring worker took over each configuration of a tune: for every step of a
-tune's journals, the evaluations, and the median and largest `eval_s` (the worker's seconds
+tune's journals, the evaluations, the median and largest `eval_s` (the worker's seconds
 from receiving a configuration to answering: build from the cache, launches, the result's
-check), steps in the order they ran, and the times of the first and the last record.
+check) and the seconds from the step before's last record to its first (records carry whole
+seconds), steps in the order they ran, and the times of the first and the last record.
     python3 scripts/journal_evals.py JOURNALS.tgz [JOURNALS.tgz ...]"""
 
+import datetime
 import json
 import statistics
 import sys
@@ -34,14 +36,24 @@ def config_key(record: dict) -> str:
     return json.dumps(record["config"], sort_keys=True)
 
 
+def _when(record: dict) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(record["time"].replace("Z", "+00:00"))
+
+
 def show(tgz: str) -> None:
     print(f"{tgz}:")
-    print(f"{'step':28s} {'evaluations':>11s} {'median eval_s':>13s} {'largest':>8s}")
+    print(f"{'step':28s} {'evaluations':>11s} {'median eval_s':>13s} {'largest':>8s} "
+          f"{'gap s':>6s}")
     steps = records_by_step(tgz).items()
+    last = None
     for step, recs in steps:
         secs = [float(r["eval_s"]) for r in recs if r.get("eval_s") is not None]
+        times = sorted(_when(r) for r in recs if r.get("time"))
+        gap = f"{(times[0] - last).total_seconds():6.0f}" if times and last else f"{'':6s}"
+        last = times[-1] if times else last
         if secs:
-            print(f"{step:28s} {len(secs):11d} {statistics.median(secs):13.2f} {max(secs):8.2f}")
+            print(f"{step:28s} {len(secs):11d} {statistics.median(secs):13.2f} {max(secs):8.2f} "
+                  f"{gap}")
     times = sorted(r["time"] for _, recs in steps for r in recs if r.get("time"))
     if times:
         print(f"records from {times[0]} to {times[-1]}")

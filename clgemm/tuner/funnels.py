@@ -112,14 +112,20 @@ class Funnels:
                 pass  # a process that could not start or died: built here instead
         return build(task)
 
-    def close(self) -> None:
-        """Stop the pool, dropping what no one asked for (a run refused midway)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+    def close(self, abandon: bool = False) -> None:
+        """Stop the pool. With `abandon` (a run refused or interrupted midway) its processes
+        are ended at once rather than let finish spaces no one will ask for, each of which
+        can take half a minute."""
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if abandon:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> "Funnels":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type | None, *exc: object) -> None:
+        self.close(abandon=kind is not None)

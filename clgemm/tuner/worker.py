@@ -185,7 +185,7 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
-def measure_main(conn: Connection, device_index: int, device_key: str, size: tuple[int, int, int],
+def measure_main(conn: Connection, device_index: int, device_key: str, size: Sequence[int],
                  seed: int) -> None:
     """Measuring worker: ("run", rung_ref, params, repeats, warmup, quiet_pids) in, phase
     messages and one ("result", dict) out per task; ("problem", size) makes the workspace of

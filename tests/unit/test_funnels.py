@@ -59,3 +59,17 @@ def test_pool_size(monkeypatch, cores, large, free_gib, size):
     pages = {"SC_AVPHYS_PAGES": free_gib << 18, "SC_PAGE_SIZE": 4096}
     monkeypatch.setattr(funnels.os, "sysconf", lambda name: pages[name])
     assert pool_size(large) == size
+
+
+def test_a_run_refused_midway_ends_the_pool_at_once(monkeypatch):
+    import time
+    monkeypatch.setattr(funnels, "LARGE", 1)
+    monkeypatch.setattr(funnels.os, "cpu_count", lambda: 2)
+    slow = [FunnelTask.of(12, Problem(4096, 4096, 4096), H100, True, {}, [], False)] * 1
+    slow += [FunnelTask.of(12, Problem(2048, 2048, 2048), H100, True, {}, [], False)]
+    t0 = time.monotonic()
+    with pytest.raises(KeyError):
+        with Funnels(slow) as pooled:
+            assert pooled.pool is not None
+            raise KeyError("refused")
+    assert time.monotonic() - t0 < 10  # the tiled kernel's spaces take far longer

@@ -233,6 +233,18 @@ _LEGAL_KEPT = 4
 _LEGAL_LOCK = threading.Lock()
 
 
+def candidates_of(rung: Rung, only: Mapping[str, Sequence[int]]) -> tuple[tuple[int, ...], ...]:
+    """Each parameter's candidates, those `only` names replaced."""
+    return tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
+
+
+def legal_known(rung: Rung, limits: DeviceLimits, only: Mapping[str, Sequence[int]]) -> bool:
+    """Whether this process holds the rung's legal configurations for these limits already,
+    so that a space of it is built here in the time its size-dependent stages take."""
+    with _LEGAL_LOCK:
+        return (id(rung), limits, candidates_of(rung, only)) in _LEGAL
+
+
 def _legal(rung: Rung, limits: DeviceLimits,
            candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
     """The divisibility and device stages of the funnel: what survives them, and their rows."""
@@ -314,7 +326,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
     to such configurations where gemm() runs only those (`kept_to_reading`)."""
     only = only or {}
     names = tuple(p.name for p in rung.params)
-    candidates = tuple(tuple(only.get(p.name, p.candidates)) for p in rung.params)
+    candidates = candidates_of(rung, only)
     generated = math.prod(len(c) for c in candidates)
     items, legal_rows = _legal(rung, limits, candidates)
     rows: list[FunnelRow] = []

@@ -74,7 +74,8 @@ def test_a_run_refused_midway_ends_the_pool_at_once(monkeypatch):
     import time
     monkeypatch.setattr(funnels, "LARGE", 1)
     monkeypatch.setattr(funnels.os, "cpu_count", lambda: 3)
-    slow = [FunnelTask.of(12, Problem(s, s, s), H100, True, {}, [], False) for s in (64, 2048, 4096)]
+    slow = [FunnelTask.of(12, Problem(s, s, s), H100, True, {}, [], False)
+            for s in (64, 2048, 4096)]
     t0 = time.monotonic()
     with pytest.raises(KeyError):
         with Funnels(slow) as pooled:

@@ -3,13 +3,13 @@ own.
 
 The tiled kernel's funnel goes through tens of millions of combinations, and the plain tune
 asks for it at a dozen shapes: one after the other they are the first minute or more of a run,
-with every core but one idle. Here each space that large but the first is handed to a pool of
-spawned processes as soon as the run is planned, so they are built side by side while this
-process builds the first and the run prints the funnels in order; a small space is built where
-it is asked for, since sending it to another process would cost more than building it. Each
-process keeps its own cache of the legal configurations (`space._legal`), so it builds that
-once for all the spaces it is given; a space whose legal configurations this process holds
-already (a second run in one process, as a test suite makes) is built here too. A process
+with every core but one idle. Here each space that large is handed to a pool of spawned
+processes as soon as the run is planned, so they are built side by side while the run prints
+the funnels in order; a small space is built where it is asked for, since sending it to
+another process would cost more than building it. Each process keeps its own cache of the
+legal configurations (`space._legal`), so it builds that once for all the spaces it is given;
+a space whose legal configurations this process holds already (a second run in one process,
+as a test suite makes) is built here too. A process
 holds more than a gigabyte while it builds the tiled kernel's space, so the pool is no larger
 than the free memory allows; where it cannot help (one core, one large space) or fails (a pool
 that breaks), the spaces are built here, with the same result.
@@ -79,13 +79,14 @@ def _quiet_child() -> None:
 
 
 def pool_size(large: int) -> int:
-    """How many processes build `large` large spaces beside this one: one per space and per
-    core but this process's, no more than the free memory holds beside this process's."""
+    """How many processes build `large` large spaces: one per core and per space, no more than
+    the free memory holds, none (build them here) where fewer than two would."""
     try:
         free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         free = 0
-    return max(0, min((os.cpu_count() or 1) - 1, large, free // PROCESS_BYTES - 1))
+    size = min(os.cpu_count() or 1, large, free // PROCESS_BYTES)
+    return size if size > 1 else 0
 
 
 class Funnels:
@@ -93,11 +94,10 @@ class Funnels:
     back when asked for (`space`), the others built when asked for."""
 
     def __init__(self, tasks: Sequence[FunnelTask]) -> None:
-        # This process builds the first large space itself, which leaves it the legal
-        # configurations to build any later space of that rung in seconds; so does one whose
-        # legal configurations it holds already (an earlier run in the same process).
+        # one whose legal configurations this process holds (an earlier run in the same
+        # process) is built here in seconds
         large = [t for t in dict.fromkeys(tasks) if t.combinations >= LARGE
-                 and not legal_known(get_rung(t.rung), t.limits, dict(t.only))][1:]
+                 and not legal_known(get_rung(t.rung), t.limits, dict(t.only))]
         size = pool_size(len(large))
         self.pool: ProcessPoolExecutor | None = None
         self.started: dict[FunnelTask, Future[SearchSpace]] = {}

@@ -30,7 +30,7 @@ from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import get_rung
 from clgemm.tuner import worker as _worker
 from clgemm.tuner.evaluate import holding_ctrl_c
-from clgemm.tuner.space import SearchSpace, build_space, legal_known
+from clgemm.tuner.space import SearchSpace, build_space, candidates_of, legal_known
 
 #: a space of at least this many combinations is built in the pool
 LARGE = 1_000_000
@@ -61,8 +61,7 @@ class FunnelTask:
 
     @property
     def combinations(self) -> int:
-        only = dict(self.only)
-        return math.prod(len(only.get(p.name, p.candidates)) for p in get_rung(self.rung).params)
+        return math.prod(len(c) for c in candidates_of(get_rung(self.rung), dict(self.only)))
 
 
 def build(task: FunnelTask) -> SearchSpace:

@@ -242,13 +242,18 @@ def legal_known(rung: Rung, limits: DeviceLimits, only: Mapping[str, Sequence[in
     """Whether this process holds the rung's legal configurations for these limits already,
     so that a space of it is built here in the time its size-dependent stages take."""
     with _LEGAL_LOCK:
-        return (id(rung), limits, candidates_of(rung, only)) in _LEGAL
+        return _legal_key(rung, limits, candidates_of(rung, only)) in _LEGAL
+
+
+def _legal_key(rung: Rung, limits: DeviceLimits,
+               candidates: tuple[tuple[int, ...], ...]) -> tuple:
+    return (id(rung), limits, candidates)
 
 
 def _legal(rung: Rung, limits: DeviceLimits,
            candidates: tuple[tuple[int, ...], ...]) -> tuple[list[Params], list[FunnelRow]]:
     """The divisibility and device stages of the funnel: what survives them, and their rows."""
-    key = (id(rung), limits, candidates)
+    key = _legal_key(rung, limits, candidates)
     with _LEGAL_LOCK:  # devices tuned at once plan in threads of one process
         found = _LEGAL.get(key)
         if found is None:

@@ -178,7 +178,7 @@ def padding_passes_s(device: DeviceInfo, shape: tuple[int, int, int],
     if not as_run or (kp, np_) != (k, n):
         floats += k * n + kp * np_
     hw = hardware_for_device(device)
-    return 4 * floats / (hw.mem_gbps * 1e9) + launches * launch_s_on(hw)
+    return 4 * floats / (hw.mem_gbps * 1e9) + launches * launch_s_on(hw, device.backend)
 
 
 def _padded_tiled(device: DeviceInfo, shape: tuple[int, int, int],

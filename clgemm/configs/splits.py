@@ -116,16 +116,20 @@ def read_b_pays(device: Any, shape: tuple[int, int, int]) -> bool:
     itself slows the product by READ_B_COST of its time at the device's peak. The pack wins on
     products with many rows of C (a square), reading B on those with few: there a C-ordered
     call would transpose its whole long operand for little work."""
-    return read_b_pays_on(hardware_for_device(device), shape)
+    return read_b_pays_on(hardware_for_device(device), shape, device.backend)
 
 
-#: what the pack's launch costs a GPU beside its pass over B, in seconds: the pack of a 512 x 512
-#: B (1 MiB, 0.6 us at the H100's bandwidth) lengthened gemm()'s launches by 4.1 us
-#: (results/h100/call/tiled-512). Left out on CPUs, where no measurement puts a figure on it.
-PACK_LAUNCH_S = {"GPU": 3.5e-6}
+#: what a pass's launch of its own costs a call beside its bytes, in seconds, by device type and
+#: backend. On CUDA the pack of a 512 x 512 B (1 MiB, 0.6 us at the H100's bandwidth)
+#: lengthened gemm()'s launches by 4.1 us (results/h100/call/tiled-512). Through NVIDIA's
+#: OpenCL a call's second launch took 11-13 us more than one launch: 512 cubed's host work
+#: there (results/h100/call/tiled-512), and 2048x2048x32 on a pipeline behind its pack, 11 us
+#: beyond its kernel (results/h100/device-all/plain). Left out on CPUs, where no measurement
+#: puts a figure on it.
+PACK_LAUNCH_S = {("GPU", "cuda"): 3.5e-6, ("GPU", "opencl"): 11e-6}
 
 
-def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
+def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int], backend: str = "") -> bool:
     """`read_b_pays` with the device's figures given. On a GPU the pack is a launch of its
     own, whose start and drain take longer than a small product's pack itself: counting the pass
     alone made the pack look cheap on exactly the products whose calls it lengthens most. It is
@@ -133,28 +137,35 @@ def read_b_pays_on(hw: Hardware, shape: tuple[int, int, int]) -> bool:
     K, pipelines repaid their pack's launch at 32 and 64 rows of C while configurations reading
     B lost 10-25% (results/h100/read-b-launch)."""
     m, n, k = shape
-    return b_pack_s_on(hw, shape) > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
+    return b_pack_s_on(hw, shape, backend) > READ_B_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 
 def b_pack_s(device: Any, shape: tuple[int, int, int]) -> float:
     """Seconds the pack of B into BT adds to a call at this shape (`b_pack_s_on`)."""
-    return b_pack_s_on(hardware_for_device(device), shape)
+    return b_pack_s_on(hardware_for_device(device), shape, device.backend)
 
 
-def b_pack_s_on(hw: Hardware, shape: tuple[int, int, int]) -> float:
+def b_pack_s_on(hw: Hardware, shape: tuple[int, int, int], backend: str = "") -> float:
     """Seconds the pack of B into BT adds to a call: a pass reading and writing B at the
     device's memory bandwidth and, on a GPU along a K too short to split, its launch
     (PACK_LAUNCH_S; `read_b_pays_on` says why only there)."""
     _, n, k = shape
     pack_s = pass_s_on(hw, n, k)
     if k < SPLIT_FROM_K:
-        pack_s += launch_s_on(hw)
+        pack_s += launch_s_on(hw, backend)
     return pack_s
 
 
-def launch_s_on(hw: Hardware) -> float:
-    """Seconds a pass's launch of its own adds beside its bytes (PACK_LAUNCH_S, by type)."""
-    return PACK_LAUNCH_S.get(hw.device_type, 0.0)
+def launch_s_on(hw: Hardware, backend: str = "") -> float:
+    """Seconds a pass's launch of its own adds beside its bytes (PACK_LAUNCH_S). A backend
+    with no figure of its own, or none named (the bound, which knows the hardware alone),
+    takes the least figure for the device type: counting a launch dearer than measured moves
+    products off the packs on no evidence."""
+    own = PACK_LAUNCH_S.get((hw.device_type, backend))
+    if own is not None:
+        return own
+    return min((s for (kind, _), s in PACK_LAUNCH_S.items() if kind == hw.device_type),
+               default=0.0)
 
 
 def pass_s_on(hw: Hardware, rows: int, cols: int) -> float:
@@ -174,10 +185,11 @@ def padding_pays(device: Any, shape: tuple[int, int, int], extra_rows: Sequence[
     """Whether the tiled kernel for any size should read its operands packed with columns whole
     vectors apart (its PADDED_LD) where M or N is off its vector width, given the rows of the
     operands that would be packed for that alone (`extra_rows`; the others are packed anyway)."""
-    return padding_pays_on(hardware_for_device(device), shape, extra_rows)
+    return padding_pays_on(hardware_for_device(device), shape, extra_rows, device.backend)
 
 
-def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Sequence[int]) -> bool:
+def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Sequence[int],
+                    backend: str = "") -> bool:
     """`padding_pays` with the device's figures given. Off the vector width the kernel reads
     the operand float by float, which costs it SCALAR_READ_COST of the product's time at the
     peak; an extra pack reads and writes its operand once at the memory bandwidth, in a launch
@@ -185,7 +197,7 @@ def padding_pays_on(hw: Hardware, shape: tuple[int, int, int], extra_rows: Seque
     if hw.device_type != "GPU":
         return False
     m, n, k = shape
-    pack_s = sum(pass_s_on(hw, rows, k) + launch_s_on(hw) for rows in extra_rows)
+    pack_s = sum(pass_s_on(hw, rows, k) + launch_s_on(hw, backend) for rows in extra_rows)
     return pack_s < SCALAR_READ_COST * 2 * m * n * k / (hw.peak_gflops * 1e9)
 
 

@@ -199,7 +199,7 @@ def _groups_text(rung: Rung, dev: Device, e: TunedEntry, tile: tuple[int, int]) 
                                    "compute_units": dev.compute_units,
                                    "local_mem_bytes": dev.local_mem_bytes})
         slices = slices_of_rung(rung.number, dev.compute_units, e.params, e.shape,
-                                read_b_pays_on(hw, e.shape))
+                                read_b_pays_on(hw, e.shape, dev.backend))
     text = str(n_groups * slices)
     if slices > 1:
         text += f": {n_groups} tiles of C × {slices} slices of K"

@@ -16,6 +16,7 @@ from made_up import GPU
 from clgemm.backends import Mat
 from clgemm.configs import choice, lookup, splits
 from clgemm.configs.configuration import Config
+from clgemm.devices.hardware import hardware_for_device
 from clgemm.library.plan import new_plan
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
@@ -312,8 +313,24 @@ def test_a_gpu_counts_the_packs_launch_so_a_small_product_reads_b(monkeypatch):
     assert not choice.read_b_pays(h100, (4096, 32, 4096))
     monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
     assert not choice.read_b_pays(h100, shape)
-    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {("GPU", h100.backend): 1.0})
     assert not choice.read_b_pays(dataclasses.replace(h100, type="CPU"), shape)
+
+
+def test_each_backend_counts_its_own_launch_and_an_unnamed_one_the_least():
+    """A second launch costs a call more through NVIDIA's OpenCL than on CUDA: with that
+    figure, products up to a larger size read B as they lie through OpenCL. The bound, which
+    names no backend, takes the least figure for the device type; a CPU counts none."""
+    h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
+    cuda = dataclasses.replace(h100, backend="cuda")
+    hw = hardware_for_device(h100)
+    assert splits.launch_s_on(hw, "opencl") > splits.launch_s_on(hw, "cuda") > 0
+    assert splits.launch_s_on(hw) == splits.launch_s_on(hw, "cuda")
+    assert splits.launch_s_on(hardware_for_device(dataclasses.replace(h100, type="CPU")),
+                              "opencl") == 0.0
+    between = next(s for s in range(512, 4096, 32)
+                   if splits.read_b_pays(h100, (s, s, s)) != splits.read_b_pays(cuda, (s, s, s)))
+    assert splits.read_b_pays(h100, (between,) * 3) and not splits.read_b_pays(cuda, (between,) * 3)
 
 
 def test_padding_pays_on_a_gpu_where_the_float_reads_cost_more_than_the_extra_packs():
@@ -388,7 +405,8 @@ def test_a_short_k_where_reading_b_pays_runs_what_reads_it_on_a_gpu(stored, monk
     assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 0
     cpu = dataclasses.replace(GPU, type="CPU")
     assert choice.choose_kernel(cpu, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
-    assert choice.choose_kernel(GPU, (1024, 1024, 512), cross=cross).params["PIPELINE"] == 2
+    # tuned at no such shape, the pipeline with its pack still beats the reader
+    assert choice.choose_kernel(GPU, (2048, 2048, 512), cross=cross).params["PIPELINE"] == 2
     monkeypatch.setattr(choice, "read_b_pays", lambda device, s: False)
     assert choice.choose_kernel(GPU, (1024, 1024, 1024), cross=cross).params["PIPELINE"] == 2
 
@@ -477,7 +495,7 @@ def test_a_gpu_counts_the_launches_padding_adds(monkeypatch):
     the bytes alone."""
     h100 = dataclasses.replace(GPU, name="NVIDIA H100 80GB HBM3")
     shape, padded = (300, 100, 256), (384, 128, 256)  # M and N padded, K whole
-    launch = splits.PACK_LAUNCH_S["GPU"]
+    launch = splits.launch_s_on(hardware_for_device(h100), h100.backend)
     with_launches = choice.padding_passes_s(h100, shape, padded)
     monkeypatch.setattr(splits, "PACK_LAUNCH_S", {})
     bytes_only = choice.padding_passes_s(h100, shape, padded)
@@ -490,7 +508,7 @@ def test_a_gpu_counts_the_launches_padding_adds(monkeypatch):
         choice.padding_passes_s(h100, tall, tall_padded, as_run=True) + launch)
     cpu = dataclasses.replace(h100, type="CPU")
     cpu_bytes = choice.padding_passes_s(cpu, shape, padded)
-    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {"GPU": 1.0})
+    monkeypatch.setattr(splits, "PACK_LAUNCH_S", {("GPU", h100.backend): 1.0})
     assert choice.padding_passes_s(cpu, shape, padded) == cpu_bytes
 
 
@@ -517,6 +535,22 @@ def test_a_large_product_off_the_tiles_runs_the_tiled_kernel_padded_where_that_p
     stored[TILED.number] = [dataclasses.replace(tiled, gflops=38000.0)]
     assert choice.choose_kernel(h100, shape, cross=cross).rung == 13
     assert choice.choose_kernel(h100, (4096,) * 3, cross=cross).rung == TILED.number
+
+
+def test_a_launch_of_several_waves_counts_its_last_groups_a_unit_at_a_time():
+    """Under one wave the empty slots idle throughout; after whole waves of two groups per unit,
+    the groups left over take half a wave while each has a unit to itself, a whole one once
+    some unit has two. One group per unit counts waves whole, as before."""
+    units = 132
+    assert lookup.wave_fill(66, units, 2) == pytest.approx(66 / 264)
+    assert lookup.wave_fill(264, units, 2) == 1.0
+    # 4097 cubed padded to 128 x 128 tiles: four waves and 33 groups, 4.5 waves of time
+    assert lookup.wave_fill(33 * 33, units, 2) == pytest.approx(1089 / (4.5 * 264))
+    assert lookup.wave_fill(4 * 264 + 133, units, 2) == pytest.approx((4 * 264 + 133) / (5 * 264))
+    assert lookup.wave_fill(144, units, 1) == pytest.approx(144 / 264)
+    # more groups never fill the device worse than whole waves of them
+    for groups in range(265, 2000, 7):
+        assert lookup.wave_fill(groups, units, 2) >= groups / (-(-groups // 264) * 264)
 
 
 def test_expected_speeds_count_the_slices_of_k_the_tiled_kernel_runs_in(stored):
@@ -554,7 +588,9 @@ def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
     launch) take a share off; A, whose sizes are not padded, is read where it lies. That holds
     at skinny shapes whose long side is not padded alone: at a mid-sized one with a long K, and
     where the long side is padded too, tiles it would split are left out, as measured
-    (results/h100/padded-split-k)."""
+    (results/h100/padded-split-k). On CUDA, where the launch padding adds was measured
+    cheapest."""
+    gpu = dataclasses.replace(GPU, backend="cuda")
     tiled = dataclasses.replace(_found(TILED, 4096, 29000.0), shape=(4096, 32, 4096), params={
         **TILED.defaults(), "TSM": 64, "TSN": 32, "TSK": 32, "WPTM": 4, "WPTN": 8, "VWM": 2,
         "VWN": 4})
@@ -565,20 +601,20 @@ def test_a_padded_product_is_split_and_expected_so(stored, monkeypatch):
     stored[TILED.number] = [tiled]
     stored[SKINNY.number] = [skinny]
     to = (4096, 32, 4096)
-    split = lookup.expected_gflops(GPU, TILED, tiled, to)
-    assert lookup.expected_gflops(GPU, TILED, tiled, to, split=False) < split
+    split = lookup.expected_gflops(gpu, TILED, tiled, to)
+    assert lookup.expected_gflops(gpu, TILED, tiled, to, split=False) < split
     for shape in ((4096, 16, 4096), (4096, 24, 4096)):
-        padded = choice._padded_tiled(GPU, shape, choice.never)
+        padded = choice._padded_tiled(gpu, shape, choice.never)
         assert padded is not None and padded[0] is tiled
         assert 0.75 * split * shape[1] / 32 < padded[1] < split * shape[1] / 32
         config = choice.from_found(tiled)
-        assert choice.tiled_split(GPU, config, shape) == choice.tiled_split(GPU, config, to) > 1
+        assert choice.tiled_split(gpu, config, shape) == choice.tiled_split(gpu, config, to) > 1
     for other in ((500, 500, 16384), (4000, 16, 4096)):  # mid-sized; the long side padded
-        assert choice.tiled_split(GPU, choice.from_found(tiled), other) > 1
-        assert choice._padded_tiled(GPU, other, choice.never) is None
-    cross = choice.no_crossover(GPU)  # above it, whatever the made-up device's default
-    assert choice.choose_kernel(GPU, (4096, 16, 4096), cross=cross).rung == SKINNY.number
-    assert choice.choose_kernel(GPU, (4096, 24, 4096), cross=cross).rung == TILED.number
+        assert choice.tiled_split(gpu, choice.from_found(tiled), other) > 1
+        assert choice._padded_tiled(gpu, other, choice.never) is None
+    cross = choice.no_crossover(gpu)  # above it, whatever the made-up device's default
+    assert choice.choose_kernel(gpu, (4096, 16, 4096), cross=cross).rung == SKINNY.number
+    assert choice.choose_kernel(gpu, (4096, 24, 4096), cross=cross).rung == TILED.number
 
 
 def test_below_the_crossover_a_cpu_leaves_no_cores_to_a_few_direct_groups(stored):

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# gemm()'s calls with the last groups of a launch counted a unit at a time (`lookup.wave_fill`)
+# and a second launch counted per backend (`splits.PACK_LAUNCH_S`), against the package of
+# $OLD_COMMIT (unpacked in .whl/abold), in turns on one GPU, one backend at a time (C given,
+# device arrays): with the seventh fresh tunes' databases (.whl/db7) the large products, the
+# classes and a sample of the shapes whose choice the two changes move (SAMPLE_OPENCL,
+# SAMPLE_CUDA); with the `--device all` tune's database (.whl/dball) the classes through OpenCL.
+# First the GPU tests of the library path on this tree. Run from the repository root after the
+# prelude, each part as asked:
+#   PARTS="tests seventh dball" TURNS="1" bash results/h100/wave-launch/run.sh
+# Into $OUT/wave-launch/, packed into $OUT/wave-launch.tgz after each part.
+set -u
+W=${OUT:-/tmp}/wave-launch
+mkdir -p "$W"
+export PYTHONUNBUFFERED=1 XDG_DATA_HOME=/tmp/wave-launch-data CUDA_VISIBLE_DEVICES=0
+[ -d abold ] || cp -r .whl/abold abold
+pack() { (cd "$(dirname "$W")" && tar czf wave-launch.tgz.part wave-launch && mv wave-launch.tgz.part wave-launch.tgz); }
+head="# $(nvidia-smi -i 0 --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
+sets() {  # BACKEND: the sets measured with the seventh databases
+  local be=$1 sample
+  [ "$be" = opencl ] && sample=$SAMPLE_OPENCL || sample=$SAMPLE_CUDA
+  echo "large-$be=--device NVIDIA --backend $be --sizes large --c-given"
+  echo "classes-$be=--device NVIDIA --backend $be --sizes classes --c-given"
+  echo "sample-$be=--device NVIDIA --backend $be --sizes $sample --c-given"
+}
+for part in ${PARTS:-tests seventh dball}; do
+  case $part in
+    tests) OUT=$W/tests bash scripts/gpu_call_bench.sh tests > /dev/null 2>&1
+           echo "tests: $(tail -n 3 "$W/tests/tests.log" | tr '\n' ' ')" ;;
+    seventh) for be in opencl cuda; do
+               mapfile -t specs < <(sets $be)
+               HEAD=$head OLD_COMMIT=${OLD_COMMIT:-?} CLGEMM_SHIPPED_TUNING=0 \
+                 CLGEMM_RESULTS=$PWD/.whl/db7 bash scripts/turns.sh "$W/seventh" "${TURNS:-1}" "${specs[@]}"
+               pack
+             done ;;
+    dball) HEAD=$head OLD_COMMIT=${OLD_COMMIT:-?} CLGEMM_SHIPPED_TUNING=0 \
+             CLGEMM_RESULTS=$PWD/.whl/dball bash scripts/turns.sh "$W/device-all" "${TURNS:-1}" \
+             "classes-opencl=--device NVIDIA --backend opencl --sizes classes --c-given" ;;
+  esac
+  pack
+done

@@ -276,23 +276,31 @@ def _distance(f: Found, shape: Sequence[int], batch: int = 1) -> float:
 RESIDENT_GROUPS = {"GPU": 2, "CPU": 1}
 
 
+#: whole waves of work-groups after which the groups left over start beside the stragglers of
+#: the last wave rather than after it. Counted so after one wave too, products of 320-384
+#: groups on 64 x 128 tiles (one wave of two groups a unit and 56-120 more) moved onto them,
+#: and their kernels took 9-10% longer than those they displaced; after two and four waves,
+#: 2500x3500x4500 and 4097 cubed padded to 128 x 128 tiles ran 3% and 10% faster
+#: (results/h100/wave-launch)
+SPREAD_AFTER_WAVES = 2
+
+
 def wave_fill(groups: int, compute_units: int, per_unit: int = 1) -> float:
     """The share of the compute units' time a launch of `groups` work-groups keeps busy when
     they run in waves of `per_unit` groups per unit: the last wave leaves units idle. With one
     group per unit, 144 groups on an H100's 132 units take two waves for 1.09 waves of work
-    (0.55); 1024 take eight (0.97). A launch of under one wave leaves its empty slots idle
-    throughout. After whole waves, the groups left over are counted a unit at a time, a
-    `per_unit`-th of a wave for each group per unit: they start as units come free, beside the
-    last wave's stragglers, rather than in a wave of their own. Counted as a whole wave, 4097
-    cubed padded to 128 x 128 tiles (4.1 waves of two groups per unit) was expected at 0.85 of
-    the 4096-cubed rate and ran at 0.96; counted so, 0.95 (results/h100/fresh-tune/seventh,
-    padded-opencl.txt)."""
+    (0.55); 1024 take eight (0.97). After SPREAD_AFTER_WAVES whole waves, the groups left over
+    are counted a unit at a time, a `per_unit`-th of a wave for each group per unit: by then
+    the units come free at times far enough apart that the last groups run beside the last
+    wave's stragglers. Counted as a whole wave, 4097 cubed padded to 128 x 128 tiles (four
+    waves of two groups per unit and 33 groups) was expected at 0.85 of the 4096-cubed rate
+    and ran at 0.96; counted so, 0.95 (results/h100/fresh-tune/seventh, padded-opencl.txt)."""
     units = max(1, compute_units)
     slots = units * max(1, per_unit)
     groups = max(1, groups)
-    if groups <= slots:
-        return groups / slots
     full, rest = divmod(groups, slots)
+    if full < SPREAD_AFTER_WAVES or not rest:
+        return groups / (-(-groups // slots) * slots)
     waves = full + -(-rest // units) / max(1, per_unit)
     return groups / (waves * slots)
 

@@ -538,16 +538,20 @@ def test_a_large_product_off_the_tiles_runs_the_tiled_kernel_padded_where_that_p
 
 
 def test_a_launch_of_several_waves_counts_its_last_groups_a_unit_at_a_time():
-    """Under one wave the empty slots idle throughout; after whole waves of two groups per unit,
-    the groups left over take half a wave while each has a unit to itself, a whole one once
-    some unit has two. One group per unit counts waves whole, as before."""
+    """Under one wave the empty slots idle throughout, and after one wave the groups left over
+    take a whole wave; after SPREAD_AFTER_WAVES waves of two groups per unit, they take half a
+    wave while each has a unit to itself, a whole one once some unit has two. One group per
+    unit counts waves whole."""
     units = 132
+    assert lookup.SPREAD_AFTER_WAVES == 2
     assert lookup.wave_fill(66, units, 2) == pytest.approx(66 / 264)
     assert lookup.wave_fill(264, units, 2) == 1.0
+    assert lookup.wave_fill(320, units, 2) == pytest.approx(320 / 528)
+    assert lookup.wave_fill(560, units, 2) == pytest.approx(560 / (2.5 * 264))
     # 4097 cubed padded to 128 x 128 tiles: four waves and 33 groups, 4.5 waves of time
     assert lookup.wave_fill(33 * 33, units, 2) == pytest.approx(1089 / (4.5 * 264))
     assert lookup.wave_fill(4 * 264 + 133, units, 2) == pytest.approx((4 * 264 + 133) / (5 * 264))
-    assert lookup.wave_fill(144, units, 1) == pytest.approx(144 / 264)
+    assert lookup.wave_fill(4 * 132 + 5, units, 1) == pytest.approx(533 / (5 * 132))
     # more groups never fill the device worse than whole waves of them
     for groups in range(265, 2000, 7):
         assert lookup.wave_fill(groups, units, 2) >= groups / (-(-groups // 264) * 264)

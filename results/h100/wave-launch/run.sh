@@ -7,7 +7,9 @@
 # SAMPLE_CUDA), the sets of each backend as SETS_OPENCL and SETS_CUDA name them; with the
 # `--device all` tune's database (.whl/dball) the classes through OpenCL. Part `tests`: the GPU
 # tests of the library path on this tree; part `xeon`: this tree's calls on NumPy arrays on the
-# host's CPU through PoCL, with the Xeon's database of that tune. Run from the repository root
+# host's CPU through PoCL, with the Xeon's database of that tune; part `alone`: the shapes in
+# ALONE through OpenCL, each in a process of its own, in turns; part `verify`: verify's quick
+# sweep on both backends with the seventh databases. Run from the repository root
 # after the prelude, each part as asked:
 #   PARTS="tests seventh dball xeon" TURNS="1" bash results/h100/wave-launch/run.sh
 # Into $OUT/wave-launch/ (the turns into RUN and RUN-device-all, RUN by default seventh), packed into $OUT/wave-launch.tgz after each part.
@@ -45,6 +47,18 @@ for part in ${PARTS:-tests seventh dball}; do
               bench --call --device xeon --sizes 1024,2048,4096 --arrays numpy \
               --json "$W/xeon-call.json" 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$W/xeon-call.txt"
           tail -n 8 "$W/xeon-call.txt" ;;
+    alone) for shape in ${ALONE//,/ }; do
+             HEAD=$head OLD_COMMIT=${OLD_COMMIT:-?} CLGEMM_SHIPPED_TUNING=0 \
+               CLGEMM_RESULTS=$PWD/.whl/db7 bash scripts/turns.sh "$W/${RUN:-seventh}-alone" "${TURNS:-1}" \
+               "$shape-opencl=--device NVIDIA --backend opencl --sizes $shape --c-given"
+           done ;;
+    verify) for be in opencl cuda; do
+              { echo "$head; $(date -u +%FT%TZ): python3 -m clgemm verify --device NVIDIA --backend $be --quick"
+                CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$PWD/.whl/db7 timeout 120 python3 -m clgemm \
+                  verify --device NVIDIA --backend $be --quick 2>&1 | grep -v "CompilerWarning\|_prg.build"
+              } > "$W/verify-$be.txt"
+              tail -n 2 "$W/verify-$be.txt"
+            done ;;
   esac
   pack
 done

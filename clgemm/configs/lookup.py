@@ -279,7 +279,7 @@ RESIDENT_GROUPS = {"GPU": 2, "CPU": 1}
 #: whole waves of work-groups after which the groups left over start beside the stragglers of
 #: the last wave rather than after it. Counted so after one wave too, products of 320-384
 #: groups on 64 x 128 tiles (one wave of two groups a unit and 56-120 more) moved onto them,
-#: and their kernels took 9-10% longer than those they displaced; after two and four waves,
+#: and their kernels took 8-10% longer than those they displaced; after two and four waves,
 #: 2500x3500x4500 and 4097 cubed padded to 128 x 128 tiles ran 3% and 10% faster
 #: (results/h100/wave-launch)
 SPREAD_AFTER_WAVES = 2

@@ -119,6 +119,16 @@ def read_b_pays(device: Any, shape: tuple[int, int, int]) -> bool:
     return read_b_pays_on(hardware_for_device(device), shape, device.backend)
 
 
+def read_b_pays_for_tune(device: Any, shape: tuple[int, int, int]) -> bool:
+    """`read_b_pays` with the least launch figure for the device type, whatever its backend:
+    where a tune keeps its space to the configurations that read B (`reading_only`). A long
+    kernel hides most of its pack's launch: through OpenCL a pipeline at 4096x4096x128 took 1-2
+    us beyond its kernel with its pack, not the 11 a short one's call pays
+    (results/h100/wave-launch), and a space kept to readers there would leave out the pipeline
+    the tunes measured fastest. gemm() weighs the two with the backend's own figure."""
+    return read_b_pays_on(hardware_for_device(device), shape)
+
+
 #: what a pass's launch of its own costs a call beside its bytes, in seconds, by device type and
 #: backend. On CUDA the pack of a 512 x 512 B (1 MiB, 0.6 us at the H100's bandwidth)
 #: lengthened gemm()'s launches by 4.1 us (results/h100/call/tiled-512). Through NVIDIA's

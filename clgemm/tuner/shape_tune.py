@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Mapping, Sequence, TextIO
 
 from clgemm.configs.database import Database
-from clgemm.configs.splits import read_b_pays
+from clgemm.configs.splits import read_b_pays_for_tune
 from clgemm.core.paths import check_writable
 from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render,
@@ -105,10 +105,11 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
 def funnel_task(dev: DeviceInfo, rung: Rung, problem: Problem, options: TuneOptions,
                 only: Mapping[str, Sequence[int]]) -> FunnelTask:
     """What `rung`'s space at `problem` is built from: the device's limits, what gemm() runs
-    there now kept (`seeds`), and whether gemm() would read B as it lies there."""
+    there now kept (`seeds`), and whether reading B as it lies pays there however little a
+    launch costs (`read_b_pays_for_tune`)."""
     return FunnelTask.of(rung.number, problem, dev.limits(), options.heuristics, only,
                          seeds(dev, rung, problem.as_tuple(), batch=problem.batch),
-                         read_b_pays(dev, problem.as_tuple()))
+                         read_b_pays_for_tune(dev, problem.as_tuple()))
 
 
 #: what measures one shape: given the shape, a context that yields its evaluator (None: an

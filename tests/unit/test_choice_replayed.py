@@ -3,6 +3,7 @@ nothing run: where a measured call said which choice is faster, the choice stays
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import shutil
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from clgemm.configs import choice, lookup
+from clgemm.configs import choice, lookup, splits
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
 from clgemm.rungs.tiled import TILED, reads_b_itself
@@ -66,3 +67,16 @@ def test_a_short_k_reads_b_in_one_launch_through_opencl(replayed):
     h200 = replayed(DEVICE_ALL)
     config = choice.choose_kernel(h200, (2048, 2048, 32))
     assert config.rung == TILED.number and reads_b_itself(config.params)
+
+
+def test_a_tune_keeps_its_space_to_readers_only_where_the_least_launch_says_so():
+    """Through OpenCL gemm() counts a second launch at 11 us, so reading B pays at
+    4096x4096x128 there and not on the CUDA path; a tune keeps its space whole there, as the
+    tunes that found a pipeline fastest at that shape measured it (results/h100/wave-launch).
+    At 2048x2048x64 both figures say reading pays, and the tune's space is the readers'."""
+    h200 = _h200(SEVENTH / "large-opencl-fresh.json")
+    cuda = dataclasses.replace(h200, backend="cuda")
+    long_k, short_k = (4096, 4096, 128), (2048, 2048, 64)
+    assert splits.read_b_pays(h200, long_k) and not splits.read_b_pays(cuda, long_k)
+    assert not splits.read_b_pays_for_tune(h200, long_k)
+    assert splits.read_b_pays_for_tune(h200, short_k) and splits.read_b_pays(cuda, short_k)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
 import shutil
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from clgemm.configs import choice, lookup, splits
 from clgemm.devices.info import DeviceInfo
+from clgemm.devices.record import device_from_record
 from clgemm.library import gemm as api
 from clgemm.rungs.tiled import TILED, reads_b_itself
 from clgemm.rungs.tiled_any import TILED_ANY
@@ -21,15 +21,6 @@ RESULTS = Path(__file__).resolve().parents[2] / "results" / "h100"
 SEVENTH = RESULTS / "fresh-tune" / "seventh"
 DEVICE_ALL = RESULTS / "device-all" / "plain"
 OPENCL_DB = "opencl-nvidia-corporation-nvidia-h200-580.159.04.json.gz"
-
-
-def _h200(bench: Path) -> DeviceInfo:
-    """The H200 as a bench run's JSON file recorded it."""
-    record = json.loads(bench.read_text())["device"]
-    fields = {k: v for k, v in record.items() if k in DeviceInfo.__dataclass_fields__}
-    for k in ("max_work_item_sizes", "sub_group_sizes"):
-        fields[k] = tuple(fields[k])
-    return DeviceInfo(**fields)
 
 
 @pytest.fixture
@@ -43,7 +34,7 @@ def replayed(tmp_path, monkeypatch):
         monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", "0")
         api.clear_caches()
         lookup.forget()
-        return _h200(SEVENTH / "large-opencl-fresh.json")
+        return device_from_record(str(SEVENTH / "large-opencl-fresh.json"))
 
     yield use
     api.clear_caches()
@@ -74,7 +65,7 @@ def test_a_tune_keeps_its_space_to_readers_only_where_the_least_launch_says_so()
     4096x4096x128 there and not on the CUDA path; a tune keeps its space whole there, as the
     tunes that found a pipeline fastest at that shape measured it (results/h100/wave-launch).
     At 2048x2048x64 both figures say reading pays, and the tune's space is the readers'."""
-    h200 = _h200(SEVENTH / "large-opencl-fresh.json")
+    h200 = device_from_record(str(SEVENTH / "large-opencl-fresh.json"))
     cuda = dataclasses.replace(h200, backend="cuda")
     long_k, short_k = (4096, 4096, 128), (2048, 2048, 64)
     assert splits.read_b_pays(h200, long_k) and not splits.read_b_pays(cuda, long_k)

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from layouts import embed, extract, rand, reference
+from transfers import refuse_host_transfers
 
 import clgemm
 from clgemm.backends import KINDS, list_devices
@@ -263,11 +264,8 @@ def cuda_be(cuda_device):
 @pytest.fixture
 def no_host_transfers(monkeypatch):
     """Fail on any host<->device copy through the CUDA backend: CuPy operands stay on the GPU."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("host round trip: gemm copied through the host with CuPy operands")
-
-    monkeypatch.setattr(cuda_module.CUDABackend, "to_host", refuse)
-    monkeypatch.setattr(cuda_module.CUDABackend, "to_device", refuse)
+    refuse_host_transfers(monkeypatch, cuda_module.CUDABackend,
+                          "host round trip: gemm copied through the host with CuPy operands")
 
 
 SIZES = [(1, 1, 1), (7, 5, 3), (33, 17, 65), (64, 64, 64), (129, 7, 1), (1, 129, 64),

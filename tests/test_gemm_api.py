@@ -14,6 +14,7 @@ import pyopencl as cl
 import pyopencl.array as cla
 import pytest
 from layouts import embed, extract, rand, reference
+from transfers import refuse_host_transfers
 
 import clgemm
 from clgemm.backends import KINDS
@@ -275,11 +276,7 @@ def test_tiled_runs_sizes_its_tiles_do_not_divide_padded(device, tmp_path, monke
 @pytest.fixture
 def no_host_transfers(monkeypatch):
     """Fail on any host<->device copy through the backend: pyopencl operands stay on device."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("host round trip")
-
-    monkeypatch.setattr(OpenCLBackend, "to_host", refuse)
-    monkeypatch.setattr(OpenCLBackend, "to_device", refuse)
+    refuse_host_transfers(monkeypatch, OpenCLBackend, "host round trip")
 
 
 def test_pyopencl_in_pyopencl_out(queue):
@@ -287,8 +284,7 @@ def test_pyopencl_in_pyopencl_out(queue):
     a, b = rand(rng, (37, 19)), rand(rng, (19, 23))
     da, db = cla.to_device(queue, a), cla.to_device(queue, b)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(OpenCLBackend, "to_host", lambda *x: pytest.fail("host round trip"))
-        mp.setattr(OpenCLBackend, "to_device", lambda *x: pytest.fail("host round trip"))
+        refuse_host_transfers(mp, OpenCLBackend, "host round trip")
         out = clgemm.gemm(da, db)
     assert isinstance(out, cla.Array) and out.context == queue.context
     assert close(out.get(), reference(a, b, None, 1, 0, 0, 0))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Mapping, Protocol, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -123,6 +123,17 @@ class Backend(ABC):
         timing event of its launch (OpenCL: the launch's event; CUDA: events around it). The
         library path pays one attribute test per launch for this, nothing when no log is open."""
         return LaunchLog(self)
+
+    @contextmanager
+    def unobserved(self) -> Iterator[None]:
+        """Launches that are not the caller's (a configuration's trial before its first call)
+        kept out of an open launch log."""
+        log = self.__dict__.pop("_log", None)
+        try:
+            yield
+        finally:
+            if log is not None:
+                self.__dict__["_log"] = log
 
     def _logged(self) -> "LaunchLog | None":
         return self.__dict__.get("_log")

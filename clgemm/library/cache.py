@@ -1,5 +1,5 @@
 """What the library remembers between calls, behind one object: kernel choices, the programs of
-call signatures, the calls whose checks have passed, and the configurations that failed here.
+call signatures, the calls whose checks have passed, and the configurations tried and failed here.
 
 Everything remembered follows from the tuning the lookup answered with, so all of it is dropped
 together when the lookup's generation changes (a tune stored results, `clear_caches`): nothing
@@ -38,6 +38,8 @@ class CallCache:
         self.hot: dict[Hashable, Any] = {}
         #: (device key, kernel number, parameters) that failed to build or launch here
         self.failed: set[tuple] = set()
+        #: the verdicts of the trials run here (`tried`), by the keys of `failed`
+        self.verdicts: dict[tuple, Exception | None] = {}
 
     def clear(self) -> None:
         with self.lock:
@@ -47,6 +49,7 @@ class CallCache:
             self.calls.clear()
             self.hot.clear()
             self.failed.clear()
+            self.verdicts.clear()
             self.generation = lookup.generation()
 
     def current(self) -> None:
@@ -90,6 +93,17 @@ class CallCache:
         if len(table) >= LIMIT:
             table.clear()
         table[key] = value
+
+    def tried(self, device: DeviceInfo, choice: Config,
+              trial: Callable[[], Exception | None]) -> Exception | None:
+        """The verdict of the configuration's trial on the device (`library.trial`): None if
+        it passed, else why not. The first program of a configuration runs `trial`, with the
+        lock held, so that another thread's first program waits for that verdict."""
+        key = (device.key, choice.rung, _params_key(choice.params))
+        with self.lock:
+            if key not in self.verdicts:
+                self.verdicts[key] = trial()
+            return self.verdicts[key]
 
     def reject(self, device: DeviceInfo, choice: Config, exc: Exception) -> None:
         """A stored configuration that failed here: never chosen again in this process, and

@@ -18,6 +18,7 @@ checked before the first launch, so a mistake never leaves C half written.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
@@ -30,11 +31,12 @@ from clgemm.backends.registry import array_signature
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config, user_config
 from clgemm.configs.splits import padding_pays, reads_b_as_gemm
-from clgemm.core.errors import ArgumentTypeError, BuildError, LaunchError, UsageError
+from clgemm.core.errors import (ArgumentTypeError, BuildError, ClgemmError, LaunchError,
+                                 UsageError)
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
-from clgemm.library import stacks
+from clgemm.library import stacks, trial
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_call import HotCall
 from clgemm.library.hot_host import HostCall, host_key
@@ -126,8 +128,55 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
             CACHE.reject(be.device, plan.choice, exc)  # type: ignore[arg-type]
             continue
         program.check_groups(be)
+        wrong = _trial_verdict(sig, plan.choice)
+        if wrong is not None:
+            if attempt == _FALLBACK_TRIES:
+                raise wrong
+            CACHE.reject(be.device, plan.choice, wrong)  # type: ignore[arg-type]
+            continue
         return program
     raise AssertionError("unreachable")
+
+
+def _trial_verdict(sig: Signature, config: Config | None) -> Exception | None:
+    """Why a stored configuration chosen for this call is wrong on its device, found by its
+    trial (`library.trial`) the first time a program uses it here; None where it passed, or
+    where the kernel was forced or is the kernels' own default."""
+    if sig.kernel is not None or config is None or not _droppable(config) or not trial.ENABLED:
+        return None
+    return CACHE.tried(sig.backend.device, config, lambda: _run_trial(sig, config))
+
+
+def _run_trial(sig: Signature, config: Config) -> ClgemmError | None:
+    return try_configuration(sig.backend, config, (sig.m, sig.n, sig.k), (sig.a[2], sig.b[2]),
+                             sig.alpha, sig.beta)
+
+
+def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],
+                      trans: tuple[bool, bool] = (False, False), alpha: float = 1.0,
+                      beta: float = 0.0) -> ClgemmError | None:
+    """Run the trial (`library.trial`) of `config` for a column-major call of `shape` now, as
+    the first call to use it runs it: None where the result is right, else why it is not (a
+    failed build or launch, or the wrong result)."""
+    (ta, tb), (m, n, k) = trans, shape
+    t = trial.trial_for(m, n, k, ta, tb, alpha, beta)
+    try:
+        with be.activate(), be.unobserved():
+            bufs = [be.to_device(x) for x in t.flat()]
+            mats = (Mat(bufs[0], 0, t.lda, ta), Mat(bufs[1], 0, t.ldb, tb), Mat(bufs[2], 0, t.m,
+                                                                             False))
+            # forced as a user's choice: a failure here is the verdict, not a fallback
+            forced = dataclasses.replace(config, source="user")
+            tsig = Signature(be, t.m, t.n, t.k, alpha, beta, (0, t.lda, ta), (0, t.ldb, tb),
+                             (0, t.m), forced, (False, False))
+            program = _new_program(tsig, *mats, [])
+            with be.lock:
+                program.run(LaunchOrder(be, None, []), *bufs)
+            be.synchronize()
+            got = be.to_host(bufs[2], t.m * t.n)
+    except (BuildError, LaunchError) as exc:
+        return exc
+    return t.judge(got, config.describe())
 
 
 def _droppable(choice: Config | None) -> bool:

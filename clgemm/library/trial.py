@@ -1,0 +1,99 @@
+"""A stored configuration tried once on its device before gemm() relies on it.
+
+A tune checks each configuration against float64, but only where it ran: on that device, with
+that driver and compiler, at the shape it tuned. gemm() runs a stored configuration at any
+shape, on devices that only share the tuned one's family (a shipped database), and under
+compilers the tune never met. A compiler that gets a kernel wrong does so silently, at some
+shapes and not others, and on one host and not the next (results/xeon/skinny-pocl5.txt). So
+before the first call that would run a stored configuration, the library runs it once at a
+small product of the call's kind: each size above `KEEP` cut to `CUT` plus its remainder
+modulo `CUT`, so that the trial has the call's partial blocks along each side and the same
+alignments (a kernel built for operands that lie on whole vectors is built so for the trial
+too, and serves both); the call's transposes, alpha and beta; C poisoned with NaN where beta is
+0. A result off the float64 reference drops the configuration for the rest of the process, as a
+failed build does, and the call runs on the next choice. A repeated call never pays for this:
+only the first program of each configuration does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from clgemm.core import accuracy
+from clgemm.core.errors import ClgemmError
+
+#: False: stored configurations run untried (for a program that counts the launches of a first
+#: call as its own, or one that trusts its databases over a first call's time)
+ENABLED = True
+#: sizes a trial keeps as the call has them
+KEEP = 511
+#: a longer size becomes CUT plus its remainder modulo CUT: a multiple of every tile, block
+#: and vector width that is a power of two, so that what a size leaves over of each stays
+CUT = 256
+
+
+class WrongResultError(ClgemmError):
+    """A configuration's kernel gave a result off the float64 reference on this device."""
+
+
+@dataclass(frozen=True)
+class TrialProduct:
+    """One small product and its float64 answer; operands are stored column-major, tight."""
+
+    m: int
+    n: int
+    k: int
+    trans_a: bool
+    trans_b: bool
+    alpha: float
+    beta: float
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+
+    @property
+    def lda(self) -> int:
+        return self.a.shape[0]
+
+    @property
+    def ldb(self) -> int:
+        return self.b.shape[0]
+
+    def flat(self) -> list[np.ndarray]:
+        """A, B and C as the column-major flat arrays the device buffers hold."""
+        return [np.ascontiguousarray(x.ravel(order="F")) for x in (self.a, self.b, self.c)]
+
+    def judge(self, got: np.ndarray, what: str) -> WrongResultError | None:
+        """None if `got` (C as read back, flat) is the product; else the error that says how
+        far off it is."""
+        op_a = self.a.T if self.trans_a else self.a
+        op_b = self.b.T if self.trans_b else self.b
+        want = np.float64(np.float32(self.alpha)) * accuracy.reference(op_a, op_b)
+        if self.beta != 0:
+            want += np.float64(np.float32(self.beta)) * self.c.astype(np.float64)
+        result = np.asarray(got, np.float32).reshape(self.n, self.m).T
+        err = accuracy.relative_error(result, want)
+        if err <= accuracy.TOLERANCE:
+            return None
+        holes = accuracy.unwritten_count(result)
+        how = (f"{holes} of {result.size} elements unwritten" if holes
+               else f"relative error {err:.1e}")
+        return WrongResultError(f"{what} gave a wrong result at {self.m}x{self.n}x{self.k} "
+                                f"({how})")
+
+
+def trial_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, alpha: float,
+              beta: float) -> TrialProduct:
+    """The trial of a call of M x N x K with these transposes and scalars."""
+    tm, tn, tk = (side if side <= KEEP else CUT + side % CUT for side in (m, n, k))
+    rng = np.random.default_rng(tm * 65_537 + tn * 257 + tk)
+
+    def stored(rows: int, cols: int) -> np.ndarray:
+        return np.asfortranarray(rng.standard_normal((rows, cols), dtype=np.float32))
+
+    a = stored(tk, tm) if trans_a else stored(tm, tk)
+    b = stored(tn, tk) if trans_b else stored(tk, tn)
+    c = stored(tm, tn) if beta != 0 else np.full((tm, tn), np.nan, np.float32, order="F")
+    return TrialProduct(tm, tn, tk, trans_a, trans_b, alpha, beta, a, b, c)

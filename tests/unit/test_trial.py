@@ -44,6 +44,9 @@ def test_verdicts(trans, beta):
     holes = right.copy()
     holes[-3:] = np.nan
     assert "3 of" in str(t.judge(holes, "x"))
+    edge = right.copy()
+    edge[t.m - 1 + t.m * (t.n // 2)] += 1.0  # one element of the last row
+    assert t.judge(edge, "x") is not None
     shifted = np.roll(right, 1)
     wrong = t.judge(shifted, "the kernel")
     assert isinstance(wrong, trial.WrongResultError)

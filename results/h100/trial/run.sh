@@ -3,7 +3,8 @@
 # the GPU tests of the library path (its devices include the host's CPU through PoCL), every
 # stored configuration of the library's kernels tried on the GPU through both backends and on
 # the CPU (scripts/trial_entries.py, shipped databases), and the first call's time with and
-# without the trial (scripts/first_call.py, each in a process of its own). Run from the
+# without the trial (scripts/first_call.py, each in a process of its own; part first-xeon: the
+# CPU's alone, FIRST_TURNS turns). Run from the
 # repository root after the prelude; into $OUT/trial/:
 #   bash results/h100/trial/run.sh
 set -u
@@ -25,9 +26,11 @@ for part in ${PARTS:-tests entries first}; do
                } > "$W/entries-$1-$2.txt"
                tail -n 1 "$W/entries-$1-$2.txt"
              done ;;
-    first) { echo "$head; $(date -u +%FT%TZ): python3 scripts/first_call.py DEVICE BACKEND SHAPE [--no-trial], each in a process of its own, in turns"
-             for turn in 1 2; do
-               for spec in "NVIDIA cuda" "NVIDIA opencl"; do
+    first|first-xeon)
+           gpu=$([ "$part" = first ] && echo yes)
+           { echo "$head; $(date -u +%FT%TZ): python3 scripts/first_call.py DEVICE BACKEND SHAPE [--no-trial], each in a process of its own, in turns"
+             for turn in $(seq "${FIRST_TURNS:-2}"); do
+               for spec in ${gpu:+"NVIDIA cuda" "NVIDIA opencl"}; do
                  for shape in 512x512x512 4096x4096x4096 4097x4097x4097; do
                    for flag in "" --no-trial; do
                      timeout 60 python3 scripts/first_call.py $spec $shape $flag 2>&1 | quiet
@@ -39,7 +42,7 @@ for part in ${PARTS:-tests entries first}; do
                    timeout 60 python3 scripts/first_call.py xeon opencl $shape $flag 2>&1 | quiet
                  done
                done
-             done; } > "$W/first.txt"
-           tail -n 4 "$W/first.txt" ;;
+             done; } > "$W/$part.txt"
+           tail -n 4 "$W/$part.txt" ;;
   esac
 done

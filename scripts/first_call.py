@@ -12,10 +12,11 @@ import numpy as np
 
 import clgemm
 from clgemm.library import gemm as api
+from clgemm.library import trial
 
 dev, backend, shape = sys.argv[1], sys.argv[2], sys.argv[3]
 if "--no-trial" in sys.argv:
-    api._trial_verdict = lambda sig, config: None
+    trial.ENABLED = False
 m, n, k = (int(x) for x in shape.split("x"))
 be = api.backend_for(dev, backend)
 rng = np.random.default_rng(0)

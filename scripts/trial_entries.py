@@ -11,6 +11,7 @@ import time
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
+from clgemm.library.signatures import try_configuration
 from clgemm.rungs import LIBRARY
 
 be = api.backend_for(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
@@ -26,7 +27,7 @@ for rung in LIBRARY.values():
         config = Config(rung.number, found.params, found.label)
         for trans in itertools.product((False, True), repeat=2):
             t0 = time.perf_counter()
-            why = api.try_configuration(be, config, found.shape, trans, alpha=1.5)
+            why = try_configuration(be, config, found.shape, trans, alpha=1.5)
             ms = (time.perf_counter() - t0) * 1e3
             tried += 1
             wrong += why is not None

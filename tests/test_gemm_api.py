@@ -22,6 +22,7 @@ from clgemm.backends.opencl import OpenCLBackend
 from clgemm.configs import choice as kernel_choice
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
+from clgemm.library import signatures
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, TILED
@@ -976,7 +977,7 @@ def test_the_tiled_kernel_for_any_size_reads_packs_whole_vectors_apart(every_bac
     place is packed for it."""
     be = every_backend
     _forced_tiled_any(be, monkeypatch, form, split)
-    monkeypatch.setattr(api, "padding_pays", lambda device, shape, extra: True)
+    monkeypatch.setattr(signatures, "padding_pays", lambda device, shape, extra: True)
     api.clear_caches()
     for shape in [(45, 70, 131), (64, 37, 200), (33, 29, 17)]:
         # C-ordered, the kernel's A has N rows and its BT M: each off the width is packed

@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from clgemm.library import gemm as api
+from clgemm.library import signatures
 
 #: the function whose copies are the trial's own
-TRIAL = api.try_configuration.__code__
+TRIAL = signatures.try_configuration.__code__
 
 
 def _in_trial() -> bool:

@@ -18,8 +18,6 @@ checked before the first launch, so a mistake never leaves C half written.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
@@ -28,27 +26,22 @@ import numpy as np
 from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, host_operand,
                              registry)
 from clgemm.backends.registry import array_signature
-from clgemm.configs import choice, lookup
+from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, user_config
-from clgemm.configs.splits import padding_pays, reads_b_as_gemm
-from clgemm.core.errors import (ArgumentTypeError, BuildError, ClgemmError, LaunchError,
-                                 UsageError)
-from clgemm.core.memory_fit import INT_MAX, check_memory
+from clgemm.core.errors import ArgumentTypeError, UsageError
+from clgemm.core.memory_fit import INT_MAX
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
-from clgemm.library import stacks, trial
+from clgemm.library import stacks
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_call import HotCall
 from clgemm.library.hot_host import HostCall, host_key
 from clgemm.library.order import LaunchOrder
 from clgemm.library.placing import upload
-from clgemm.library.plan import Plan, aliases, new_plan, reads_while_writing_c
-from clgemm.library.program import CallProgram, build_program
+from clgemm.library.plan import Plan, aliases, reads_while_writing_c
+from clgemm.library.program import CallProgram
+from clgemm.library.signatures import program_for, run_program, signature_of
 from clgemm.library.stacks import CheckedCall, gemm_stacks
-
-#: stored configurations tried in one call before the kernels' defaults
-_FALLBACK_TRIES = 4
-
 
 def backend_for(device: DeviceInfo | str | int | None = None,
                 backend: str | None = None) -> Backend:
@@ -73,141 +66,6 @@ def clear_caches(backends: bool = False) -> None:
     lookup.forget()
     CACHE.clear()
     registry.clear(backends)
-
-
-# -- one call's program: chosen, planned, built and checked once per signature ----------------
-@dataclass(frozen=True)
-class Signature:
-    """What a call's program depends on: never the buffers, only where in them and how."""
-
-    backend: Backend
-    m: int
-    n: int
-    k: int
-    alpha: float
-    beta: float
-    a: tuple[int, int, bool]
-    b: tuple[int, int, bool]
-    c: tuple[int, int]
-    kernel: Config | None
-    alias: tuple[bool, bool]
-
-
-def _signature(be: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
-               kernel: Config | None, alias: tuple[bool, bool]) -> Signature:
-    return Signature(be, plan.m, plan.n, plan.k, float(plan.alpha), float(plan.beta),
-                     (a.offset, a.ld, a.trans), (b.offset, b.ld, b.trans), (c.offset, c.ld),
-                     kernel, alias)
-
-
-def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
-                 extra: list[tuple[str, int]]) -> CallProgram:
-    """The program of a signature: its kernel chosen (or forced), planned, memory checked,
-    built and its launches checked. A stored configuration that fails to build here is dropped
-    for the rest of the process with a warning and the next choice is built instead: a bad
-    database entry slows a call once, it never fails it. Forced configurations and the kernels'
-    own defaults fail loudly."""
-    be, shape = sig.backend, (sig.m, sig.n, sig.k)
-    for attempt in range(_FALLBACK_TRIES + 1):
-        plan = Plan(sig.m, sig.n, sig.k, np.float32(sig.alpha), np.float32(sig.beta))
-        kernel = sig.kernel
-        if kernel is None and plan.use_p and not plan.nothing_to_do:
-            kernel = CACHE.choose(be.device, shape)
-        split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
-        read_b = kernel is not None and reads_b_as_gemm(be.device, kernel.rung, kernel.params,
-                                                        shape)
-        plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, kernel, split,
-                        read_b, functools.partial(padding_pays, be.device, shape))
-        check_memory(be.device, extra + plan.temps)
-        try:
-            with be.lock:
-                program = build_program(be, plan, a, b, c, sig.alias)
-        except BuildError as exc:
-            if not _droppable(plan.choice) or attempt == _FALLBACK_TRIES:
-                raise
-            CACHE.reject(be.device, plan.choice, exc)  # type: ignore[arg-type]
-            continue
-        program.check_groups(be)
-        wrong = _trial_verdict(sig, plan.choice)
-        if wrong is not None:
-            if attempt == _FALLBACK_TRIES:
-                raise wrong
-            CACHE.reject(be.device, plan.choice, wrong)  # type: ignore[arg-type]
-            continue
-        return program
-    raise AssertionError("unreachable")
-
-
-def _trial_verdict(sig: Signature, config: Config | None) -> Exception | None:
-    """Why a stored configuration chosen for this call is wrong on its device, found by its
-    trial (`library.trial`) the first time a program uses it here; None where it passed, or
-    where the kernel was forced or is the kernels' own default."""
-    if sig.kernel is not None or config is None or not _droppable(config) or not trial.ENABLED:
-        return None
-    return CACHE.tried(sig.backend.device, config, lambda: _run_trial(sig, config))
-
-
-def _run_trial(sig: Signature, config: Config) -> ClgemmError | None:
-    return try_configuration(sig.backend, config, (sig.m, sig.n, sig.k), (sig.a[2], sig.b[2]),
-                             sig.alpha, sig.beta)
-
-
-def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],
-                      trans: tuple[bool, bool] = (False, False), alpha: float = 1.0,
-                      beta: float = 0.0) -> ClgemmError | None:
-    """Run the trial (`library.trial`) of `config` for a column-major call of `shape` now, as
-    the first call to use it runs it: None where the result is right, else why it is not (a
-    failed build or launch, or the wrong result)."""
-    (ta, tb), (m, n, k) = trans, shape
-    t = trial.trial_for(m, n, k, ta, tb, alpha, beta)
-    try:
-        with be.activate(), be.unobserved():
-            bufs = [be.to_device(x) for x in t.flat()]
-            mats = (Mat(bufs[0], 0, t.lda, ta), Mat(bufs[1], 0, t.ldb, tb), Mat(bufs[2], 0, t.m,
-                                                                             False))
-            # forced as a user's choice: a failure here is the verdict, not a fallback
-            forced = dataclasses.replace(config, source="user")
-            tsig = Signature(be, t.m, t.n, t.k, alpha, beta, (0, t.lda, ta), (0, t.ldb, tb),
-                             (0, t.m), forced, (False, False))
-            program = _new_program(tsig, *mats, [])
-            with be.lock:
-                program.run(LaunchOrder(be, None, []), *bufs)
-            be.synchronize()
-            got = be.to_host(bufs[2], t.m * t.n)
-    except (BuildError, LaunchError) as exc:
-        return exc
-    return t.judge(got, config.describe())
-
-
-def _droppable(choice: Config | None) -> bool:
-    return choice is not None and choice.source not in ("user", "default")
-
-
-def _program(sig: Signature, a: Mat, b: Mat, c: Mat,
-             extra: list[tuple[str, int]]) -> CallProgram:
-    program: CallProgram = CACHE.remembered(CACHE.programs, sig,
-                                            lambda: _new_program(sig, a, b, c, extra))
-    return program
-
-
-def _run(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, order: LaunchOrder,
-         extra: list[tuple[str, int]]) -> CallProgram:
-    """Queue the program; a stored configuration that fails to launch is dropped as one that
-    fails to build is, and the call runs on the next choice (C is written by the last launch
-    only, so a failed attempt leaves C as it was). Returns the program that ran, which is the
-    one a repeated call may remember."""
-    for attempt in range(_FALLBACK_TRIES + 1):
-        try:
-            with sig.backend.lock:
-                program.run(order, a.buf, b.buf, c.buf)
-            return program
-        except LaunchError as exc:
-            if not _droppable(program.plan.choice) or attempt == _FALLBACK_TRIES:
-                raise
-            CACHE.reject(sig.backend.device, program.plan.choice,  # type: ignore[arg-type]
-                         exc)
-            program = _program(sig, a, b, c, extra)
-    raise AssertionError("unreachable")
 
 
 # -- gemm_buffers ------------------------------------------------------------------------------
@@ -324,12 +182,12 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
     kernel = None if rung is None else user_config(be.device, rung, params)
     waits = be.wait_list(wait_for)
     alias = aliases(kind, ma, mb, mc, m, n, k)
-    sig = _signature(be, Plan(m, n, k, alpha32, beta32), ma, mb, mc, kernel, alias)
+    sig = signature_of(be, Plan(m, n, k, alpha32, beta32), ma, mb, mc, kernel, alias)
     with be.activate():
-        program = _program(sig, ma, mb, mc, [])
+        program = program_for(sig, ma, mb, mc, [])
         run_on = kind.buffers_queue(be, queue)
         chain = LaunchOrder(be, run_on, waits)
-        _run(sig, program, ma, mb, mc, chain, [])
+        run_program(sig, program, ma, mb, mc, chain, [])
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
     return chain.last
@@ -533,8 +391,8 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
            if isinstance(op.array, np.ndarray)]
     if c_kind is None:
         new.append(("c" if c is not None else "the result", m * n))
-    sig = _signature(be, plan, ma, mb, mc, None, alias)
-    program = _program(sig, ma, mb, mc, new)
+    sig = signature_of(be, plan, ma, mb, mc, None, alias)
+    program = program_for(sig, ma, mb, mc, new)
     # Every check has passed; only now is anything allocated, sent or launched.
     queue = kind.queue_for(be, on_device) if kind is not None else getattr(be, "queue", None)
     if kind is not None:
@@ -544,7 +402,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
     in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
-    program = _run(sig, program, ma, mb, mc, order, new)
+    program = run_program(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
         _remember_hot(key, be, kind, program, (ma, mb, mc), c_op.c_order, c is not None,
                       (m, n), c_kind is not None and bool(ops), kind.steady_queue(be, on_device))

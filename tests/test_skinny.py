@@ -18,16 +18,10 @@ from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.rungs.skinny import SKINNY
 
-#: the defaults; more rows per work-item with one lane; blocks of the short side narrower than
-#: it, with many lanes and a chunk that K does not divide; the short operand read from global;
-#: the next chunk loaded during this one
-PARAM_SETS = {
-    "defaults": {},
-    "rows": {"LR": 16, "LK": 1, "VR": 4, "SB": 8, "KC": 2},
-    "lanes": {"LR": 8, "LK": 16, "VR": 2, "SB": 4, "KC": 4},
-    "global": {"LR": 16, "LK": 8, "VR": 2, "SB": 8, "KC": 4, "YLOCAL": 0, "PREFETCH": 1},
-    "prefetch": {"LR": 32, "LK": 4, "VR": 1, "SB": 16, "KC": 2, "PREFETCH": 1},
-}
+#: the defaults, and the forms that verify runs too (`SKINNY.forms`: more rows per work-item
+#: with one lane; blocks of the short side narrower than it, with many lanes and a chunk that K
+#: does not divide; the short operand read from global; the next chunk loaded during this one)
+PARAM_SETS = {"defaults": {}, **{name: dict(form) for name, form in SKINNY.forms.items()}}
 #: N short, M short, both short, and sizes no block divides
 SHAPES = [(300, 7, 150), (9, 261, 77), (5, 3, 400), (130, 33, 1)]
 

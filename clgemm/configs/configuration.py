@@ -99,11 +99,13 @@ def user_config(device: Any, number: int, params: Mapping[str, int] | None) -> C
 
 def verify_candidates(device: Any, number: int,
                       shapes: Sequence[Sequence[int]]) -> list[Config]:
-    """The kernel's defaults, then every distinct configuration the lookup chain would run at
-    these shapes, from whatever level (verify sweeps them all). Size fit is not required: the
-    sweep picks sizes per configuration."""
+    """The kernel's defaults and its forms (`Rung.forms`), then every distinct configuration the
+    lookup chain would run at these shapes, from whatever level (verify sweeps them all). Size
+    fit is not required: the sweep picks sizes per configuration."""
     rung = get_rung(number)
     out = [Config(number, rung.defaults(), "default")]
+    out += [Config(number, rung.resolve(dict(form)), f"form: {name}")
+            for name, form in rung.forms.items()]
     for shape in shapes:
         found = lookup.best(device, rung, shape, fit=False)
         if found is not None and all(c.params != found.params for c in out):

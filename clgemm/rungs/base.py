@@ -172,6 +172,10 @@ class Rung:
     #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
     #: judge this kernel: not for one that spreads K over the work-items of a group
     tile_heuristics: bool = True
+    #: parameter sets by name that, with the defaults, take each path of the kernel (its
+    #: switches, blocks that the sizes cut short): a compiler can get one path wrong and not
+    #: the others, so verify runs every one of them
+    forms: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
         """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""

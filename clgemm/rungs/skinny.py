@@ -132,6 +132,14 @@ SKINNY = Rung(
     k_slices=k_slices,
     slice_args=slice_args,
     tile_heuristics=False,
+    # more rows per work-item with one lane; blocks of the short side narrower than it, with
+    # many lanes and a chunk that K does not divide; the short operand read where it lies; the
+    # next chunk loaded during this one (the defaults and `global` have come out wrong under
+    # PoCL 5.0 on some hosts: results/xeon/skinny-pocl5.txt, results/h100/wave-launch/README.md)
+    forms={"rows": {"LR": 16, "LK": 1, "VR": 4, "SB": 8, "KC": 2},
+           "lanes": {"LR": 8, "LK": 16, "VR": 2, "SB": 4, "KC": 4},
+           "global": {"LR": 16, "LK": 8, "VR": 2, "SB": 8, "KC": 4, "YLOCAL": 0, "PREFETCH": 1},
+           "prefetch": {"LR": 32, "LK": 4, "VR": 1, "SB": 16, "KC": 2, "PREFETCH": 1}},
     teaches="a memory-bound product: one pass over the long operand, lanes along K summed "
             "through local memory",
 )

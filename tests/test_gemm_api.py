@@ -963,9 +963,7 @@ def test_split_k_on_the_tiled_kernel_for_any_size(every_backend, monkeypatch, tr
 
 
 @pytest.mark.parametrize("split", [1, 3])
-@pytest.mark.parametrize("form", [{}, {"PIPELINE": 2}, {"RASTER": 8, "UNROLL_K": 1},
-                                  {"CACHE_A": 0, "CACHE_B": 0, "VWM": 1, "VWN": 1}],
-                         ids=["registers", "pipeline", "bands-unrolled", "global"])
+@pytest.mark.parametrize("form", list(TILED_ANY.forms.values()), ids=list(TILED_ANY.forms))
 @pytest.mark.parametrize("trans", [(False, False), (True, True)])
 def test_the_tiled_kernel_for_any_size_reads_packs_whole_vectors_apart(every_backend, monkeypatch,
                                                                        trans, form, split):

@@ -56,6 +56,16 @@ def tiled_any_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: obje
     return [m, n, k, a, bt, out, depth]
 
 
+#: 32 x 32 x 16 tiles of 4 x 4 sums in vectors of 4, with the next tiles through registers;
+#: through a cp.async pipeline (where the device has one); in bands of tiles with the depth
+#: unrolled; straight from global memory, float by float
+_SMALL_TILES = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+                "VWN": 4}
+FORMS = {"registers": _SMALL_TILES,
+         "pipeline": {**_SMALL_TILES, "PIPELINE": 2},
+         "bands-unrolled": {**_SMALL_TILES, "RASTER": 8, "UNROLL_K": 1},
+         "global": {**_SMALL_TILES, "CACHE_A": 0, "CACHE_B": 0, "VWM": 1, "VWN": 1}}
+
 TILED_ANY = Rung(
     number=13, slug="tiled-any", title="tiled kernel for any size",
     adds="the tiled kernel, bounds-checked: any M, N, K",
@@ -77,4 +87,5 @@ TILED_ANY = Rung(
     slice_step=lambda p: p["TSK"],
     teaches="edges without padding: zero-filled loads and guarded stores (vector loads only "
             "where M or N is a multiple of WIDTH); helper time is the transpose only",
+    forms=FORMS,
 )

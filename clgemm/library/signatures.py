@@ -5,8 +5,9 @@ A call's program depends on where in its buffers the matrices lie and how, never
 buffers; so a program is remembered by that `Signature` (`CACHE.programs`) and every later call
 with it only binds its buffers. A stored configuration that fails here (its build, its launch,
 or its trial: `library.trial`) is dropped for the rest of the process with a warning and the
-next choice is planned instead: a bad database entry slows a call once, it never fails it or
-gives it a wrong answer. Forced configurations and the kernels' own defaults fail loudly.
+next choice is planned instead: a bad database entry slows a call once and never fails it, and
+one found wrong by its trial never writes a caller's C. Forced configurations and the kernels'
+own defaults fail loudly.
 """
 
 from __future__ import annotations

@@ -183,6 +183,27 @@ def tiled_stack_args(m: int, n: int, k: int, count: int, a: object, b: object,
 STACK_MACROS = {"BT_FROM_B": 1, "STACKED_B": 1}
 
 
+#: tiles through local memory with wide loads; register vectors of sums and of B; B read
+#: from global memory; no local memory and no barrier; A and BT from panels; the same with a
+#: barrier after every tile; warp blocks of work-items with tiles in bands; a cp.async pipeline
+#: (NVIDIA sm_80 and newer: skipped elsewhere)
+FORMS = {
+    "local-memory": {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4},
+    "vectors": {"VWM": 8, "VWN": 2},
+    "b-global": {"TSM": 64, "TSN": 32, "TSK": 8, "WPTM": 16, "WPTN": 4, "VWM": 16, "VWN": 2,
+                 "CACHE_B": 0},
+    "no-local": {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 16, "WPTN": 8, "WIDTH": 1,
+                 "VWM": 16, "CACHE_A": 0, "CACHE_B": 0},
+    "panels": {"TSM": 32, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+               "VWN": 2, "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1},
+    "lockstep": {"TSM": 64, "TSN": 16, "TSK": 8, "WPTM": 16, "WPTN": 8, "WIDTH": 1, "VWM": 16,
+                 "CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "LOCKSTEP": 1},
+    "warps-bands": {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WARP_M": 4,
+                    "RASTER": 8, "VWM": 4, "VWN": 2},
+    "pipeline": {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WIDTH": 4, "VWM": 2,
+                 "PIPELINE": 3},
+}
+
 TILED = Rung(
     number=12, slug="tiled", title="tiled kernel: register vectors, local memory optional",
     adds="register vectors, local memory optional, CPU panels",
@@ -206,6 +227,7 @@ TILED = Rung(
     stack_accepts=lambda p: reads_b_itself(p),  # defined below: it resolves through TILED
     teaches="what the ladder leaves out: vector registers cut the local reads, and on a CPU "
             "leaving local memory and its barriers out, or packing panels, can beat staging",
+    forms=FORMS,
 )
 
 

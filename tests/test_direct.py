@@ -23,10 +23,7 @@ H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 6
 
 #: the GPU defaults, and a small set whose tile is not square (TSM != TSN, WPTM != WPTN), so that
 #: a kernel mixing up M and N somewhere fails, with no padding of the local tiles
-PARAM_SETS = {
-    "defaults": {},
-    "small": {"TSM": 16, "TSN": 32, "TSK": 8, "WPTM": 2, "WPTN": 4, "PAD": 0},
-}
+PARAM_SETS = {"defaults": {}, **{name: dict(form) for name, form in DIRECT.forms.items()}}
 TRANS = [(False, False), (False, True), (True, False), (True, True)]
 
 #: M N K: a single element, primes, more than one tile of either set along M and N with a

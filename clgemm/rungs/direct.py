@@ -63,6 +63,8 @@ DIRECT = Rung(
                                                 m * k, k * n, m * n],
     teaches="one kernel for the BLAS interface: bounds-checked tile copies that read each "
             "operand along its contiguous dimension whatever the transposition",
+    # small tiles with few outputs per work-item and no padding of the local tiles
+    forms={"small": {"TSM": 16, "TSN": 32, "TSK": 8, "WPTM": 2, "WPTN": 4, "PAD": 0}},
 )
 
 #: A parameter set for CPUs through PoCL, all four transpositions alike. PoCL runs a

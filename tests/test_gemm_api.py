@@ -934,8 +934,7 @@ def _split_calls(be, shape, trans, seed):
 def _forced_tiled_any(be, monkeypatch, form, split):
     """gemm() on the tiled kernel for any size, 32 x 32 x 16 tiles of 4 x 4 sums in vectors of
     4, with `form` over that, and K in `split` slices; skipped where the device cannot run it."""
-    params = {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
-              "VWN": 4, **form}
+    params = {**TILED_ANY.forms["registers"], **form}
     if TILED_ANY.first_violation(TILED_ANY.resolve(params), be.device.limits()) is not None:
         pytest.skip("the configuration does not fit this device")
     config = api.user_config(be.device, TILED_ANY.number, params)

@@ -22,8 +22,9 @@ from clgemm.devices.info import DeviceInfo
 LIMIT = 4096
 
 
-def _params_key(params: Mapping[str, int]) -> tuple:
-    return tuple(sorted(params.items()))
+def _key(device: DeviceInfo, number: int, params: Mapping[str, int]) -> tuple:
+    """A configuration on a device, as `failed` and `verdicts` hold it."""
+    return (device.key, number, tuple(sorted(params.items())))
 
 
 class CallCache:
@@ -66,7 +67,7 @@ class CallCache:
                 cross = self.crossover(device)
 
                 def rejected(number: int, params: Mapping[str, int]) -> bool:
-                    return (device.key, number, _params_key(params)) in self.failed
+                    return _key(device, number, params) in self.failed
 
                 found = choice.choose_kernel(device, shape, rejected, cross)
                 self._put(self.choices, key, found)
@@ -99,7 +100,7 @@ class CallCache:
         """The verdict of the configuration's trial on the device (`library.trial`): None if
         it passed, else why not. The first program of a configuration runs `trial`, with the
         lock held, so that another thread's first program waits for that verdict."""
-        key = (device.key, choice.rung, _params_key(choice.params))
+        key = _key(device, choice.rung, choice.params)
         with self.lock:
             if key not in self.verdicts:
                 self.verdicts[key] = trial()
@@ -111,7 +112,7 @@ class CallCache:
         warnings.warn(f"clgemm: {choice.describe()} failed on {device.name} ({exc}); using the "
                       f"next choice instead", RuntimeWarning, stacklevel=5)
         with self.lock:
-            self.failed.add((device.key, choice.rung, _params_key(choice.params)))
+            self.failed.add(_key(device, choice.rung, choice.params))
             self.choices.clear()
             self.programs.clear()
             self.calls.clear()

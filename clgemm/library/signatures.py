@@ -74,22 +74,20 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, kernel, split,
                         read_b, functools.partial(padding_pays, be.device, shape))
         check_memory(be.device, extra + plan.temps)
+        failed: Exception | None
         try:
             with be.lock:
                 program = build_program(be, plan, a, b, c, sig.alias)
         except BuildError as exc:
-            if not _droppable(plan.choice) or attempt == FALLBACK_TRIES:
-                raise
-            CACHE.reject(be.device, plan.choice, exc)  # type: ignore[arg-type]
-            continue
-        program.check_groups(be)
-        wrong = _trial_verdict(sig, plan.choice)
-        if wrong is not None:
-            if attempt == FALLBACK_TRIES:
-                raise wrong
-            CACHE.reject(be.device, plan.choice, wrong)  # type: ignore[arg-type]
-            continue
-        return program
+            failed = exc
+        else:
+            program.check_groups(be)
+            failed = _trial_verdict(sig, plan.choice)
+        if failed is None:
+            return program
+        if not _droppable(plan.choice) or attempt == FALLBACK_TRIES:
+            raise failed
+        CACHE.reject(be.device, plan.choice, failed)  # type: ignore[arg-type]
     raise AssertionError("unreachable")
 
 
@@ -99,12 +97,8 @@ def _trial_verdict(sig: Signature, config: Config | None) -> Exception | None:
     where the kernel was forced or is the kernels' own default."""
     if sig.kernel is not None or config is None or not _droppable(config) or not trial.ENABLED:
         return None
-    return CACHE.tried(sig.backend.device, config, lambda: _run_trial(sig, config))
-
-
-def _run_trial(sig: Signature, config: Config) -> ClgemmError | None:
-    return try_configuration(sig.backend, config, (sig.m, sig.n, sig.k), (sig.a[2], sig.b[2]),
-                             sig.alpha, sig.beta)
+    return CACHE.tried(sig.backend.device, config, lambda: try_configuration(
+        sig.backend, config, (sig.m, sig.n, sig.k), (sig.a[2], sig.b[2]), sig.alpha, sig.beta))
 
 
 def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],

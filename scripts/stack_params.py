@@ -47,7 +47,7 @@ for count, s in STACKS:
     bufs = [be.to_device(rng.standard_normal(floats, dtype=np.float32)) for _ in range(2)]
     bufs.append(be.alloc(floats))
     flop = 2.0 * count * s ** 3
-    chosen = stack_kernel(be, s, s, s, count)
+    chosen = stack_kernel(be, s, s, s, count).params
     space = build_space(DIRECT, be.device.limits(), Problem(s, s, s), only=only)
     picks = random.Random(s).sample(space.configs, min(sample, len(space.configs)))
     results = []

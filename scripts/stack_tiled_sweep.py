@@ -9,6 +9,7 @@ import numpy as np
 
 import clgemm
 from clgemm.configs import lookup
+from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.library import stack_tiled
 from clgemm.measure.call_bench import Side, per_call_ms
@@ -44,7 +45,7 @@ for count, s in STACKS:
     own = us_per_call()
     mine = chooses(be, s, s, s, count)
     print(f"{backend_name} {count} x {s}^3: gemm() {own:.1f} us ({flop / own / 1e3:,.0f} "
-          f"GFLOP/s) with {TILED.params_text(mine) if mine else 'the direct kernel'}",
+          f"GFLOP/s) with {TILED.params_text(mine[0].params) if mine[0] else 'the direct kernel'}",
           flush=True)
     seen = set()
     for found in lookup.candidates(be.device, TILED, (s, s, s)):
@@ -53,7 +54,8 @@ for count, s in STACKS:
         if key in seen or not suits(params, s):
             continue
         seen.add(key)
-        stack_tiled.stack_params = lambda *_, p=params: p
+        forced = Config(TILED.number, params, "user")
+        stack_tiled.stack_params = lambda *_, p=forced: (p, False)
         us = us_per_call()
         print(f"  {us:8.1f} us ({flop / us / 1e3:6,.0f})  stored at "
               f"{'x'.join(map(str, found.shape))}: {TILED.params_text(params)}", flush=True)

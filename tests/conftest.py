@@ -26,6 +26,7 @@ os.environ.pop("CLGEMM_SHIPPED_TUNING", None)
 
 from clgemm.backends import list_devices, open_backend
 from clgemm.configs import choice, lookup, splits
+from clgemm.configs.configuration import Config
 from clgemm.configs.database import SHIPPED_SWITCH
 from clgemm.core.problem import Problem
 from clgemm.devices.info import pick_device
@@ -139,8 +140,10 @@ def stacks_on(monkeypatch):
     def force(params, on_stack):
         tm, tn, tk = TILED.size_multiples(params)
 
+        config = Config(TILED.number, TILED.resolve(dict(params)), "user")
+
         def suits(be, m, n, k, count):
-            return ({}, False) if m % tm or n % tn or k % tk else (params, on_stack)
+            return (None, False) if m % tm or n % tn or k % tk else (config, on_stack)
         monkeypatch.setattr(stack_tiled, "stack_params", suits)
         api.clear_caches()
         return tm, tn, tk

@@ -77,7 +77,8 @@ def test_a_stored_configuration_wrong_here_is_dropped_before_use(miscompiled):
                                atol=1e-4)
     key = (be.device.key, SKINNY.number, tuple(sorted(params.items())))
     assert key in api.CACHE.failed
-    assert isinstance(api.CACHE.verdicts[key], trial.WrongResultError)
+    verdicts = [v for tried, v in api.CACHE.verdicts.items() if tried[:3] == key]
+    assert verdicts and all(isinstance(v, trial.WrongResultError) for v in verdicts)
 
 
 def test_a_trial_runs_once_per_configuration(every_backend, monkeypatch):

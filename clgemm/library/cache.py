@@ -39,7 +39,7 @@ class CallCache:
         self.hot: dict[Hashable, Any] = {}
         #: (device key, kernel number, parameters) that failed to build or launch here
         self.failed: set[tuple] = set()
-        #: the verdicts of the trials run here (`tried`), by the keys of `failed`
+        #: the verdicts of the trials run here (`tried`), by the keys of `failed` and a form
         self.verdicts: dict[tuple, Exception | None] = {}
 
     def clear(self) -> None:
@@ -67,7 +67,7 @@ class CallCache:
                 cross = self.crossover(device)
 
                 def rejected(number: int, params: Mapping[str, int]) -> bool:
-                    return _key(device, number, params) in self.failed
+                    return self.rejected(device, number, params)
 
                 found = choice.choose_kernel(device, shape, rejected, cross)
                 self._put(self.choices, key, found)
@@ -95,12 +95,17 @@ class CallCache:
             table.clear()
         table[key] = value
 
-    def tried(self, device: DeviceInfo, choice: Config,
-              trial: Callable[[], Exception | None]) -> Exception | None:
-        """The verdict of the configuration's trial on the device (`library.trial`): None if
-        it passed, else why not. The first program of a configuration runs `trial`, with the
-        lock held, so that another thread's first program waits for that verdict."""
-        key = _key(device, choice.rung, choice.params)
+    def rejected(self, device: DeviceInfo, number: int, params: Mapping[str, int]) -> bool:
+        """Whether a configuration failed here (`reject`)."""
+        return _key(device, number, params) in self.failed
+
+    def tried(self, device: DeviceInfo, choice: Config, trial: Callable[[], Exception | None],
+              form: Hashable = ()) -> Exception | None:
+        """The verdict of the configuration's trial on the device (`library.trial`) in one
+        `form` (what else its build depends on: transposes, a batched launch): None if it
+        passed, else why not. The first program of a configuration in a form runs `trial`,
+        with the lock held, so that another thread's first program waits for that verdict."""
+        key = (*_key(device, choice.rung, choice.params), form)
         with self.lock:
             if key not in self.verdicts:
                 self.verdicts[key] = trial()

@@ -19,7 +19,7 @@ checked before the first launch, so a mistake never leaves C half written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 

@@ -97,8 +97,9 @@ def _trial_verdict(sig: Signature, config: Config | None) -> Exception | None:
     where the kernel was forced or is the kernels' own default."""
     if sig.kernel is not None or config is None or not _droppable(config) or not trial.ENABLED:
         return None
+    trans = (sig.a[2], sig.b[2])
     return CACHE.tried(sig.backend.device, config, lambda: try_configuration(
-        sig.backend, config, (sig.m, sig.n, sig.k), (sig.a[2], sig.b[2]), sig.alpha, sig.beta))
+        sig.backend, config, (sig.m, sig.n, sig.k), trans, sig.alpha, sig.beta), trans)
 
 
 def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],

@@ -16,18 +16,21 @@ transposes every product. Anything else stays on the direct kernel (`stacks.laun
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from clgemm.backends import Backend, Mat
 from clgemm.configs import lookup
+from clgemm.configs.configuration import Config
 from clgemm.configs.launch import helper_kernel, tiles_geometry
 from clgemm.core.errors import BuildError, UsageError
 from clgemm.core.memory_fit import check_memory
 from clgemm.library.cache import CACHE
+from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan
 from clgemm.library.program import A, B, C, CallProgram, Slot
+from clgemm.library.stack_trial import COUNT, stack_verdict
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import TILED, reads_b_itself, tiled_macros
 
@@ -38,15 +41,16 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     """The launches of a stack of `count` products M x N x K on the tiled kernel (the
     matrices as the kernels see them, `strides` floats apart), built; None where the stack does
     not suit it."""
-    params, on_stack = stack_params(be, m, n, k, count)
+    config, on_stack = stack_params(be, m, n, k, count)
+    params = config.params if config is not None else {}
     width = params.get("WIDTH", 1)
     most = be.max_groups[2] if be.max_groups is not None else count
     stride_a, stride_b, stride_c = strides
-    if (not params or alpha != 1 or beta != 0 or count > most
+    if (config is None or alpha != 1 or beta != 0 or count > most
             or a.trans or a.ld != m or a.offset or stride_a % width
             or c.ld != m or c.offset):
         return None
-    prog = CallProgram(Plan(m, n, k, alpha, beta))
+    prog = CallProgram(Plan(m, n, k, alpha, beta, choice=config))
     bt: Slot = B
     in_place = (on_stack and not b.trans and b.ld == k and not b.offset
                 and stride_b % width == 0)
@@ -66,8 +70,13 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     try:
         knl = be.program(TILED.file, tiled_macros(params, batched=True, stacked_b=in_place),
                          TILED.kernel)
-    except BuildError:
-        return None  # a stored configuration this device cannot build: the direct kernel runs
+    except BuildError as exc:  # a stored configuration this device cannot build
+        CACHE.reject(be.device, config, exc)
+        return None  # the direct kernel runs
+    wrong = _trial(be, config, knl, (m, n, k), in_place)
+    if wrong is not None:
+        CACHE.reject(be.device, config, wrong)
+        return None
     (gx, gy), (lx, ly) = TILED.geometry(params, m, n)
     prog.add("tiled kernel, stacked" + (", B as it lies" if in_place else ""), knl,
              (gx, gy, count), (lx, ly, 1),
@@ -75,21 +84,46 @@ def tiled_stack(be: Backend, m: int, n: int, k: int, alpha: np.float32, beta: np
     return prog
 
 
-def _reads_bt_stacked(params: dict[str, int]) -> bool:
+def _trial(be: Backend, config: Config, knl: Any, sizes: tuple[int, int, int],
+           in_place: bool) -> Exception | None:
+    """The verdict of the configuration's batched build (`stack_trial`): A tight, B as it lies
+    or BT tight, as the stack reads them; alpha 1 and beta 0, the only scalars this path
+    takes."""
+    params = config.params
+
+    def launch(order: LaunchOrder, a: Mat, b: Mat, c: Mat, shape: tuple[int, int, int],
+               strides: tuple[int, int, int]) -> None:
+        (gx, gy), (lx, ly) = TILED.geometry(params, shape[0], shape[1])
+        with be.lock:
+            order.enqueue(knl, (gx, gy, COUNT), (lx, ly, 1),
+                          [*TILED.args(*shape, a.buf, b.buf, c.buf), *strides])
+
+    return stack_verdict(be, config, "B as it lies" if in_place else "BT", sizes,
+                         (False, not in_place), (1.0, 0.0), launch,
+                         TILED.size_multiples(params))
+
+
+def _reads_bt_stacked(params: Mapping[str, int]) -> bool:
     """Whether a configuration runs a stack from BT: through local memory, without panels."""
     return not params["PANELS"] and bool(params["CACHE_A"]) and bool(params["CACHE_B"])
 
 
 def stack_params(be: Backend, m: int, n: int, k: int, count: int
-                 ) -> tuple[dict[str, int], bool]:
-    """The tiled kernel's parameters for one product of the stack, where the stack is to run on
-    it, and whether they were measured on a stack. A configuration measured on a stack of this
-    shape runs it unless the direct kernel measured on one is expected faster. Else one
+                 ) -> tuple[Config | None, bool]:
+    """The tiled kernel's configuration for one product of the stack, where the stack is to
+    run on it, and whether it was measured on a stack. A configuration measured on a stack of
+    this shape runs it unless the direct kernel measured on one is expected faster. Else one
     product's stored configuration runs it where it reads BT through local memory, its tiles
     divide the sizes and the whole stack's multiply-adds reach the device's crossover (the
-    same measure that sends a single product to the packing kernels). ({}, False): the direct
-    kernel."""
-    def find() -> tuple[dict[str, int], bool]:
+    same measure that sends a single product to the packing kernels). None: the direct
+    kernel, as where the configuration failed here (`CACHE.reject`)."""
+    def usable(found: lookup.Found) -> Config | None:
+        params = TILED.resolve(dict(found.params))
+        if CACHE.rejected(be.device, TILED.number, params):
+            return None
+        return Config(TILED.number, params, found.label)
+
+    def find() -> tuple[Config | None, bool]:
         shape = (m, n, k)
         stacked = lookup.best(be.device, TILED, shape, batch=count)
         if stacked is not None and stacked.batch > 1 and reads_b_itself(stacked.params):
@@ -97,20 +131,18 @@ def stack_params(be: Backend, m: int, n: int, k: int, count: int
             if (direct is None or direct.batch <= 1
                     or lookup.expected_gflops(be.device, TILED, stacked, shape, count)
                     >= lookup.expected_gflops(be.device, DIRECT, direct, shape, count)):
-                return TILED.resolve(dict(stacked.params)), True
-            return {}, False
+                return usable(stacked), True
+            return None, False
         if count * m * n * k < CACHE.crossover(be.device).min_indirect:
-            return {}, False
+            return None, False
         found = lookup.best(be.device, TILED, shape)
-        if found is None:
-            return {}, False
-        params = TILED.resolve(dict(found.params))
-        if not _reads_bt_stacked(params):
-            return {}, False
-        tm, tn, tk = TILED.size_multiples(params)
-        return ({}, False) if m % tm or n % tn or k % tk else (params, False)
+        config = usable(found) if found is not None else None
+        if config is None or not _reads_bt_stacked(config.params):
+            return None, False
+        tm, tn, tk = TILED.size_multiples(config.params)
+        return (None, False) if m % tm or n % tn or k % tk else (config, False)
 
-    chosen: tuple[dict[str, int], bool] = CACHE.remembered(
+    chosen: tuple[Config | None, bool] = CACHE.remembered(
         CACHE.programs, ("stack, tiled", be.device.key, m, n, k, count), find)
     return chosen
 

@@ -13,17 +13,19 @@ the API limits a grid's third dimension (CUDA: 65535).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from clgemm.backends import Backend, DeviceArrays, Mat, Operand
 from clgemm.backends.base import strided_operand
 from clgemm.configs.choice import direct_config
-from clgemm.core.errors import UsageError
+from clgemm.configs.configuration import Config
+from clgemm.core.errors import BuildError, ClgemmError, LaunchError, UsageError
 from clgemm.core.memory_fit import INT_MAX, check_memory
 from clgemm.library.cache import CACHE
 from clgemm.library.hot_stack import HotStack
@@ -31,7 +33,9 @@ from clgemm.library.order import LaunchOrder
 from clgemm.library.placing import flat_view, upload
 from clgemm.library.plan import Plan
 from clgemm.library.program import A, B, C, CallProgram, helper_kernel, tiles_geometry
+from clgemm.library.signatures import FALLBACK_TRIES
 from clgemm.library.stack_tiled import tiled_stack
+from clgemm.library.stack_trial import COUNT, stack_verdict
 from clgemm.rungs.direct import DIRECT, batched_geometry, direct_macros
 
 
@@ -131,7 +135,7 @@ def refuse_overlap(kind: DeviceArrays, stacks: dict[str, Stack], mats: dict[str,
 BUFFER_ARGS = (5, 8, 11)
 
 
-def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int, n: int,
+def launch_stack(be: Backend, order: LaunchOrder, params: Mapping[str, int], m: int, n: int,
                  k: int, alpha: np.float32, beta: np.float32, a: Mat, b: Mat, c: Mat,
                  strides: tuple[int, int, int], count: int) -> CallProgram | None:
     """Queue the products on the direct kernel, as many per launch as the API allows along the
@@ -149,8 +153,16 @@ def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int
                              f"kernel takes")
         args = [m, n, k, alpha, beta, a.buf, offsets[0], a.ld, b.buf, offsets[1], b.ld, c.buf,
                 offsets[2], c.ld, *strides]
-        with be.lock:
-            order.enqueue(knl, gsize, lsize, args)
+        try:
+            with be.lock:
+                order.enqueue(knl, gsize, lsize, args)
+        except LaunchError as exc:
+            if not first:
+                raise
+            # not a LaunchError: the products queued before are written, so no other
+            # configuration may run the stack again
+            raise ClgemmError(f"a stack's launch failed after {first} of its {count} products "
+                              f"were queued: {exc}") from exc
     if count > most:
         return None
     for i, slot in zip(BUFFER_ARGS, (A, B, C)):
@@ -160,22 +172,68 @@ def launch_stack(be: Backend, order: LaunchOrder, params: dict[str, int], m: int
     return program
 
 
-def stack_kernel(be: Backend, m: int, n: int, k: int, count: int = 1) -> dict[str, int]:
-    """The direct kernel's parameters for a stack of `count` products of m x n x k: those
-    measured on a stack where the lookup holds one, else one product's (stored, else
-    defaults); looked up once per device, shape and count."""
-    def find() -> dict[str, int]:
+def stack_kernel(be: Backend, m: int, n: int, k: int, count: int = 1) -> Config:
+    """The direct kernel's configuration for a stack of `count` products of m x n x k: the
+    one measured on a stack where the lookup holds one, else one product's (stored, else
+    defaults), none that failed here; looked up once per device, shape and count."""
+    def find() -> Config:
         found = direct_config(be.device, (max(1, m), max(1, n), max(1, k)),
+                              functools.partial(CACHE.rejected, be.device),
                               batch=max(1, count))
         if found is None:
             raise UsageError(f"the direct kernel does not fit device '{be.device.name}', and "
                              f"stacks of products run on it")
-        return dict(found[0].params)
+        return found[0]
 
-    params: dict[str, int] = CACHE.remembered(CACHE.programs,
-                                              ("stack", be.device.key, m, n, k, count),
-                                              find)
-    return params
+    config: Config = CACHE.remembered(CACHE.programs, ("stack", be.device.key, m, n, k, count),
+                                      find)
+    return config
+
+
+def run_stack(be: Backend, order: LaunchOrder, sizes: tuple[int, int, int],
+              scalars: tuple[np.float32, np.float32], mats: tuple[Mat, Mat, Mat],
+              strides: tuple[int, int, int], count: int) -> CallProgram | None:
+    """Queue a stack's products (as the kernels see them) on the tiled kernel where it suits
+    them (`stack_tiled`), else on the direct kernel (`launch_stack`); returns what ran, as
+    `launch_stack` does. A stored configuration that fails to build, to launch or its trial
+    (`stack_trial`) is dropped for the process and the stack runs on the next choice: the
+    direct kernel after the tiled one, the next stored direct configuration, then the direct
+    kernel's defaults. A failing launch is the first that writes C, so C is as it was."""
+    (m, n, k), (alpha, beta), (a, b, c) = sizes, scalars, mats
+    for attempt in range(FALLBACK_TRIES + 1):
+        tiled = tiled_stack(be, m, n, k, alpha, beta, a, b, c, strides, count)
+        config = tiled.plan.chosen if tiled is not None else stack_kernel(be, m, n, k, count)
+        failed: Exception | None
+        try:
+            if tiled is not None:
+                with be.lock:
+                    tiled.run(order, a.buf, b.buf, c.buf)
+                return tiled
+            failed = _direct_trial(be, config, sizes, scalars, (a.trans, b.trans))
+            if failed is None:
+                return launch_stack(be, order, config.params, m, n, k, alpha, beta, a, b, c,
+                                    strides, count)
+        except (BuildError, LaunchError) as exc:
+            failed = exc
+        if config.source in ("user", "default") or attempt == FALLBACK_TRIES:
+            raise failed
+        CACHE.reject(be.device, config, failed)
+    raise AssertionError("unreachable")
+
+
+def _direct_trial(be: Backend, config: Config, sizes: tuple[int, int, int],
+                  scalars: tuple[np.float32, np.float32],
+                  trans: tuple[bool, bool]) -> Exception | None:
+    """The verdict of the direct kernel's batched build with these transposes
+    (`stack_trial`)."""
+    alpha, beta = scalars
+
+    def launch(order: LaunchOrder, a: Mat, b: Mat, c: Mat, shape: tuple[int, int, int],
+               strides: tuple[int, int, int]) -> None:
+        launch_stack(be, order, config.params, *shape, alpha, beta, a, b, c, strides, COUNT)
+
+    return stack_verdict(be, config, "direct", sizes, trans, (float(alpha), float(beta)),
+                         launch)
 
 
 def check_stack_memory(be: Backend, stacks: dict[str, Stack], uploads: list[str],
@@ -233,8 +291,6 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
     check_stack_memory(be, stacks, [x for x in stacks if call.kinds.get(x) is None
                                     and x != "c"], m * n * count if out_kind is None or c is None
                        else 0)
-    params = stack_kernel(be, n if stacks["c"].op.c_order else m,
-                          m if stacks["c"].op.c_order else n, k, count)
     queue = kind.queue_for(be, named) if kind is not None else getattr(be, "queue", None)
     if kind is not None:
         for _, x in named:
@@ -247,7 +303,7 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
     in_place = upload(be, order, [s.op for s in stacks.values()], stacks["c"].op,
                       call.beta != 0, count * m * n)
-    program, refuse = _launch(call, order, params, stacks, trans_a, trans_b, count,
+    program, refuse = _launch(call, order, stacks, trans_a, trans_b, count,
                               kind if c is not None and call.kinds.get("c") is not None
                               else None)
     if key is not None and program is not None and kind is not None:
@@ -320,8 +376,8 @@ def _new(be: Backend, kind: DeviceArrays | None, named: list[tuple[str, Any]],
     return kind.empty(be, named, shape)
 
 
-def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
-            stacks: dict[str, Stack], trans_a: bool, trans_b: bool, count: int,
+def _launch(call: CheckedCall, order: LaunchOrder, stacks: dict[str, Stack], trans_a: bool,
+            trans_b: bool, count: int,
             alias_kind: DeviceArrays | None
             ) -> tuple[CallProgram | None, Callable[..., None] | None]:
     """The kernel sees column-major matrices: a C-ordered C is C^T = op(B)^T op(A)^T, so the
@@ -330,14 +386,8 @@ def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
     queued as a program (None where the direct kernel took several launches) and the check
     that refuses an overlapping C, for a repeated call."""
     m, n, k = call.m, call.n, call.k
-    reads_ab = "a" in stacks
     c = stacks["c"].op.mat(False)
-    if not reads_ab:  # no product: C := beta C, A and B unread (a buffer of their own)
-        nothing = Mat(order.scratch(1), 0, 1, False)
-        a, b, strides, k = nothing, nothing, (0, 0, stacks["c"].stride), 0
-        if stacks["c"].op.c_order:
-            m, n = n, m
-    elif stacks["c"].op.c_order:
+    if stacks["c"].op.c_order:
         a, b = stacks["b"].op.mat(not trans_b), stacks["a"].op.mat(not trans_a)
         strides = (stacks["b"].stride, stacks["a"].stride, stacks["c"].stride)
         m, n = n, m
@@ -345,22 +395,15 @@ def _launch(call: CheckedCall, order: LaunchOrder, params: dict[str, int],
         a, b = stacks["a"].op.mat(trans_a), stacks["b"].op.mat(trans_b)
         strides = (stacks["a"].stride, stacks["b"].stride, stacks["c"].stride)
     refuse = None
-    if alias_kind is not None and reads_ab:
+    if alias_kind is not None:
         refuse = _refusal(alias_kind, dict(zip("abc", strides)), (a, b, c),
                           {"a": (k, m) if a.trans else (m, k),
                            "b": (n, k) if b.trans else (k, n), "c": (m, n)}, count,
                           {"a": "b", "b": "a"} if stacks["c"].op.c_order
                           else {"a": "a", "b": "b"})
         refuse(a.buf, b.buf, c.buf)
-    tiled = (tiled_stack(call.be, m, n, k, call.alpha, call.beta, a, b, c, strides, count)
-             if reads_ab else None)
-    if tiled is not None:
-        with call.be.lock:
-            tiled.run(order, a.buf, b.buf, c.buf)
-        return tiled, refuse
-    program = launch_stack(call.be, order, params, m, n, k,
-                           call.alpha if reads_ab else np.float32(0), call.beta, a, b, c,
-                           strides, count)
+    program = run_stack(call.be, order, (m, n, k), (call.alpha, call.beta), (a, b, c), strides,
+                        count)
     return program, refuse
 
 
@@ -445,10 +488,4 @@ def buffers_stack(be: Backend, order: LaunchOrder, kind: DeviceArrays,
     refuse_overlap(kind, stack, {"a": a, "b": b, "c": c},
                    {"a": (k, m) if a.trans else (m, k), "b": (n, k) if b.trans else (k, n),
                     "c": (m, n)}, count, {"a": "a", "b": "b"})
-    tiled = tiled_stack(be, m, n, k, alpha, beta, a, b, c, strides, count)
-    if tiled is not None:
-        with be.lock:
-            tiled.run(order, a.buf, b.buf, c.buf)
-        return
-    launch_stack(be, order, stack_kernel(be, m, n, k, count), m, n, k, alpha, beta, a, b, c,
-                 strides, count)
+    run_stack(be, order, sizes, (alpha, beta), mats, strides, count)

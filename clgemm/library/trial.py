@@ -113,11 +113,25 @@ class TrialProduct:
                                 f"({how})")
 
 
+def trial_sizes(m: int, n: int, k: int,
+                multiples: tuple[int, int, int] = (1, 1, 1)) -> tuple[int, int, int]:
+    """The trial's sizes for a call of M x N x K: each above `KEEP` cut to `CUT` plus its
+    remainder, unless the cut would leave a multiple the kernel needs of that size (a tile
+    that is not a power of two), which keeps the size whole."""
+    def cut(side: int, multiple: int) -> int:
+        short = CUT + side % CUT
+        return short if side > KEEP and short % multiple == side % multiple else side
+    tm, tn, tk = (cut(side, multiple) for side, multiple in zip((m, n, k), multiples))
+    return tm, tn, tk
+
+
 def trial_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, alpha: float,
-              beta: float) -> TrialProduct:
-    """The trial of a call of M x N x K with these transposes and scalars."""
-    tm, tn, tk = (side if side <= KEEP else CUT + side % CUT for side in (m, n, k))
-    rng = np.random.default_rng(tm * 65_537 + tn * 257 + tk)
+              beta: float, multiples: tuple[int, int, int] = (1, 1, 1),
+              salt: int = 0) -> TrialProduct:
+    """The trial of a call of M x N x K with these transposes and scalars (`trial_sizes`);
+    `salt` draws other operands of the same sizes, for a stack's second product."""
+    tm, tn, tk = trial_sizes(m, n, k, multiples)
+    rng = np.random.default_rng((tm * 65_537 + tn * 257 + tk, salt))
 
     def stored(rows: int, cols: int) -> np.ndarray:
         return np.asfortranarray(rng.standard_normal((rows, cols), dtype=np.float32))

@@ -222,9 +222,9 @@ def _kernel_times(backend: Any, side: Side, call: Callable[[], Any],
 
 def _stack_choice(backend: Any, m: int, n: int, k: int, count: int) -> Config:
     """The kernel a C-ordered stack of `count` products runs on (as the kernels see them)."""
-    params, on_stack = stack_params(backend, m, n, k, count)
-    if params:
-        return Config(TILED.number, params,
+    config, on_stack = stack_params(backend, m, n, k, count)
+    if config is not None:
+        return Config(TILED.number, config.params,
                       "measured on a stack" if on_stack else "a stack of products")
     return Config(DIRECT.number, {}, "a stack of products")
 

@@ -173,6 +173,6 @@ def test_gemm_stacks_look_up_their_count(tmp_path, monkeypatch):
     assert choice.direct_config(GPU, SMALL)[0].params["TSM"] == 16
     assert choice.direct_config(GPU, SMALL, batch=1000)[0].params["TSM"] == 64
     be = SimpleNamespace(device=GPU)
-    assert stack_kernel(be, *SMALL)["TSM"] == 16
-    assert stack_kernel(be, *SMALL, 1000)["TSM"] == 64
-    assert stack_kernel(be, *SMALL, 3)["TSM"] == 64  # a stack's entry, at any count
+    assert stack_kernel(be, *SMALL).params["TSM"] == 16
+    assert stack_kernel(be, *SMALL, 1000).params["TSM"] == 64
+    assert stack_kernel(be, *SMALL, 3).params["TSM"] == 64  # a stack's entry, at any count

@@ -65,7 +65,7 @@ for s in $steps; do
              tests/test_lookup.py tests/test_every_device.py tests/test_rungs_files.py \
              tests/test_rungs_upper.py tests/test_gemm_queues.py tests/test_gemm_overlap.py \
              tests/test_user_tuning.py tests/test_python_api.py tests/test_gemm_stacks.py \
-             tests/test_skinny.py tests/test_gemm_trial.py ;;
+             tests/test_skinny.py tests/test_gemm_trial.py tests/test_gemm_stack_trial.py ;;
     tune-ladder) for be in opencl cuda; do
                    key=$(python3 -c "from clgemm.backends import select_device as s
 print(s('$gpu', backend='$be').key)")

@@ -14,8 +14,9 @@ from clgemm.backends import base
 from clgemm.configs import choice
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
-from clgemm.library import trial
+from clgemm.library import signatures, trial
 from clgemm.rungs.skinny import SKINNY
+from clgemm.rungs.tiled import TILED, reads_b_itself
 
 #: a configuration no other test builds, so that its wrong build stays with this test
 PARAMS = {"LR": 8, "LK": 4, "VR": 3, "SB": 12, "KC": 3}
@@ -89,7 +90,7 @@ def test_a_trial_runs_once_per_configuration(every_backend, monkeypatch):
     monkeypatch.setattr(choice, "choose_kernel", lambda device, shape, *rest: stored)
     trials = []
     real = trial.trial_for
-    monkeypatch.setattr(trial, "trial_for", lambda *a: trials.append(a) or real(*a))
+    monkeypatch.setattr(trial, "trial_for", lambda *a, **kw: trials.append(a) or real(*a, **kw))
     api.clear_caches()
     rng = np.random.default_rng(5)
     for m in (300, 300, 260):
@@ -98,4 +99,51 @@ def test_a_trial_runs_once_per_configuration(every_backend, monkeypatch):
                                    reference(a, b, None, 1.0, 0.0, False, False), rtol=1e-4,
                                    atol=1e-4)
     assert len(trials) == 1
+    api.clear_caches()
+
+
+#: a configuration of the tiled kernel that can read B where it lies, as a stored one
+READS_B = {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 4,
+           "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4}
+
+
+def test_a_trial_runs_its_calls_form(every_backend, monkeypatch):
+    """The trial builds and runs the kernel as its call does (`signatures.Form`): K in
+    slices where the call splits it, B read where it lies where the call reads it so, the
+    call's transposes; each form is tried once, at a small product."""
+    be = every_backend
+    stored = Config(TILED.number, TILED.resolve(READS_B), "database")
+    assert reads_b_itself(stored.params)
+    monkeypatch.setattr(choice, "choose_kernel", lambda device, shape, *rest: stored)
+    monkeypatch.setattr(choice, "split_for",
+                        lambda device, config, shape: 4 if shape[2] >= 2048 else 1)
+    monkeypatch.setattr(signatures, "reads_b_as_gemm", lambda *args: True)
+    forms = []
+    made, real = signatures._new_program, signatures.try_configuration
+
+    def tried(be_, config, shape, trans, alpha, beta, form):
+        def watch(sig, a, b, c, extra, trial_form=None):
+            program = made(sig, a, b, c, extra, trial_form)
+            forms.append((form, signatures.form_of(program.plan, a, b), program.plan.k))
+            return program
+        monkeypatch.setattr(signatures, "_new_program", watch)
+        try:
+            return real(be_, config, shape, trans, alpha, beta, form)
+        finally:
+            monkeypatch.setattr(signatures, "_new_program", made)
+    monkeypatch.setattr(signatures, "try_configuration", tried)
+    api.clear_caches()
+    rng = np.random.default_rng(6)
+    for k in (64, 4096):
+        for ta, tb in ((False, False), (True, True)):
+            a = rand(rng, (k, 64) if ta else (64, k), order="F")
+            b = rand(rng, (96, k) if tb else (k, 96), order="F")
+            got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
+            want = reference(a, b, None, 1.0, 0.0, ta, tb)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+    assert len(forms) == 4
+    assert all(call.key == ran.key for call, ran, _ in forms)
+    assert {(call.split > 1, call.reads_b) for call, _, _ in forms} == {
+        (False, True), (True, True), (False, False), (True, False)}
+    assert max(k for _, _, k in forms) == 2 * trial.CUT  # two slices of 1024, each cut
     api.clear_caches()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from clgemm.library.cache import CACHE
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, new_plan
 from clgemm.library.program import CallProgram, build_program
+from clgemm.rungs import get_rung
 
 #: stored configurations tried in one call before the kernels' defaults
 FALLBACK_TRIES = 4
@@ -58,21 +60,48 @@ def signature_of(be: Backend, plan: Plan, a: Mat, b: Mat, c: Mat,
                      kernel, alias)
 
 
-def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
-                 extra: list[tuple[str, int]]) -> CallProgram:
+@dataclass(frozen=True)
+class Form:
+    """What a program's main kernel is built for beside its configuration
+    (`program._main_macros`): the transposes (which the direct kernel is built for), K in
+    slices (a batched build), B read where it lies, operands read whole vectors apart. A
+    configuration right in one form is a build apart from it in another, so each form a
+    call runs has a trial of its own, run in that form."""
+
+    trans: tuple[bool, bool]
+    split: int
+    reads_b: bool
+    padded_ld: bool
+
+    @property
+    def key(self) -> tuple[bool, ...]:
+        return (*self.trans, self.split > 1, self.reads_b, self.padded_ld)
+
+
+def form_of(plan: Plan, a: Mat, b: Mat) -> Form:
+    return Form((a.trans, b.trans), plan.split, plan.reads_b, plan.padded_ld)
+
+
+def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat, extra: list[tuple[str, int]],
+                 form: Form | None = None) -> CallProgram:
     """The program of a signature: its kernel chosen (or forced), planned, memory checked,
-    built, its launches checked, and a stored configuration's first program tried."""
+    built, its launches checked, and a stored configuration's first program tried. A trial's
+    program is planned in the `form` of the call it tries, not as its own sizes would be."""
     be, shape = sig.backend, (sig.m, sig.n, sig.k)
     for attempt in range(FALLBACK_TRIES + 1):
         plan = Plan(sig.m, sig.n, sig.k, np.float32(sig.alpha), np.float32(sig.beta))
         kernel = sig.kernel
         if kernel is None and plan.use_p and not plan.nothing_to_do:
             kernel = CACHE.choose(be.device, shape)
-        split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
-        read_b = kernel is not None and reads_b_as_gemm(be.device, kernel.rung, kernel.params,
-                                                        shape)
+        if form is not None:
+            split, read_b, pads = form.split, form.reads_b, _padded(form.padded_ld)
+        else:
+            split = 1 if kernel is None else choice.split_for(be.device, kernel, shape)
+            read_b = kernel is not None and reads_b_as_gemm(be.device, kernel.rung,
+                                                            kernel.params, shape)
+            pads = functools.partial(padding_pays, be.device, shape)
         plan = new_plan(sig.m, sig.n, sig.k, plan.alpha, plan.beta, a, b, c, kernel, split,
-                        read_b, functools.partial(padding_pays, be.device, shape))
+                        read_b, pads)
         check_memory(be.device, extra + plan.temps)
         failed: Exception | None
         try:
@@ -82,7 +111,7 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
             failed = exc
         else:
             program.check_groups(be)
-            failed = _trial_verdict(sig, plan.choice)
+            failed = _trial_verdict(sig, plan, a, b)
         if failed is None:
             return program
         if not _droppable(plan.choice) or attempt == FALLBACK_TRIES:
@@ -91,25 +120,36 @@ def _new_program(sig: Signature, a: Mat, b: Mat, c: Mat,
     raise AssertionError("unreachable")
 
 
-def _trial_verdict(sig: Signature, config: Config | None) -> Exception | None:
-    """Why a stored configuration chosen for this call is wrong on its device, found by its
-    trial (`library.trial`) the first time a program uses it here; None where it passed, or
-    where the kernel was forced or is the kernels' own default."""
+def _padded(padded_ld: bool) -> Callable[[Sequence[int]], bool]:
+    return lambda rows: padded_ld
+
+
+def _trial_verdict(sig: Signature, plan: Plan, a: Mat, b: Mat) -> Exception | None:
+    """Why a stored configuration chosen for this call is wrong on its device in the call's
+    form, found by its trial (`library.trial`) the first time a program uses it so here; None
+    where it passed, or where the kernel was forced or is the kernels' own default."""
+    config = plan.choice
     if sig.kernel is not None or config is None or not _droppable(config) or not trial.ENABLED:
         return None
-    trans = (sig.a[2], sig.b[2])
+    form = form_of(plan, a, b)
     return CACHE.tried(sig.backend.device, config, lambda: try_configuration(
-        sig.backend, config, (sig.m, sig.n, sig.k), trans, sig.alpha, sig.beta), trans)
+        sig.backend, config, (sig.m, sig.n, sig.k), form.trans, sig.alpha, sig.beta, form),
+        form.key)
 
 
 def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],
                       trans: tuple[bool, bool] = (False, False), alpha: float = 1.0,
-                      beta: float = 0.0) -> ClgemmError | None:
+                      beta: float = 0.0, form: Form | None = None) -> ClgemmError | None:
     """Run the trial (`library.trial`) of `config` for a column-major call of `shape` now, as
-    the first call to use it runs it: None where the result is right, else why it is not (a
-    failed build or launch, or the wrong result)."""
+    the first call to use it runs it, in the call's `form` where given (else as gemm() would
+    plan the trial's product): None where the result is right, else why it is not (a failed
+    build or launch, or the wrong result)."""
     (ta, tb), (m, n, k) = trans, shape
-    t = trial.trial_for(m, n, k, ta, tb, alpha, beta)
+    t = trial.trial_for(m, n, k, ta, tb, alpha, beta,
+                        get_rung(config.rung).size_multiples(config.params),
+                        split=form.split if form else 1)
+    if form is not None:  # the call's slices as two: the same build, a smaller product
+        form = dataclasses.replace(form, split=min(form.split, 2))
     try:
         with be.activate(), be.unobserved():
             bufs = [be.to_device(x) for x in t.flat()]
@@ -119,7 +159,7 @@ def try_configuration(be: Backend, config: Config, shape: tuple[int, int, int],
             forced = dataclasses.replace(config, source="user")
             tsig = Signature(be, t.m, t.n, t.k, alpha, beta, (0, t.lda, ta), (0, t.ldb, tb),
                              (0, t.m), forced, (False, False))
-            program = _new_program(tsig, *mats, [])
+            program = _new_program(tsig, *mats, [], form)
             with be.lock:
                 program.run(LaunchOrder(be, None, []), *bufs)
             be.synchronize()

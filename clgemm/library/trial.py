@@ -10,9 +10,11 @@ small product of the call's kind: each size above `KEEP` cut to `CUT` plus its r
 modulo `CUT`, so that the trial has the call's partial blocks along each side and the same
 alignments (a kernel built for operands that lie on whole vectors is built so for the trial
 too, and serves both); the call's transposes, alpha and beta; C poisoned with NaN where beta is
-0. A result off the float64 reference drops the configuration for the rest of the process, as a
-failed build does, and the call runs on the next choice. A repeated call never pays for this:
-only the first program of each configuration does.
+0. The trial's kernel is built and launched in the call's form (`signatures.Form`: K in two
+slices where the call splits it, B read where it lies where the call reads it so). A result off
+the float64 reference drops the configuration for the rest of the process, as a failed build
+does, and the call runs on the next choice. A repeated call never pays for this: only the first
+program of each configuration in each form does.
 """
 
 from __future__ import annotations
@@ -126,11 +128,15 @@ def trial_sizes(m: int, n: int, k: int,
 
 
 def trial_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, alpha: float,
-              beta: float, multiples: tuple[int, int, int] = (1, 1, 1),
-              salt: int = 0) -> TrialProduct:
+              beta: float, multiples: tuple[int, int, int] = (1, 1, 1), salt: int = 0,
+              split: int = 1) -> TrialProduct:
     """The trial of a call of M x N x K with these transposes and scalars (`trial_sizes`);
-    `salt` draws other operands of the same sizes, for a stack's second product."""
+    `salt` draws other operands of the same sizes, for a stack's second product. A call that
+    splits K into `split` slices is tried on two slices, each of its slices' depth cut as a
+    size is."""
     tm, tn, tk = trial_sizes(m, n, k, multiples)
+    if split > 1:
+        tk = 2 * trial_sizes(1, 1, k // split, multiples)[2]
     rng = np.random.default_rng((tm * 65_537 + tn * 257 + tk, salt))
 
     def stored(rows: int, cols: int) -> np.ndarray:

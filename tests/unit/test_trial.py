@@ -53,3 +53,20 @@ def test_verdicts(trans, beta):
     assert str(wrong).startswith(f"the kernel gave a wrong result at {t.m}x{t.n}x{t.k}")
     if beta == 0:
         assert np.isnan(t.flat()[2]).all()  # C poisoned where it is not read
+
+
+def test_a_split_call_is_tried_on_two_slices_each_cut():
+    assert trial.trial_for(64, 64, 16384, False, False, 1.0, 0.0, split=8).k == 2 * 256
+    assert trial.trial_for(64, 64, 3 * 400, False, False, 1.0, 0.0, split=3).k == 2 * 400
+    assert trial.trial_for(64, 64, 3 * 1000, False, False, 1.0, 0.0, split=3).k == 2 * 488
+
+
+def test_a_cut_that_would_break_a_kernels_multiple_keeps_the_size():
+    assert trial.trial_sizes(768, 1000, 4096, (384, 8, 16)) == (768, 256 + 1000 % 256, 256)
+    assert trial.trial_sizes(770, 16, 16, (384, 1, 1)) == (770, 16, 16)
+
+
+def test_a_stacks_second_product_differs():
+    first, second = (trial.trial_for(40, 30, 20, False, False, 1.0, 0.0, salt=s)
+                     for s in (0, 1))
+    assert not np.array_equal(first.a, second.a)

@@ -54,7 +54,7 @@ for (m, n, k), ta, tb, pad in itertools.product(shapes, (False, True), (False, T
     b = rng.standard_normal((n, k + pad) if tb else (k, n + pad), dtype=np.float32)
     a = a[:, :m] if ta else a[:, :k]
     b = b[:, :k] if tb else b[:, :n]
-    got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, device=be.device)
+    got = clgemm.gemm(a, b, trans_a=ta, trans_b=tb, backend=be)
     want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b)
     wrong += not np.allclose(got, want, rtol=1e-3, atol=1e-3 * max(1, np.abs(want).max()))
 for (rung, key), count in sorted(seen.items(), key=str):

@@ -19,7 +19,7 @@ from clgemm.configs.launch import prepare_stack
 from clgemm.core.errors import BuildError, LaunchError
 from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
-from clgemm.library.stacks import stack_kernel
+from clgemm.library.stack_launch import stack_kernel
 from clgemm.rungs.direct import DIRECT
 from clgemm.tuner.space import build_space
 

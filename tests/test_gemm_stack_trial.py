@@ -14,7 +14,7 @@ import clgemm
 from clgemm.backends import base
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
-from clgemm.library import stack_tiled, stacks, trial
+from clgemm.library import stack_launch, stack_tiled, trial
 from clgemm.library.cache import CACHE
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import TILED, reads_b_itself
@@ -54,7 +54,7 @@ def wrong_strides(every_backend, monkeypatch):
         return Config(DIRECT.number, DIRECT_PARAMS, "database"), None
 
     monkeypatch.setattr(base, "kernel_source", source)
-    monkeypatch.setattr(stacks, "direct_config", direct)
+    monkeypatch.setattr(stack_launch, "direct_config", direct)
     monkeypatch.setattr(stack_tiled, "stack_params", lambda *_: (None, False))
     api.clear_caches(backends=True)  # a backend of its own: no build of another test's
     yield api.backend_for(every_backend.device, every_backend.name)
@@ -117,7 +117,7 @@ def test_a_right_stored_stack_is_tried_once(every_backend, monkeypatch):
     """A stored configuration right here is tried by the first stack only, in each form: a
     second stack of other sizes and repeated calls run no trial, other transposes one more."""
     be = every_backend
-    monkeypatch.setattr(stacks, "direct_config", lambda device, shape, rejected, batch=1: (
+    monkeypatch.setattr(stack_launch, "direct_config", lambda device, shape, rejected, batch=1: (
         Config(DIRECT.number, DIRECT_PARAMS, "database"), None))
     monkeypatch.setattr(stack_tiled, "stack_params", lambda *_: (None, False))
     trials = []
@@ -128,11 +128,11 @@ def test_a_right_stored_stack_is_tried_once(every_backend, monkeypatch):
     for count, m in ((3, 20), (3, 20), (2, 33)):
         a, b, want = _stack(rng, (count, m, 9), (count, 9, 6))
         assert _right(clgemm.gemm(a, b, backend=be), want)
-    assert len(trials) == stacks.COUNT
+    assert len(trials) == stack_launch.COUNT
     a, b = rand(rng, (2, 9, 20)), rand(rng, (2, 9, 6))
     assert _right(clgemm.gemm(a, b, trans_a=True, backend=be),
                   np.matmul(np.swapaxes(a, 1, 2).astype(np.float64), b))
-    assert len(trials) == 2 * stacks.COUNT
+    assert len(trials) == 2 * stack_launch.COUNT
     api.clear_caches()
 
 

@@ -11,7 +11,7 @@ the tuner measures a stack reading each product's B where it lies, and B tight i
 here too, so that a C-ordered stack is one launch. Else it is the one stored for one product,
 where it reads through local memory and the stack is past the device's crossover, and it reads
 BT: the stack's own B where it is stored transposed, or made from it by one batched pack that
-transposes every product. Anything else stays on the direct kernel (`stacks.launch_stack`).
+transposes every product. Anything else stays on the direct kernel (`stack_launch.launch_stack`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from clgemm.core.errors import UsageError
 from clgemm.core.paths import TUNING
 from clgemm.devices.info import DeviceInfo
 from clgemm.library import gemm as api
-from clgemm.library.stacks import stack_kernel
+from clgemm.library.stack_launch import stack_kernel
 from clgemm.rungs.direct import DIRECT
 
 #: the made-up GPU under another driver: a level of the chain below its own tuning

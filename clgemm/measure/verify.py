@@ -477,9 +477,9 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
 def _stack_form_groups(device: DeviceInfo, rungs: list[int], quick: bool,
                        seed: int) -> list[tuple[Group, list[Case]]]:
     """The batched form for stacks of each swept kernel that has one, forced: its defaults
-    where they have the form, and every configuration stored for the device from a stack; a
-    stack of 3 at the configuration's tiles (and, in the full sweep, twice as many along M
-    and K)."""
+    and its forms (`Rung.forms`) where they have the batched form, and every configuration
+    stored for the device from a stack; a stack of 3 at the configuration's tiles (and, in
+    the full sweep, twice as many along M and K)."""
     groups: list[tuple[Group, list[Case]]] = []
     limits = device.limits()
     for number in rungs:
@@ -487,6 +487,10 @@ def _stack_form_groups(device: DeviceInfo, rungs: list[int], quick: bool,
         if rung.stack_args is None:
             continue
         configs = [(rung.defaults(), "default")]
+        for name, form in rung.forms.items():
+            params = rung.resolve(dict(form))
+            if all(params != p for p, _ in configs):
+                configs.append((params, f"form: {name}"))
         for f in lookup.candidates(device, rung, None, batch=2):
             if all(f.params != p for p, _ in configs):
                 configs.append((dict(f.params), f"{f.label} (a stack)"))

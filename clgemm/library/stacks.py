@@ -5,7 +5,7 @@ two are the matrices, the others a batch, broadcast against each other (a batch 
 or a missing one, repeats that operand). Every product of the stack runs in one launch of a
 kernel built with BATCHED: the launch's third dimension counts the products, and each operand
 advances by a stride of its own from one product to the next (0 for a repeated one). The
-kernel is the tiled one where the products suit it (`stack_tiled`), else the direct one.
+kernel is the tiled one where the products suit it, else the direct one (`stack_launch`).
 The batch of a device array must be one stride apart (any C-ordered stack, a slice of one, a
 broadcast); NumPy operands are laid out so. The batch is split into several launches only where
 the API limits a grid's third dimension (CUDA: 65535).

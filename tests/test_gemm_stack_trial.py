@@ -85,6 +85,19 @@ def _right(got, want) -> bool:
     return bool(np.isfinite(got).all() and np.abs(got - want).max() < 1e-4 * np.abs(want).max())
 
 
+def _dropped_after_a_right_stack(be, monkeypatch, kernel: str, seed: int, warning: str):
+    """A stack of three on the kernel's stored configuration comes out right with `warning`,
+    and the configuration is dropped for the process; returns the tiles the stack used."""
+    tm, tn, tk = _stored_tiled(monkeypatch) if kernel == "tiled" else (5, 7, 3)
+    a, b, want = _stack(np.random.default_rng(seed), (3, tn, 2 * tk), (3, 2 * tk, tm))
+    with pytest.warns(RuntimeWarning, match=warning):
+        got = clgemm.gemm(a, b, backend=be)
+    assert _right(got, want)
+    rung, params = (TILED, TILED_PARAMS) if kernel == "tiled" else (DIRECT, DIRECT_PARAMS)
+    assert CACHE.rejected(be.device, rung.number, params)
+    return tm, tn, tk
+
+
 @pytest.mark.parametrize("kernel", ["direct", "tiled"])
 def test_the_wrong_builds_give_wrong_stacks_untried(wrong_strides, monkeypatch, kernel):
     """The premise: with no trial, each wrong build gives every product the first one's B."""
@@ -100,14 +113,8 @@ def test_the_wrong_builds_give_wrong_stacks_untried(wrong_strides, monkeypatch, 
 def test_a_stored_batched_build_wrong_here_is_dropped_before_use(wrong_strides, monkeypatch,
                                                                  kernel):
     be = wrong_strides
-    tm, tn, tk = _stored_tiled(monkeypatch) if kernel == "tiled" else (5, 7, 3)
-    a, b, want = _stack(np.random.default_rng(2), (3, tn, 2 * tk), (3, 2 * tk, tm))
-    with pytest.warns(RuntimeWarning, match="product 2 of a stack gave a wrong result"):
-        got = clgemm.gemm(a, b, backend=be)
-    assert _right(got, want)
-    params = TILED_PARAMS if kernel == "tiled" else DIRECT_PARAMS
-    rung = TILED if kernel == "tiled" else DIRECT
-    assert CACHE.rejected(be.device, rung.number, params)
+    tm, tn, tk = _dropped_after_a_right_stack(be, monkeypatch, kernel, 2,
+                                              "product 2 of a stack gave a wrong result")
     # the next stack neither tries nor warns: it runs on the next choice at once
     a, b, want = _stack(np.random.default_rng(3), (2, tn, tk), (2, tk, tm))
     assert _right(clgemm.gemm(a, b, backend=be), want)
@@ -151,10 +158,4 @@ def test_a_stored_batched_build_that_fails_is_dropped(wrong_strides, monkeypatch
         return text
 
     monkeypatch.setattr(base, "kernel_source", failing)
-    tm, tn, tk = _stored_tiled(monkeypatch) if kernel == "tiled" else (5, 7, 3)
-    a, b, want = _stack(np.random.default_rng(5), (3, tn, 2 * tk), (3, 2 * tk, tm))
-    with pytest.warns(RuntimeWarning, match="failed on"):
-        got = clgemm.gemm(a, b, backend=be)
-    assert _right(got, want)
-    params = TILED_PARAMS if kernel == "tiled" else DIRECT_PARAMS
-    assert CACHE.rejected(be.device, (TILED if kernel == "tiled" else DIRECT).number, params)
+    _dropped_after_a_right_stack(be, monkeypatch, kernel, 5, "failed on")

@@ -195,7 +195,7 @@ class HotCall:
         arg, settle, check_alias, swap = (kind.kernel_arg, kind.replace_events, self.check_alias,
                                           self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        may_share, same_alias = self._may_share, self._same_alias
+        may_share, same_alias, has_events = self._may_share, self._same_alias, kind.has_events
         # This call's last launch: on its in-order queue every later launch follows it anyway,
         # so where an array's events name it, it is left out of the wait list.
         last: list[Any] = [None]
@@ -204,7 +204,8 @@ class HotCall:
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
             if check_alias and may_share(a, b, c) and not same_alias(*bound):
                 return None
-            waits = pending(be, kind, wait_for, a, b, c)
+            waits = (pending(be, kind, wait_for, a, b, c)
+                     if has_events or wait_for is not None else [])
             if waits and last[0] is not None:
                 waits = [e for e in waits if e is not last[0]]
             with lock:

@@ -49,7 +49,8 @@ class CuPyArrays(DeviceArrays):
             self._by_ordinal.clear()
 
     def signature(self, x: Any) -> tuple | None:
-        return (type(x), x.shape, x.strides, x.dtype.char, x.data.ptr % 4, x.data.device_id)
+        data = x.data
+        return (type(x), x.shape, x.strides, x.dtype.char, data.ptr % 4, data.device_id)
 
     def is_array(self, x: Any) -> bool:
         return cupy is not None and isinstance(x, cupy.ndarray)

@@ -50,6 +50,9 @@ class DriverLaunch(PreparedLaunch):
         self._slot_values = [held[i] for i in slots]
         self._function = kernel.kernel.ptr
         self._shape = (*grid, *block)
+        # looked up once: a small product's launch is host-bound, each lookup a share of it
+        self._current_stream = cupy.cuda.get_current_stream
+        self._launch = cupy.cuda.driver.launchKernel
 
     def __call__(self, buffers: Sequence[Any], queue: Any,
                  wait_for: Sequence[Any] | None) -> Any:
@@ -57,13 +60,12 @@ class DriverLaunch(PreparedLaunch):
             return super().__call__(buffers, queue, wait_for)
         for value, buf in zip(self._slot_values, buffers):
             value.value = buf.data.ptr
-        stream = cupy.cuda.get_current_stream()
+        stream = self._current_stream()
         try:
             if wait_for:
                 for event in wait_for:
                     stream.wait_event(event)
-            cupy.cuda.driver.launchKernel(self._function, *self._shape, 0, stream.ptr,
-                                          self._address, 0)
+            self._launch(self._function, *self._shape, 0, stream.ptr, self._address, 0)
         except Exception as exc:  # CUDADriverError: resources, illegal address, ...
             raise LaunchError(f"launch failed: {exc}") from exc
         return None

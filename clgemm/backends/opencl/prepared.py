@@ -62,9 +62,10 @@ class StandingArgs(PreparedLaunch):
     def _keep(self, handle: int, buffers: Sequence[Any]) -> None:
         """Record this launch's arguments as the kernel's standing ones. A buffer from outside
         the pool is kept alive until the kernel's arguments change, so that its handle cannot
-        be reused for another buffer meanwhile."""
-        self._standing[handle] = (self._keys, [b for b in buffers
-                                               if not isinstance(b, cl_tools.PooledBuffer)])
+        be reused for another buffer meanwhile; kept in its slot's place (None for a pooled
+        one), so that the next launch knows it by identity without asking for its handle."""
+        self._standing[handle] = (self._keys, [None if isinstance(b, cl_tools.PooledBuffer)
+                                               else b for b in buffers])
 
     def _bind(self, buffers: Sequence[Any]) -> None:
         """Set the kernel's arguments for this launch: all of them where another launch set
@@ -81,7 +82,9 @@ class StandingArgs(PreparedLaunch):
             self._keep(handle, buffers)
         else:
             changed = False
-            for i, buf in zip(self.slots, buffers):
+            for i, buf, held in zip(self.slots, buffers, last[1]):
+                if buf is held:  # alive since it was set, so its handle is the one set
+                    continue
                 ptr = buf.int_ptr
                 if keys[i] != ptr:
                     kernel.set_arg(i, buf)

@@ -34,7 +34,6 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.library import arguments as args
 from clgemm.library import stacks
 from clgemm.library.cache import CACHE
-from clgemm.library.host_pool import HOST_POOL
 from clgemm.library.hot_call import HotCall
 from clgemm.library.hot_host import HostCall, host_key
 from clgemm.library.order import LaunchOrder
@@ -66,7 +65,6 @@ def clear_caches(backends: bool = False) -> None:
     backends with their contexts and built kernels."""
     lookup.forget()
     CACHE.clear()
-    HOST_POOL.clear()
     registry.clear(backends)
 
 

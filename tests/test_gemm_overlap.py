@@ -207,3 +207,38 @@ def test_a_repeated_signature_still_finds_c_sharing_memory(every_backend, kernel
     out = clgemm.gemm(ds, dt, ds)  # the same signature, C now A itself
     be.synchronize()
     assert _close(kind.download(out), reference(s, t, None, 1.0, 0.0, False, False))
+
+
+@pytest.mark.parametrize("kernel", ["direct"], indirect=True)
+@pytest.mark.parametrize("small", [True, False])
+def test_a_repeated_call_asks_where_its_buffers_lie_once(every_backend, kernel, monkeypatch,
+                                                         small):
+    """A small product's repeated call holds the buffers it found apart and knows them again
+    by identity (`HotCall._quick_with`), so the driver is asked once; a larger one holds none
+    and asks every time. Either way a C that is A, on the same signature, is still seen."""
+    from clgemm.library import hot_call
+    if not small:
+        monkeypatch.setattr(hot_call, "ALIAS_MEMO_BYTES", 0)
+    be = every_backend
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(6)
+    n = 64
+    s, t, u = rand(rng, (n, n)), rand(rng, (n, n)), rand(rng, (n, n))
+    ds, dt, du = kind.upload(be, s), kind.upload(be, t), kind.upload(be, u)
+    clgemm.gemm(ds, dt, du)  # the full path: the program, and the call remembered
+    asked = []
+    original = hot_call.HotCall._may_share
+    monkeypatch.setattr(hot_call.HotCall, "_may_share",
+                        lambda self, a, b, c: asked.append(1) or original(self, a, b, c))
+    api.CACHE.hot.clear()  # remembered anew, with the counting check
+    clgemm.gemm(ds, dt, du)
+    for _ in range(4):
+        clgemm.gemm(ds, dt, du)
+    assert len(asked) == (1 if small else 4)
+    out = clgemm.gemm(ds, dt, ds)  # the same signature, C now A itself
+    be.synchronize()
+    st = kind.download(out)
+    assert _close(st, reference(s, t, None, 1.0, 0.0, False, False))
+    clgemm.gemm(ds, dt, du)  # apart again: A now holds the product before
+    be.synchronize()
+    assert _close(kind.download(du), reference(st, t, None, 1.0, 0.0, False, False))

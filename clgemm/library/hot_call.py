@@ -32,6 +32,9 @@ KEPT_SCRATCH_BYTES = 256 << 20
 KEPT_SCRATCH_PER_CALL = KEPT_SCRATCH_BYTES // 8
 _kept = [0]
 _kept_lock = threading.Lock()
+#: the most operand bytes of a call whose buffers a repeated call holds to know them again as
+#: apart from each other (`HotCall._quick_with`): the host-bound products, 512 cubed and below
+ALIAS_MEMO_BYTES = 4 << 20
 
 
 def _keep(nbytes: int) -> bool:
@@ -199,11 +202,25 @@ class HotCall:
         # This call's last launch: on its in-order queue every later launch follows it anyway,
         # so where an array's events name it, it is left out of the wait list.
         last: list[Any] = [None]
+        # The buffers last found to be allocations apart, held so that while the same ones come
+        # again their identity stands for that answer (where a buffer's memory lies never
+        # changes), rather than the driver being asked again: a share of a small product's call
+        # that its launch does not need. Only small products hold theirs, so that no large
+        # buffer outlives its arrays for this.
+        apart: list[tuple | None] = [None]
+        remember = check_alias and self._operand_bytes() <= ALIAS_MEMO_BYTES
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
-            if check_alias and may_share(a, b, c) and not same_alias(*bound):
-                return None
+            if check_alias:
+                seen = apart[0]
+                if seen is None or not (seen[0] is bound[0] and seen[1] is bound[1]
+                                        and seen[2] is bound[2]):
+                    if may_share(a, b, c):
+                        if not same_alias(*bound):
+                            return None
+                    elif remember:
+                        apart[0] = bound
             waits = (pending(be, kind, wait_for, a, b, c)
                      if has_events or wait_for is not None else [])
             if waits and last[0] is not None:
@@ -220,6 +237,11 @@ class HotCall:
                 last[0] = event
             return c
         return quick
+
+    def _operand_bytes(self) -> int:
+        """The bytes of A, B and C as the program reads and writes them."""
+        p = self.program.plan
+        return 4 * (p.m * p.k + p.k * p.n + p.m * p.n)
 
     def _may_share(self, a: Any, b: Any, c: Any) -> bool:
         """False where C is an allocation of its own, apart from A's and B's."""

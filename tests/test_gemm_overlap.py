@@ -18,7 +18,7 @@ from clgemm.backends import KINDS
 from clgemm.backends.base import Mat
 from clgemm.configs.configuration import user_config
 from clgemm.library import gemm as api
-from clgemm.library import plan
+from clgemm.library import hot_call, plan
 from clgemm.rungs.direct import DIRECT
 from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
 
@@ -187,16 +187,20 @@ def test_shares_memory_is_exact_for_one_leading_dimension():
                                       Mat("other", c_off, ld_c, False), m, n)
 
 
+def _three_on_device(be, seed: int, n: int):
+    """Three n x n operands, as NumPy arrays and on the backend's device, with its adapter."""
+    kind = KINDS[be.name]
+    rng = np.random.default_rng(seed)
+    host = [rand(rng, (n, n)) for _ in range(3)]
+    return kind, host, [kind.upload(be, x) for x in host]
+
+
 @pytest.mark.parametrize("kernel", ["direct", "chosen"], indirect=True)
 def test_a_repeated_signature_still_finds_c_sharing_memory(every_backend, kernel):
     """A repeated call takes the remembered program (`HotCall`); the same signature fits a C of
     its own and a C that is A, so the second must still see the overlap and copy A first."""
     be = every_backend
-    kind = KINDS[be.name]
-    rng = np.random.default_rng(5)
-    n = 96
-    s, t, u = rand(rng, (n, n)), rand(rng, (n, n)), rand(rng, (n, n))
-    ds, dt, du = kind.upload(be, s), kind.upload(be, t), kind.upload(be, u)
+    kind, (s, t, _), (ds, dt, du) = _three_on_device(be, 5, 96)
     for _ in range(2):  # apart: the first call makes the program, the second takes it
         clgemm.gemm(ds, dt, du)
     assert api.CACHE.hot, "the call on device arrays was not remembered"
@@ -216,15 +220,10 @@ def test_a_repeated_call_asks_where_its_buffers_lie_once(every_backend, kernel, 
     """A small product's repeated call holds the buffers it found apart and knows them again
     by identity (`HotCall._quick_with`), so the driver is asked once; a larger one holds none
     and asks every time. Either way a C that is A, on the same signature, is still seen."""
-    from clgemm.library import hot_call
     if not small:
         monkeypatch.setattr(hot_call, "ALIAS_MEMO_BYTES", 0)
     be = every_backend
-    kind = KINDS[be.name]
-    rng = np.random.default_rng(6)
-    n = 64
-    s, t, u = rand(rng, (n, n)), rand(rng, (n, n)), rand(rng, (n, n))
-    ds, dt, du = kind.upload(be, s), kind.upload(be, t), kind.upload(be, u)
+    kind, (s, t, _), (ds, dt, du) = _three_on_device(be, 6, 64)
     clgemm.gemm(ds, dt, du)  # the full path: the program, and the call remembered
     asked = []
     original = hot_call.HotCall._may_share

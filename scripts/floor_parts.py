@@ -12,18 +12,13 @@ import time
 
 import numpy as np
 from bound_launch import bound_launch
+from square_call import square_call
 
 import clgemm
-from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side
 
 dev, backend_name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-be = api.backend_for(dev, backend_name)
-side = Side(be, "device")
-rng = np.random.default_rng(0)
-a, b = (side.put(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(2))
-c = side.put(np.zeros((n, n), np.float32))
-clgemm.gemm(a, b, c)
+side, a, b, c = square_call(dev, backend_name, n)
+be = side.backend
 clgemm.gemm(a, b, c)
 side.sync()
 hot, launch, args = bound_launch(a, b, c)

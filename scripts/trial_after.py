@@ -7,22 +7,14 @@ import statistics
 import sys
 import time
 
-import numpy as np
+from square_call import square_call
 
 import clgemm
-from clgemm.library import gemm as api
 from clgemm.library import trial
-from clgemm.measure.call_bench import Side
 
 dev, backend, n, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 trial.ENABLED = mode == "on"
-be = api.backend_for(dev, backend)
-side = Side(be, "device")
-rng = np.random.default_rng(0)
-a, b = (side.put(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(2))
-c = side.put(np.zeros((n, n), np.float32))
-clgemm.gemm(a, b, c)
-side.sync()
+side, a, b, c = square_call(dev, backend, n)
 rounds = []
 for _ in range(7):
     t0 = time.perf_counter()

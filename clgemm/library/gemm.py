@@ -25,7 +25,7 @@ import numpy as np
 
 from clgemm.backends import (Backend, DeviceArrays, Mat, Operand, buffer_kind, host_operand,
                              registry)
-from clgemm.backends.registry import array_kind, array_signature
+from clgemm.backends.registry import array_signature
 from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, user_config
 from clgemm.core.errors import ArgumentTypeError, UsageError
@@ -326,14 +326,8 @@ def _call_key(a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans
         return None
     if not args.plain_scalars_and_flags(alpha, beta, trans_a, trans_b):
         return None
-    kind = array_kind(a)
-    if kind is not None and type(b) is type(a) and (c is None or type(c) is type(a)):
-        # one kind of array, as nearly every call has: its signatures taken straight from it
-        sign = kind.signature
-        ka, kb, kc = sign(a), sign(b), None if c is None else sign(c)
-    else:
-        ka, kb = array_signature(a), array_signature(b)
-        kc = None if c is None else array_signature(c)
+    ka, kb = array_signature(a), array_signature(b)
+    kc = None if c is None else array_signature(c)
     if ka is None or kb is None or (c is not None and kc is None):
         return None
     return (ka, kb, kc, alpha, beta, trans_a, trans_b)

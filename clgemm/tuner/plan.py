@@ -185,10 +185,14 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     chain they come from (this device, another driver, the family, the device type), in the
     chain's order there (`lookup.ranked`: what the chain would run first): the search measures
     these first (transfer between devices), and the nearest one stored for this device under
-    the other backend (`lookup.other_backends`). For a stack of `batch` products, those
-    measured on stacks come first, since a stack's best tiles are not one product's: a
-    stack's tune on one backend starts where the other backend's ended. A GPU's tune of the
-    tiled kernel then tries the first with a larger register block (`grown_blocks`)."""
+    the other backend (`lookup.other_backends`). Every configuration stored at this very slot
+    by any level comes next: the entry the tune stores there outranks them for this device
+    (`lookup.ranked`), which holds only if it was measured against them, and one of another
+    device's that is newer or of a larger parameter set than this device's own would
+    otherwise never be tried here. For a stack of `batch` products, those measured on stacks
+    come first, since a stack's best tiles are not one product's: a stack's tune on one
+    backend starts where the other backend's ended. A GPU's tune of the tiled kernel then
+    tries the first with a larger register block (`grown_blocks`)."""
     found = lookup.ranked(device, rung, shape, batch=batch)
     out: list[dict[str, int]] = []
     if rung.number == DIRECT.number and device.is_cpu:
@@ -201,8 +205,9 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     if batch > 1 and not other:
         other = lookup.other_backends(device, rung, shape)
     first = [f.params for f in [*found[:1], *other[:1]]]
+    at_slot = [f.params for f in found[1:] if f.shape == tuple(shape) and f.batch == batch]
     borrowed = tiled_for_any_size(device, shape) if rung.number == TILED_ANY.number else []
-    for params in [*first, *borrowed, *(f.params for f in found[1:])]:
+    for params in [*first, *at_slot, *borrowed, *(f.params for f in found[1:])]:
         if params not in out:
             out.append(params)
         if len(out) >= count:

@@ -112,3 +112,25 @@ def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_regist
     assert plan.seeds(GPU, TILED, (1024, 1024, 1024)) == [TILED.resolve(block)]
     on_cpu = plan.seeds(dataclasses.replace(GPU, type="CPU"), TILED, (4096, 4096, 4096))
     assert TILED.resolve(block) in on_cpu and not any(p in on_cpu for p in seeds[1:])
+
+
+def test_a_tune_measures_every_level_s_configuration_at_its_own_slot(stored, monkeypatch):
+    """A configuration another device stored at the very shape being tuned is measured among
+    the first, however many faster ones stand ahead of it: the entry the tune stores there
+    outranks it on this device, and may only do so having been measured against it."""
+    def found(level, tsm, shape, gflops, raster=0):
+        params = TILED.resolve({"TSM": tsm, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8,
+                                "RASTER": raster})
+        return lookup.Found(TILED.number, params, level, level, shape, gflops,
+                            Path("made-up.json"))
+
+    here = (4096, 4096, 4096)
+    others = [found("family", 64, (4096, 4096, 4096 - 32 * i), 60000.0 - i, 2 * i)
+              for i in range(1, 8)]
+    own, theirs = found("tuned", 32, here, 40000.0), found("family", 128, here, 50000.0)
+    stored[TILED.number] = [own, *others, theirs]
+    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+    seeds = plan.seeds(GPU, TILED, here)
+    assert seeds[0] == lookup.ranked(GPU, TILED, here)[0].params == others[0].params
+    assert seeds[1:3] == [own.params, theirs.params]
+    assert others[-1].params not in seeds

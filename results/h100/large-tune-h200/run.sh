@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The H200 tuned at 4096 cubed with the tiled kernel's present parameters, and the large
+# products measured after. STEPS, in order, into $OUT/large-tune-h200/:
+#   tune     on both backends the tiled kernel at 4096 cubed, TUNE_S seconds each (default 90),
+#            into the shipped databases (copied to tuning/)
+#   turns:T  `bench --call --c-given` at the large shapes near 4096 cubed, in turns T ("1 2"):
+#            old is the package of $OLD_COMMIT unpacked into .whl/abold9, new this tree
+#   large    `bench --call --sizes large --c-given` on both backends, then against_cublas.py
+# From the repository root after the prelude, GPU naming the device (default NVIDIA):
+#   bash results/h100/large-tune-h200/run.sh "tune turns:1"
+set -u
+steps=$1
+gpu=${GPU:-NVIDIA}
+W=${OUT:-/tmp}/large-tune-h200
+mkdir -p "$W/tuning"
+export XDG_DATA_HOME=/tmp/clgemm-data CLGEMM_RESULTS=/tmp/clgemm-journals PYTHONUNBUFFERED=1 \
+  CUDA_VISIBLE_DEVICES=0
+SHAPES=4096x4096x4096,4097x4097x4097,4096x4096x2048,2500x3500x4500,8192x2048x4096
+key() { python3 -c "from clgemm.backends import select_device as s
+print(s('$gpu', backend='$1').key)"; }
+tune() {  # BACKEND
+  local k
+  k=$(key "$1")
+  bash scripts/logged_run.sh "$W/tune-$1-4096.txt" 300 python3 -m clgemm tune --device "$gpu" \
+    --backend "$1" --rungs tiled --shapes 4096 --time "${TUNE_S:-90}" \
+    --database "$PWD/clgemm/tuning/$k.json"
+  cp "clgemm/tuning/$k.json" "$W/tuning/"
+}
+for step in $steps; do
+  case $step in
+    tune) tune opencl; tune cuda ;;
+    turns:*) ln -sfn .whl/abold9 abold
+             bash scripts/turns.sh "$W/turns" "${step#turns:}" \
+               cl="--device $gpu --backend opencl --sizes $SHAPES --c-given" \
+               cu="--device $gpu --backend cuda --sizes $SHAPES --c-given" ;;
+    large) for be in cuda opencl; do
+             bash scripts/logged_run.sh "$W/large-$be.txt" 200 python3 -m clgemm bench --call \
+               --device "$gpu" --backend $be --sizes large --c-given --json "$W/large-$be.json"
+           done
+           python3 scripts/against_cublas.py "$W/large-cuda.json" "$W/large-opencl.json" 2048 \
+             > "$W/large-against-cublas.md" 2>&1 ;;
+  esac
+done

@@ -342,31 +342,34 @@ def _outranked(f: Found, found: Sequence[Found]) -> bool:
 
 def ranked(device: Any, rung: Rung, shape: Sequence[int], roots: Iterable[Path] | None = None,
            fit: bool = True, accept: Callable[[Mapping[str, int]], bool] | None = None,
-           *, batch: int = 1) -> list[Found]:
+           *, batch: int = 1, outranked: bool = True) -> list[Found]:
     """Every usable stored configuration of `rung` (among those `accept` takes), the chain's
     choice first: by expected speed at `shape` those no more trusted level outranks at their
-    slot (`_outranked`), then the outranked ones. With `fit` False the configurations need not
-    divide the shape (a caller that pads, as verify's buffer tests do). With `batch` above 1,
-    for a stack of that many products: the entries measured on stacks, else (none stored or
-    accepted) the order for one product of the stack."""
+    slot (`_outranked`), then the outranked ones, which `outranked` False leaves out (a caller
+    that weighs every entry by its own reckoning rather than taking the first, which must not
+    bring back what this device's own tune measured and beat). With `fit` False the
+    configurations need not divide the shape (a caller that pads, as verify's buffer tests
+    do). With `batch` above 1, for a stack of that many products: the entries measured on
+    stacks, else (none stored or accepted) the order for one product of the stack."""
     where = shape if fit else None
     if batch > 1:
         stacks = [f for f in candidates(device, rung, where, roots, batch=batch)
                   if accept is None or accept(f.params)]
         if stacks:
-            return _chain_order(device, rung, shape, stacks, batch)
+            return _chain_order(device, rung, shape, stacks, batch, outranked)
     found = [f for f in candidates(device, rung, where, roots)
              if accept is None or accept(f.params)]
-    return _chain_order(device, rung, shape, found)
+    return _chain_order(device, rung, shape, found, outranked=outranked)
 
 
 def _chain_order(device: Any, rung: Rung, shape: Sequence[int], found: Sequence[Found],
-                 batch: int = 1) -> list[Found]:
-    """`found` by expected speed, those a more trusted level outranks at their slot last."""
+                 batch: int = 1, outranked: bool = True) -> list[Found]:
+    """`found` by expected speed, those a more trusted level outranks at their slot last
+    (left out with `outranked` False)."""
     order = sorted(found, key=lambda f: _score(device, rung, f, shape, batch))
     live = [not _outranked(f, found) for f in order]
     return ([f for f, ok in zip(order, live) if ok]
-            + [f for f, ok in zip(order, live) if not ok])
+            + [f for f, ok in zip(order, live) if not ok and outranked])
 
 
 def best(device: Any, rung: Rung, shape: Sequence[int],

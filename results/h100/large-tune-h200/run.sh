@@ -10,6 +10,9 @@
 #            into $TURNS (default turns): old is the package of $OLD_COMMIT unpacked into
 #            .whl/abold9, new this tree
 #   large    `bench --call --sizes large --c-given` on both backends, then against_cublas.py
+#   kernel   the tiled kernel alone at 4096 and 8192 cubed on both backends, cuBLAS beside it,
+#            then kernel_against_cublas.py
+# With FINAL set, large and kernel write into $OUT/large-tune-h200/final/.
 # From the repository root after the prelude, GPU naming the device (default NVIDIA):
 #   bash results/h100/large-tune-h200/run.sh "tune turns:1"
 set -u
@@ -17,6 +20,8 @@ steps=$1
 gpu=${GPU:-NVIDIA}
 W=${OUT:-/tmp}/large-tune-h200
 mkdir -p "$W/tuning"
+F=$W${FINAL:+/final}
+mkdir -p "$F"
 export XDG_DATA_HOME=/tmp/clgemm-data CLGEMM_RESULTS=/tmp/clgemm-journals PYTHONUNBUFFERED=1 \
   CUDA_VISIBLE_DEVICES=0
 SHAPES=4096x4096x4096,4097x4097x4097,4096x4096x2048,2500x3500x4500,8192x2048x4096
@@ -40,10 +45,17 @@ for step in $steps; do
                cl="--device $gpu --backend opencl --sizes $SHAPES --c-given" \
                cu="--device $gpu --backend cuda --sizes $SHAPES --c-given" ;;
     large) for be in cuda opencl; do
-             bash scripts/logged_run.sh "$W/large-$be.txt" 200 python3 -m clgemm bench --call \
-               --device "$gpu" --backend $be --sizes large --c-given --json "$W/large-$be.json"
+             bash scripts/logged_run.sh "$F/large-$be.txt" 200 python3 -m clgemm bench --call \
+               --device "$gpu" --backend $be --sizes large --c-given --json "$F/large-$be.json"
            done
-           python3 scripts/against_cublas.py "$W/large-cuda.json" "$W/large-opencl.json" 2048 \
-             > "$W/large-against-cublas.md" 2>&1 ;;
+           python3 scripts/against_cublas.py "$F/large-cuda.json" "$F/large-opencl.json" 2048 \
+             > "$F/large-against-cublas.md" 2>&1 ;;
+    kernel) for be in cuda opencl; do
+              bash scripts/logged_run.sh "$F/kernel-$be.txt" 150 python3 -m clgemm bench \
+                --device "$gpu" --backend $be --sizes 4096,8192 --rungs tiled \
+                --json "$F/kernel-$be.json"
+            done
+            python3 scripts/kernel_against_cublas.py "$F/kernel-cuda.json" \
+              "$F/kernel-opencl.json" > "$F/kernel-against-cublas.md" 2>&1 ;;
   esac
 done

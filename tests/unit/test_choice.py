@@ -640,3 +640,20 @@ def test_below_the_crossover_a_cpu_leaves_no_cores_to_a_few_direct_groups(stored
         assert choice.choose_kernel(device, shape, cross=cross).rung == rung, device
     gpu = dataclasses.replace(GPU, compute_units=16)
     assert choice.choose_kernel(gpu, shape, cross=choice.crossover(gpu)).rung == DIRECT.number
+
+
+def test_padding_leaves_out_an_entry_this_device_s_own_tune_beat_at_its_slot(stored, monkeypatch):
+    """Another device's configuration at a slot this device tuned is outranked there, and the
+    padded route must not bring it back at a shape no stored tile divides: 4097 cubed ran 5%
+    slower on it than on the device's own entries."""
+    def at_4096(level, tsm, gflops):
+        params = TILED.resolve({"TSM": tsm, "TSN": tsm, "TSK": 16, "WPTM": 8, "WPTN": 8})
+        return lookup.Found(TILED.number, params, level, level, (4096,) * 3, gflops,
+                            Path("made-up.json"))
+
+    own, theirs = at_4096("tuned", 128, 40000.0), at_4096("family", 64, 50000.0)
+    stored[TILED.number] = [own, theirs]
+    padded = choice._padded_tiled(GPU, (4097,) * 3, choice.never)
+    assert padded is not None and padded[0] == own
+    stored[TILED.number] = [dataclasses.replace(theirs, shape=(4096, 4096, 2048)), own]
+    assert choice._padded_tiled(GPU, (4097,) * 3, choice.never)[0].params == theirs.params

@@ -189,7 +189,7 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     by any level comes next: the entry the tune stores there outranks them for this device
     (`lookup.ranked`), which holds only if it was measured against them, and one of another
     device's that is newer or of a larger parameter set than this device's own would
-    otherwise never be tried here. For a stack of `batch` products, those measured on stacks
+    otherwise go untried here. For a stack of `batch` products, those measured on stacks
     come first, since a stack's best tiles are not one product's: a stack's tune on one
     backend starts where the other backend's ended. A GPU's tune of the tiled kernel then
     tries the first with a larger register block (`grown_blocks`)."""

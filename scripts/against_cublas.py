@@ -11,6 +11,7 @@ OPENCL.json may be "-": the CUDA path alone, its OpenCL columns left empty.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import sys
@@ -18,8 +19,11 @@ from pathlib import Path
 
 
 def ok_rows(path: str) -> dict[tuple[int, ...], dict]:
-    return {tuple(r["shape"]): r for r in json.loads(Path(path).read_text())["rows"]
-            if r["status"] == "ok"}
+    """The rows that ran, by shape, of a bench JSON file (gzip-compressed where it ends in .gz,
+    as files kept out of the course's pages are)."""
+    raw = Path(path).read_bytes()
+    text = gzip.decompress(raw) if path.endswith(".gz") else raw
+    return {tuple(r["shape"]): r for r in json.loads(text)["rows"] if r["status"] == "ok"}
 
 
 def main(cuda_path: str, opencl_path: str, min_side: int = 0) -> None:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tiled kernel alone at 4096 and 8192 cubed against cuBLAS (TF32 off), in turns on one GPU:
 # each turn `clgemm bench --rungs tiled` on the CUDA path (cuBLAS beside it), then through
-# OpenCL, with the shipped databases; then scripts/kernel_turns_table.py over every turn.
+# OpenCL, with the shipped databases; then scripts/kernel_turns_table.py over every turn, and
+# the turns' files gzip-compressed.
 # Into $OUT/kernel-turns-h200/. From the repository root after the prelude, GPU naming the
 # device (default NVIDIA):
 #   bash results/h100/kernel-turns-h200/run.sh TURNS
@@ -21,5 +22,6 @@ for t in $(seq "$turns"); do
   done
 done
 python3 scripts/kernel_turns_table.py "${pairs[@]}" > "$W/kernel-turns.md" 2>&1
+gzip -n "${pairs[@]}"  # kept out of the course's pages, which would draw every turn
 (cd "$(dirname "$W")" && tar czf kernel-turns-h200.tgz kernel-turns-h200)
 cat "$W/kernel-turns.md"

@@ -427,6 +427,17 @@ class DeviceArrays(ABC):
         checks made once. None: never reuse them (the default, always correct, only slower)."""
         return None
 
+    def basis(self, x: Any) -> tuple:
+        """What the array `x`'s `signature` is made of, as `x` holds it now: while `same_basis`
+        finds `x` holding the same, its signature is unchanged, so a call repeated on the very
+        same arrays need not make its key again (`library.same_call`). The default is the
+        signature itself, compared by value: correct, and no faster than the key."""
+        return (self.signature(x),)
+
+    def same_basis(self, x: Any, basis: tuple) -> bool:
+        """Whether `x` still has the signature it had when `basis` was taken of it."""
+        return (self.signature(x),) == basis
+
     def adopt(self, backend: Backend) -> None:
         """Told of every backend the registry opens for the process, so that arrays which live
         where that backend runs (its OpenCL context, say) are run by it rather than by a second

@@ -16,6 +16,7 @@ from clgemm.configs import choice, lookup
 from clgemm.configs.choice import Crossover
 from clgemm.configs.configuration import Config
 from clgemm.devices.info import DeviceInfo
+from clgemm.library.same_call import SameCall
 
 #: entries per table before it is emptied: signatures are few in real programs, but a sweep of
 #: sizes must not grow the tables without end
@@ -37,6 +38,8 @@ class CallCache:
         self.calls: dict[Hashable, Any] = {}
         #: calls on device arrays whose program is known, by the same key as `calls`
         self.hot: dict[Hashable, Any] = {}
+        #: the last of them repeated on the very same small arrays, found without its key
+        self.same = SameCall()
         #: (device key, kernel number, parameters) that failed to build or launch here
         self.failed: set[tuple] = set()
         #: the verdicts of the trials run here (`tried`), by the keys of `failed` and a form
@@ -49,6 +52,7 @@ class CallCache:
             self.programs.clear()
             self.calls.clear()
             self.hot.clear()
+            self.same.forget()
             self.failed.clear()
             self.verdicts.clear()
             self.generation = lookup.generation()
@@ -122,6 +126,7 @@ class CallCache:
             self.programs.clear()
             self.calls.clear()
             self.hot.clear()
+            self.same.forget()
 
 
 #: everything the library remembers between calls

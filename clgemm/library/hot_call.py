@@ -89,6 +89,9 @@ class HotCall:
     queue: Any = None
     #: whether the program reads A and B (`Plan.use_p`)
     use_p: bool = field(init=False, default=True)
+    #: a host-bound product: operands of ALIAS_MEMO_BYTES or less, whose arrays a repeated
+    #: call may hold to know them again (`_quick_with`, `library.same_call`)
+    small: bool = field(init=False, default=False)
     #: the program's one prepared launch, and which of A, B and C (0, 1, 2) it takes, in order
     one_launch: PreparedLaunch | None = field(init=False, default=None)
     slot_index: tuple[int, ...] = field(init=False, default=())
@@ -134,6 +137,7 @@ class HotCall:
         # queue, a call into a given C queues that launch alone, with what it waits for.
         program, ready = self.program, self.program.ready
         object.__setattr__(self, "use_p", program.plan.use_p)
+        object.__setattr__(self, "small", self._operand_bytes() <= ALIAS_MEMO_BYTES)
         if ready is None or not self.steady or not self.be.in_order(self.queue):
             return
         if len(ready) == 1 and not program.scratch:
@@ -208,7 +212,7 @@ class HotCall:
         # that its launch does not need. Only small products hold theirs, so that no large
         # buffer outlives its arrays for this.
         apart: list[tuple | None] = [None]
-        remember = check_alias and self._operand_bytes() <= ALIAS_MEMO_BYTES
+        remember = check_alias and self.small
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))

@@ -52,6 +52,17 @@ class CuPyArrays(DeviceArrays):
         data = x.data
         return (type(x), x.shape, x.strides, x.dtype.char, data.ptr % 4, data.device_id)
 
+    def basis(self, x: Any) -> tuple:
+        # A CuPy array's memory and dtype are read-only attributes, but its shape may be set
+        # (and its strides with it), and each read of either makes a new tuple: those two are
+        # compared by value.
+        return (x.data, x.dtype, x.shape, x.strides)
+
+    def same_basis(self, x: Any, basis: tuple) -> bool:
+        data, dtype, shape, strides = basis
+        return (x.data is data and x.dtype is dtype and x.shape == shape
+                and x.strides == strides)
+
     def is_array(self, x: Any) -> bool:
         return cupy is not None and isinstance(x, cupy.ndarray)
 

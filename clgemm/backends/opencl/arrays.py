@@ -68,6 +68,16 @@ class PyOpenCLArrays(DeviceArrays):
         return (type(x), x.shape, x.strides, x.dtype.char, x.offset, x.context.int_ptr,
                 queue.int_ptr if queue is not None else 0)
 
+    def basis(self, x: Any) -> tuple:
+        # Each part of the signature is an attribute of x that only an assignment can change,
+        # and an assignment puts another object there: the objects themselves are the basis.
+        return (x.shape, x.strides, x.offset, x.dtype, x.context, x.queue)
+
+    def same_basis(self, x: Any, basis: tuple) -> bool:
+        shape, strides, offset, dtype, context, queue = basis
+        return (x.shape is shape and x.strides is strides and x.offset is offset
+                and x.dtype is dtype and x.context is context and x.queue is queue)
+
     def is_array(self, x: Any) -> bool:
         return HAVE_PYOPENCL and isinstance(x, cla.Array)
 

@@ -8,7 +8,7 @@ measured again on every call (`refuse`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from clgemm.backends import Backend, DeviceArrays
@@ -32,6 +32,9 @@ class HotStack:
     queue: Any
     #: raises where C shares memory with A or B, given the launch's buffers; None where C is new
     refuse: Callable[..., None] | None
+    #: never a product whose arrays `library.same_call` holds: a stack's arrays run to many
+    #: megabytes, and its call's key is a small share of its launch
+    small: bool = field(init=False, default=False)
 
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any:
         be, kind = self.be, self.kind

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from clgemm.library.hot_call import HotCall
+from clgemm.library.hot_stack import HotStack
 
 
 class SameCall:
@@ -38,7 +39,7 @@ class SameCall:
         self.seen = self.memo = None
 
     def find(self, a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any,
-             trans_b: Any, device: Any, backend: Any) -> HotCall | None:
+             trans_b: Any, device: Any, backend: Any) -> HotCall | HotStack | None:
         """The hot call of a call on the remembered arrays, scalars and flags, each the very
         object it was and each array still holding what its signature was made of; else None.
         Identity stands for equality here: a float made anew each call only misses. A call
@@ -50,12 +51,12 @@ class SameCall:
             return None
         same, basis = m[8].same_basis, m[9]
         if same(a, basis[0]) and same(b, basis[1]) and (c is None or same(c, basis[2])):
-            hot: HotCall = m[7]
+            hot: HotCall | HotStack = m[7]
             return hot
         return None
 
     def ran(self, a: Any, b: Any, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any,
-            hot: HotCall) -> None:
+            hot: HotCall | HotStack) -> None:
         """A call whose key found `hot` has run it: where the call before found the same on the
         same arrays, this call's arrays and scalars are remembered with their bases, taken
         now, with nothing run since the key was made but the call's own launches."""

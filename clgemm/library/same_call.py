@@ -8,11 +8,13 @@ array holds: while every one is still what it was (`DeviceArrays.same_basis`), t
 come out as before, so the call it found then is the call now.
 
 Only the arrays of small products are held for this (operands of `ALIAS_MEMO_BYTES` or less,
-the host-bound calls), so no large allocation outlives its arrays for it: those of the last
-such call, and of the last one repeated this way. A call on other arrays (a new C each time, a
-loop over views) takes the key's way and only takes the last call's place; its bases are taken
-only when it repeats the call before on the same arrays, so such loops pay no more than a few
-identity checks and a tuple.
+the host-bound calls): those of the last such call, and of the last one repeated this way. A
+view holds the array it views, so a small view of a large array keeps that alive until other
+calls take its place or the caches are cleared, as the buffers `HotCall._quick_with` holds do.
+
+A call on other arrays (a new C each time, a loop over views) takes the key's way and only
+takes the last call's place; its bases are taken only when it repeats the call before on the
+same arrays, so such loops pay no more than a few identity checks and a tuple.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but sta
 
 #: what needs the OpenCL backend, as messages name it
 _MEMORY = "pyopencl memory"
+#: templates of new arrays kept (`PyOpenCLArrays.empty`) before the table is emptied
+TEMPLATES = 64
 
 
 class PyOpenCLArrays(DeviceArrays):
@@ -39,6 +41,9 @@ class PyOpenCLArrays(DeviceArrays):
         self._lock = threading.RLock()
         #: backends by (context, device) handle, the registry's shared ones included
         self._by_context: dict[tuple[int, int], OpenCLBackend] = {}
+        #: empty arrays holding no memory, by (queue, pool, shape): what `empty` makes its
+        #: arrays from
+        self._templates: dict[tuple, Any] = {}
 
     def in_context(self, context: Any, device: Any) -> OpenCLBackend:
         """The backend of a pyopencl context and one of its devices (a caller's arrays')."""
@@ -62,6 +67,7 @@ class PyOpenCLArrays(DeviceArrays):
         if backends:
             with self._lock:
                 self._by_context.clear()
+                self._templates.clear()  # they hold the backends' queues and pools
 
     def signature(self, x: Any) -> tuple | None:
         queue = x.queue
@@ -153,9 +159,22 @@ class PyOpenCLArrays(DeviceArrays):
         return True, self.queue_for(backend, named)
 
     def empty(self, backend: Backend, named: Named, shape: tuple[int, ...]) -> Any:
+        # pyopencl's Array constructor checks its shape with NumPy and took most of a new C's
+        # cost (tens of microseconds, a share of a small call that its launch does not have);
+        # `empty_like` on an array of the same queue, pool and shape skips those checks. The
+        # template holds the queue and the pool but no memory: its buffer is dropped.
         queue = self.queue_for(backend, named)
         pool = opencl_backend(backend, _MEMORY).pool(queue)
-        return cla.empty(queue, shape, np.float32, allocator=pool)
+        key = (queue.int_ptr, id(pool), shape)
+        template = self._templates.get(key)
+        if template is None:
+            template = cla.empty(queue, shape, np.float32, allocator=pool)
+            template.base_data = None
+            with self._lock:
+                if len(self._templates) >= TEMPLATES:
+                    self._templates.clear()
+                self._templates[key] = template
+        return cla.empty_like(template)
 
     def events(self, x: Any) -> list[Any]:
         return list(x.events)

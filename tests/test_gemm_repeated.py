@@ -1,5 +1,5 @@
 """Repeated calls of one signature that take several launches (B packed, then the tiled kernel)
-into a given C: the call keeps its scratch buffers between calls (`HotCall._quick_chain`), so
+into a given C: the call keeps its scratch buffers between calls (`HotCall._chain`), so
 every call must still read its own operands, never a pack another call left behind."""
 
 from __future__ import annotations

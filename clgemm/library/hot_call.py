@@ -96,7 +96,8 @@ class HotCall:
     one_launch: PreparedLaunch | None = field(init=False, default=None)
     slot_index: tuple[int, ...] = field(init=False, default=())
 
-    #: the one-launch call into a given C with its lookups done once (`_quick`), or None
+    #: the call with its lookups done once (`_quick_with` into a given C, `_quick_new` into a
+    #: new one), where its launches are prepared and its queue steady and in order; else None
     quick: Callable[[Any, Any, Any, Any], Any] | None = field(init=False, default=None)
 
     def __call__(self, a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
@@ -134,20 +135,19 @@ class HotCall:
     def __post_init__(self) -> None:
         # The program has run once by now (the call that made this), so its launches are
         # prepared: where it is one launch that takes nothing from the pool, on an in-order
-        # queue, a call into a given C queues that launch alone, with what it waits for.
+        # queue, a call queues that launch alone, with what it waits for.
         program, ready = self.program, self.program.ready
         object.__setattr__(self, "use_p", program.plan.use_p)
         object.__setattr__(self, "small", self._operand_bytes() <= ALIAS_MEMO_BYTES)
         if ready is None or not self.steady or not self.be.in_order(self.queue):
             return
+        launches = None
         if len(ready) == 1 and not program.scratch:
             object.__setattr__(self, "one_launch", ready[0])
             object.__setattr__(self, "slot_index", tuple("abc".index(str(slot.name))
                                                          for _, slot in program.slots[0]))
-            if self.c_given:
-                object.__setattr__(self, "quick", self._quick())
-        elif (self.c_given and (nbytes := 4 * sum(program.scratch)) <= KEPT_SCRATCH_PER_CALL
-              and _keep(nbytes)):
+            launches = self._one_launch()
+        elif (nbytes := 4 * sum(program.scratch)) <= KEPT_SCRATCH_PER_CALL and _keep(nbytes):
             # Several launches (packs, the kernel, a sum of slices): their scratch buffers
             # are kept for the next call of the signature rather than taken from the pool
             # each time. The calls queue on one in-order queue, each call's launches together
@@ -156,22 +156,24 @@ class HotCall:
             weakref.finalize(self, _give_back, nbytes)
             with self.be.activate():
                 kept = [self.be.scratch(count, self.queue) for count in program.scratch]
-            object.__setattr__(self, "quick", self._quick_chain(kept))
+            launches = self._chain(kept)
+        if launches is not None:
+            object.__setattr__(self, "quick", self._quick_with(launches) if self.c_given
+                               else self._quick_new(launches))
 
-    def _quick(self) -> Callable[[Any, Any, Any, Any], Any]:
-        """The one launch into a given C."""
+    def _one_launch(self) -> Callable[[tuple, Any, list[Any]], Any]:
+        """The one launch, given the buffers of A, B and C as the program sees them."""
         launch, slots = self.one_launch, self.slot_index
         assert launch is not None
 
         def queue_launches(bound: tuple, queue: Any, waits: list[Any]) -> Any:
             return launch([bound[i] for i in slots], queue, waits)
-        return self._quick_with(queue_launches)
+        return queue_launches
 
-    def _quick_chain(self, kept: list[Any]) -> Callable[[Any, Any, Any, Any], Any]:
-        """The program's launches into a given C with its scratch buffers kept: what a
-        repeated call of a few launches costs on the host is then one launch's share each,
-        where taking buffers from the pool and walking the program's slots each time had cost
-        as much again."""
+    def _chain(self, kept: list[Any]) -> Callable[[tuple, Any, list[Any]], Any]:
+        """The program's launches with its scratch buffers kept: what a repeated call of a
+        few launches costs on the host is then one launch's share each, where taking buffers
+        from the pool and walking the program's slots each time had cost as much again."""
         ready = self.program.ready
         assert ready is not None
         # per launch, where each of its buffers comes from: the call's A, B, C (0, 1, 2) or a
@@ -188,7 +190,36 @@ class HotCall:
                 launch.queue_only(_buffers(bound, src), queue, waits)
                 waits = []
             return last(_buffers(bound, last_src), queue, waits)
-        return self._quick_with(queue_launches)
+        return queue_launches
+
+    def _quick_new(self, queue_launches: Callable[[tuple, Any, list[Any]], Any]
+                   ) -> Callable[[Any, Any, Any, Any], Any]:
+        """A repeated call into a new C, with every attribute it needs looked up once, as
+        `_quick_with` does for a given one: a new C shares memory with nothing, so nothing is
+        measured, and its launches wait only for the operands and the caller."""
+        be, kind, shape, swap = self.be, self.kind, self.shape, self.swap
+        arg, settle, empty, has_events = (kind.kernel_arg, kind.replace_events, kind.empty,
+                                          kind.has_events)
+        queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
+
+        def launch(a: Any, b: Any, waits: list[Any]) -> tuple[Any, Any]:
+            c = empty(be, (("a", a), ("b", b)), shape)
+            bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
+            return c, queue_launches(bound, queue, waits)
+
+        def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any:
+            waits = (pending(be, kind, wait_for, a, b)
+                     if has_events or wait_for is not None else [])
+            with lock:
+                if active is None or active():
+                    c, event = launch(a, b, waits)
+                else:
+                    with activate():
+                        c, event = launch(a, b, waits)
+            if event is not None:
+                settle(c, event)
+            return c
+        return quick
 
     def _quick_with(self, queue_launches: Callable[[tuple, Any, list[Any]], Any]
                     ) -> Callable[[Any, Any, Any, Any], Any]:

@@ -2,7 +2,8 @@
 # One GPU tuned at one shape into the shipped database, then `bench --call` in turns, old the
 # package of $OLD_COMMIT unpacked into ./abold (the database before), new this tree with the
 # tune. Into DIR (tune-BACKEND-SHAPE.txt, tuning/ with the database after, turns/), packed into
-# DIR.tgz. From the repository root after the prelude, GPU naming the device (default NVIDIA):
+# DIR.tgz; the turns' files are named $STEM-TURN-old|new (default call). From the repository
+# root after the prelude, GPU naming the device (default NVIDIA):
 #   bash scripts/tune_turns.sh DIR BACKEND SHAPE RUNGS SECONDS "TURNS" "BENCH ARGS"
 set -u
 dir=$1 be=$2 shape=$3 rungs=$4 seconds=$5 turns=$6 bench=$7
@@ -16,5 +17,5 @@ bash scripts/logged_run.sh "$dir/tune-$be-$shape.txt" 300 python3 -m clgemm tune
   --backend "$be" --rungs "$rungs" --shapes "$shape" --time "$seconds" \
   --database "$PWD/clgemm/tuning/$k.json"
 cp "clgemm/tuning/$k.json" "$dir/tuning/"
-bash scripts/turns.sh "$dir/turns" "$turns" call="--device $gpu --backend $be $bench"
+bash scripts/turns.sh "$dir/turns" "$turns" "${STEM:-call}=--device $gpu --backend $be $bench"
 (cd "$(dirname "$dir")" && tar czf "$(basename "$dir").tgz" "$(basename "$dir")")

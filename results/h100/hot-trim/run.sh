@@ -11,14 +11,7 @@ gpu=${GPU:-NVIDIA}
 W=${OUT:-/tmp}/hot-trim
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0
-root=$PWD
-{ echo "# $(nvidia-smi -i 0 --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?} (old: the package of ${OLD_COMMIT:-?}); $(date -u +%FT%TZ): for turn in $turns; do for v in old new; do for be in cuda opencl; do python3 scripts/floor_parts.py $gpu \$be $size; done; done; done"
-  for turn in $turns; do for v in old new; do for be in cuda opencl; do
-    dir=$root; [ $v = old ] && dir=$root/abold
-    printf '%s ' "$v"
-    (cd scripts && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 60 python3 floor_parts.py "$gpu" $be \
-       "$size" 2>&1 | grep -v "CompilerWarning\|_prg.build")
-  done; done; done; } > "$W/floor-turns.txt"
+bash scripts/floor_turns.sh "$W/floor-turns.txt" "$turns" "$size"
 cat "$W/floor-turns.txt"
 for be in cuda opencl; do
   bash scripts/logged_run.sh "$W/small-$be.txt" 90 python3 -m clgemm bench --call --device "$gpu" \

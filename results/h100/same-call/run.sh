@@ -12,7 +12,6 @@ gpu=${GPU:-NVIDIA}
 W=${OUT:-/tmp}/same-call
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0
-root=$PWD
 tests="tests/test_gemm_same_call.py tests/test_gemm_repeated.py tests/test_gemm_overlap.py"
 tests="$tests tests/test_gemm_queues.py"
 for be in cuda opencl; do
@@ -20,13 +19,7 @@ for be in cuda opencl; do
     "-q -p no:cacheprovider $tests"
 done
 bash scripts/device_tests.sh "$W/tests-xeon.txt" xeon 200 "-q -p no:cacheprovider $tests"
-{ echo "# $(nvidia-smi -i 0 --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?} (old: the package of ${OLD_COMMIT:-?}); $(date -u +%FT%TZ): for turn in $turns; do for v in old new; do for be in cuda opencl; do python3 scripts/floor_parts.py $gpu \$be $size; done; done; done"
-  for turn in $turns; do for v in old new; do for be in cuda opencl; do
-    dir=$root; [ $v = old ] && dir=$root/abold
-    printf '%s ' "$v"
-    (cd scripts && PYTHONPATH=$dir:${PYTHONPATH:-} timeout 60 python3 floor_parts.py "$gpu" $be \
-       "$size" 2>&1 | grep -v "CompilerWarning\|_prg.build")
-  done; done; done; } > "$W/floor-turns.txt"
+bash scripts/floor_turns.sh "$W/floor-turns.txt" "$turns" "$size"
 for be in cuda opencl; do
   bash scripts/logged_run.sh "$W/small-$be.txt" 90 python3 -m clgemm bench --call --device "$gpu" \
     --backend $be --sizes small --c-given --json "$W/small-$be.json"

@@ -30,9 +30,13 @@ def _sum_of_squares(x: np.ndarray) -> float:
     return float(np.einsum("i,i->", x, x))
 
 
-def relative_error(result: np.ndarray, ref: np.ndarray) -> float:
+def relative_error(result: np.ndarray, ref: np.ndarray,
+                   magnitude: np.ndarray | None = None) -> float:
     """||result - ref||_F / ||ref||_F in float64; inf when any element is NaN or Inf (unwritten
-    elements stay NaN because outputs are poisoned before each checked launch)."""
+    elements stay NaN because outputs are poisoned before each checked launch). With
+    `magnitude` (of ref's shape, at least |ref| everywhere: the absolute values of the terms
+    ref sums), over ||magnitude||_F instead, so that terms which cancel in ref are judged by
+    the rounding their own size allows."""
     result = np.asarray(result)
     if not np.all(np.isfinite(result)):
         return float("inf")
@@ -47,7 +51,10 @@ def relative_error(result: np.ndarray, ref: np.ndarray) -> float:
         diff -= want[at:at + _PIECE]
         squares += _sum_of_squares(diff)
     diff_norm = float(np.sqrt(squares))
-    denom = float(np.sqrt(_sum_of_squares(want)))
+    scale = want if magnitude is None else np.asarray(magnitude, dtype=np.float64).reshape(-1)
+    if scale.shape != want.shape:
+        raise ValueError(f"a magnitude of {scale.size} elements for a reference of {want.size}")
+    denom = float(np.sqrt(_sum_of_squares(scale)))
     if denom == 0.0:
         return diff_norm
     return diff_norm / denom

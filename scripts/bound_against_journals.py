@@ -14,6 +14,7 @@ import json
 import statistics
 import sys
 import tarfile
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,36 +22,32 @@ from clgemm.core.problem import Problem
 from clgemm.devices.hardware import hardware_from_record
 from clgemm.model.bound import bound
 from clgemm.rungs import get_rung
+from clgemm.tuner.journal import read_journal
 
 TILED = get_rung(12)
 KEYS = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "WIDTH", "VWM", "VWN", "PIPELINE", "WARP_M", "RASTER",
         "UNROLL_K")
 
 
-def _records(root: Path, part: str, name: str):
-    """(backend, record) of every journal line named `name` under a folder naming `part`."""
-    for path in sorted(root.rglob(name)):
-        if part in str(path.parent):
-            for line in path.read_text().splitlines():
-                yield path.parent.name.split("-")[0], json.loads(line)
-    for pack in sorted(root.rglob("*.tgz")):
-        with tarfile.open(pack) as tar:
-            for member in tar.getmembers():
-                if member.name.endswith("/" + name) and part in member.name:
-                    text = tar.extractfile(member).read().decode()
-                    backend = member.name.split("/")[-2].split("-")[0]
-                    for line in text.splitlines():
-                        yield backend, json.loads(line)
-
-
 def best_measured(root: Path, part: str, size: int) -> dict:
-    """{(backend, configuration as sorted items): best GFLOP/s}."""
+    """{(backend, configuration as sorted items): best GFLOP/s of its searches}, from the
+    journals under `root` and those packed in its .tgz files (`tuner.journal.read_journal`)."""
+    name = f"rung12-{size}x{size}x{size}.jsonl"
     best: dict = {}
-    for backend, r in _records(root, part, f"rung12-{size}x{size}x{size}.jsonl"):
-        if r.get("kind", "search") != "search" or r.get("status") != "ok":
-            continue
-        key = (backend, tuple(sorted(TILED.resolve(r["config"]).items())))
-        best[key] = max(best.get(key, 0.0), float(r["gflops"]))
+    with tempfile.TemporaryDirectory() as unpacked:
+        for i, pack in enumerate(sorted(root.rglob("*.tgz"))):
+            with tarfile.open(pack) as tar:
+                journals = [m for m in tar.getmembers()
+                            if m.isfile() and m.name.endswith("/" + name) and part in m.name]
+                tar.extractall(Path(unpacked) / str(i), members=journals,
+                               filter=tarfile.data_filter)
+        paths = [*root.rglob(name), *Path(unpacked).rglob(name)]
+        for path in sorted(p for p in paths if part in p.parent.name):
+            head, records, _ = read_journal(path)
+            for r in records:
+                if r.get("kind", "search") == "search" and r.get("status") == "ok":
+                    key = (head["backend"], tuple(sorted(TILED.resolve(r["config"]).items())))
+                    best[key] = max(best.get(key, 0.0), float(r["gflops"]))
     return best
 
 

@@ -14,11 +14,7 @@ mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0
 tests="tests/test_gemm_same_call.py tests/test_gemm_repeated.py tests/test_gemm_overlap.py"
 tests="$tests tests/test_gemm_queues.py"
-for be in cuda opencl; do
-  CLGEMM_TEST_BACKEND=$be bash scripts/device_tests.sh "$W/tests-$be.txt" "$gpu" 200 \
-    "-q -p no:cacheprovider $tests"
-done
-bash scripts/device_tests.sh "$W/tests-xeon.txt" xeon 200 "-q -p no:cacheprovider $tests"
+bash scripts/every_device_tests.sh "$W" "$gpu" 200 "-q -p no:cacheprovider $tests"
 bash scripts/floor_turns.sh "$W/floor-turns.txt" "$turns" "$size"
 for be in cuda opencl; do
   bash scripts/logged_run.sh "$W/small-$be.txt" 90 python3 -m clgemm bench --call --device "$gpu" \

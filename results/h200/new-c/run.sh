@@ -13,11 +13,7 @@ W=${OUT:-/tmp}/new-c
 mkdir -p "$W"
 export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0
 tests="$(ls tests/test_gemm_*.py | tr '\n' ' ') tests/test_cuda_gemm.py"
-for be in cuda opencl; do
-  CLGEMM_TEST_BACKEND=$be bash scripts/device_tests.sh "$W/tests-$be.txt" "$gpu" 150 \
-    "-q -p no:cacheprovider $tests"
-done
-bash scripts/device_tests.sh "$W/tests-xeon.txt" xeon 150 "-q -p no:cacheprovider $tests"
+bash scripts/every_device_tests.sh "$W" "$gpu" 150 "-q -p no:cacheprovider $tests"
 TURN_TIMEOUT=60 bash scripts/turns.sh "$W/turns" "$turns" \
   cl="--device $gpu --backend opencl --sizes 640,768" \
   cu="--device $gpu --backend cuda --sizes 640,768"

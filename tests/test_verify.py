@@ -119,6 +119,23 @@ def test_the_stacked_forms_are_swept_and_a_planted_bug_in_one_is_caught(device, 
     assert len(verify.replay(device, cases).failures) == len(cases)
 
 
+def test_a_case_keeps_its_seed_whatever_else_the_sweep_holds(device):
+    """A case's inputs come from what it is, not from how many cases the sweep planned before
+    it: more kernels swept ahead of gemm()'s own rows leave those rows' seeds as they were, so
+    a failure found once is found again. Within a group the seeds still differ, and a stack's
+    cases still alternate between a B of their own and one B for all."""
+    def seeds(rungs):
+        return {(g.name, c.label()): c.seed for g, cs in verify.plan_cases(device, rungs, True)
+                for c in cs if c.path != "buffers" or c.rung == 11}
+    few, more = seeds([11]), seeds([1, 2, 11, 12])
+    assert few and all(more[key] == seed for key, seed in few.items())
+    planned = verify.plan_cases(device, [11], quick=True)
+    for _, cases in planned:
+        assert len({c.seed for c in cases}) == len(cases)
+    stacks = next(cs for g, cs in planned if g.path == "stacks")
+    assert [c.seed % 2 for c in stacks[:4]] == [0, 1, 0, 1]
+
+
 def test_replay_failure_exits_nonzero(device, tmp_path):
     """A case that cannot run (a size the forced rung's tiles do not divide is padded, but a
     parameter set breaking a constraint is refused) fails, and the exit status says so."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
@@ -447,7 +448,6 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
                include_api: bool = True) -> list[tuple[Group, list[Case]]]:
     """Every group of the sweep with its cases, before anything runs."""
     groups: list[tuple[Group, list[Case]]] = []
-    seed = 0
     limits = device.limits()
     for number, params, source in _configs(device, rungs, quick):
         rung = get_rung(number)
@@ -461,11 +461,10 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
         cases = []
         for m, n, k in _rung_sizes(number, params, quick):
             for order, ta, tb, al, be, pad, off in _combos(quick):
-                seed += 1
                 cases.append(Case("buffers", m, n, k, ta, tb, order, al, be, pad, off, True,
-                                  number, dict(params), source, seed))
-        groups.append((group, cases))
-    groups += _stack_form_groups(device, rungs, quick, seed)
+                                  number, dict(params), source))
+        groups.append((group, _seeded(cases)))
+    groups += _stack_form_groups(device, rungs, quick)
     if not include_api:
         return groups
     device_path = array_library(device.backend)
@@ -476,16 +475,28 @@ def plan_cases(device: DeviceInfo, rungs: list[int], quick: bool,
         combos = list(_combos(quick or path != "numpy"))
         for i, (m, n, k) in enumerate(sizes):
             for j, (order, ta, tb, al, be, pad, off) in enumerate(combos):
-                seed += 1
                 c_given = (i + j) % 4 != 0 or be != 0
                 cases.append(Case(path, m, n, k, ta, tb, order, al, be, pad, off, c_given,
-                                  None, None, "auto", seed))
-        groups.append((group, cases))
-    return groups + _stack_groups(device_path, seed)
+                                  None, None, "auto"))
+        groups.append((group, _seeded(cases)))
+    return groups + _stack_groups(device_path)
 
 
-def _stack_form_groups(device: DeviceInfo, rungs: list[int], quick: bool,
-                       seed: int) -> list[tuple[Group, list[Case]]]:
+def _seeded(cases: list[Case]) -> list[Case]:
+    """The cases of one group, each seeded from what it is (its call, its kernel and
+    configuration) and its place in the group, so that a case's inputs stay the same whatever
+    else the sweep holds: a failure found once is found again by the next sweep, though a new
+    stored configuration adds groups before it. The place's parity is the seed's, so that a
+    stack's cases keep alternating between a B of their own and one B for all."""
+    for i, case in enumerate(cases):
+        what = {**asdict(case), "seed": None, "source": None}
+        digest = zlib.crc32(json.dumps(what, sort_keys=True).encode())
+        case.seed = 2 * digest + i % 2
+    return cases
+
+
+def _stack_form_groups(device: DeviceInfo, rungs: list[int],
+                       quick: bool) -> list[tuple[Group, list[Case]]]:
     """The batched form for stacks of each swept kernel that has one, forced: its defaults
     and its forms (`Rung.forms`) where they have the batched form, and every configuration
     stored for the device from a stack; a stack of 3 at the configuration's tiles (and, in
@@ -519,10 +530,9 @@ def _stack_form_groups(device: DeviceInfo, rungs: list[int], quick: bool,
             sizes = [(tm, tn, tk)] if quick else [(tm, tn, tk), (2 * tm, tn, 2 * tk)]
             cases = []
             for m, n, k in sizes:
-                seed += 1
                 cases.append(Case("stack-form", m, n, k, rung=number, params=dict(params),
-                                  source=source, seed=seed, batch=3))
-            groups.append((group, cases))
+                                  source=source, batch=3))
+            groups.append((group, _seeded(cases)))
     return groups
 
 
@@ -531,7 +541,7 @@ def _kernel_name(number: int, path: str) -> str:
     return kernel_label(number) + (" stacked" if path == "stack-form" else "")
 
 
-def _stack_groups(device_path: str | None, seed: int) -> list[tuple[Group, list[Case]]]:
+def _stack_groups(device_path: str | None) -> list[tuple[Group, list[Case]]]:
     """Stacks of products through gemm(): NumPy's, and the backend's device arrays'."""
     groups = []
     for path in ("stacks", *([f"{device_path}-stacks"] if device_path is not None else [])):
@@ -539,10 +549,9 @@ def _stack_groups(device_path: str | None, seed: int) -> list[tuple[Group, list[
         cases = []
         for m, n, k in ((7, 5, 3), (33, 17, 9), (64, 1, 65)):
             for order, ta, tb, al, be, pad, off in _combos(True):
-                seed += 1
                 cases.append(Case(path, m, n, k, ta, tb, order, al, be, pad, off, True,
-                                  None, None, "auto", seed, batch=3))
-        groups.append((group, cases))
+                                  None, None, "auto", batch=3))
+        groups.append((group, _seeded(cases)))
     return groups
 
 

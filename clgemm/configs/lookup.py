@@ -9,7 +9,8 @@ here: the present parameter names, within the device's limits, able to do the sh
 3. `family: NAME`: another device of the same family (`clgemm/devices/family.py`: NVIDIA compute capability,
    PoCL's CPU target, else vendor and type), e.g. an H100 using an H200's tuning;
 4. `default: CPU` / `default: GPU`: the best of any device of this backend and type, so a CPU
-   nobody tuned starts from CPU-shaped configurations rather than the rungs' GPU-shaped defaults;
+   nobody tuned starts from CPU-shaped configurations rather than the rungs' GPU-shaped defaults
+   (for a CPU, of the CPUs whose vectors are as wide as its own where any measured the kernel);
 5. none: the caller uses the rung's own defaults (`default`).
 
 Every database is read at every level: the user's results folder (where `clgemm tune` writes,
@@ -48,6 +49,7 @@ from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_bytes, real_path
 from clgemm.core.settings import shipped_tuning
 from clgemm.devices.family import family_of, type_of_name
+from clgemm.devices.hardware import cpu_vector_floats
 from clgemm.rungs import GEMM_RUNGS, Rung, get_rung
 from clgemm.rungs.direct import DIRECT
 
@@ -206,13 +208,22 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
     told apart, never mixed."""
     limits = device.limits()
     out: list[tuple[int, Found]] = []
+    other_vectors: set[Path] = set()
     for db, who in stored_databases(roots):
         level = device_level(device, who)
         if level is None:
             continue
         rank, label = level
+        if LEVELS[rank] == "type" and device.type == "CPU" and (
+                cpu_vector_floats(who.name) != cpu_vector_floats(device.name)):
+            other_vectors.add(db.path)
         out += [(rank, f) for f in _found_in(db, device.backend, rung, limits, shape,
                                             LEVELS[rank], label, batch > 1)]
+    if any(f.level == "type" and f.path not in other_vectors for _, f in out):
+        # A CPU's register block is sized to its vector registers: one made for 32 registers
+        # of 16 floats spills on 16 of 8, so another CPU of the type counts only where none
+        # with vectors of this one's width measured the kernel (results/pocl/vector-width).
+        out = [(rank, f) for rank, f in out if f.path not in other_vectors]
     out.sort(key=lambda rf: rf[0])
     return [f for _, f in out]
 

@@ -192,6 +192,15 @@ def _row_for(name: str, device_type: str) -> _Row | None:
     return None
 
 
+def cpu_vector_floats(name: str) -> int:
+    """The floats of one vector register of the CPU a device name stands for (PoCL puts its
+    compiler target in the name), from the table's row, else the assumed CPU's: what sizes a
+    CPU kernel's register block and a pack's squares."""
+    row = _row_for(name, "CPU")
+    figures = row.figures if row is not None else _FALLBACK["CPU"][1]
+    return int(figures["simd_width"])
+
+
 # -- overrides -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Overrides:

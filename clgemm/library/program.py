@@ -19,7 +19,7 @@ from clgemm.backends import Backend, Mat, PreparedLaunch
 from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, prepare, round_up,
                                    sum_of_slices, tiles_geometry)
 from clgemm.core.errors import UsageError
-from clgemm.devices.hardware import hardware_for_device
+from clgemm.devices.hardware import cpu_vector_floats
 from clgemm.devices.info import DeviceInfo
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
@@ -122,7 +122,7 @@ def pack_square(device: DeviceInfo) -> int:
     packed at two thirds the speed (results/pocl/pack-square)."""
     if not device.is_cpu:
         return PACK_SUB
-    return max(4, min(16, hardware_for_device(device).simd_width))
+    return max(4, min(16, cpu_vector_floats(device.name)))
 
 
 def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:

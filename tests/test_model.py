@@ -256,16 +256,23 @@ def test_every_kind_of_committed_result_is_covered():
     assert len(h100) == 2 and h100 <= set(RECORDS)
 
 
+#: how far above its bound a CPU's measurement may lie: a CPU reports its base clock (in a
+#: virtual machine PoCL has nothing else to read) and x86 server CPUs boost to 1.2-1.5 times
+#: it, so the bound counted at the reported clock is no ceiling there (docs/model.md)
+CPU_BOOST = 1.5
+
+
 @pytest.mark.parametrize("key", sorted({m.device_key for m in MEASURED}))
 def test_committed_results_stay_within_their_bound(key):
     if key not in RECORDS:
         pytest.skip(f"no ladder or bench file records device {key}")
     hw = hardware_from_record(RECORDS[key])
+    ceiling = 100.0 * (CPU_BOOST if hw.device_type == "CPU" else 1.0)
     mine = [m for m in MEASURED if m.device_key == key]
     assert mine
     for m in mine:
         b = model_bound.bound(get_rung(m.rung), m.params, m.problem, hw)
-        assert b.percent(m.gflops, helpers=m.helpers) <= 100.0, (m, b.gflops, b.limit)
+        assert b.percent(m.gflops, helpers=m.helpers) <= ceiling, (m, b.gflops, b.limit)
 
 
 # -- where the bound is shown ----------------------------------------------------------------------

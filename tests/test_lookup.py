@@ -91,6 +91,15 @@ def test_an_untuned_cpu_takes_its_type_from_cpus_of_its_vector_width(tmp_path):
     assert (found.label, found.params["VWM"]) == ("default: CPU", 8)
     wider = dataclasses.replace(CPU, name="pthread-skylake-avx512-AMD EPYC")
     assert lookup.best(wider, get_rung(12), shape, [tmp_path]).params["VWM"] == 16
+    # where only the wide CPU's own family measured the kernel, the narrow CPU's entry, though
+    # faster where it was measured, is still left out
+    apart = tmp_path / "apart"
+    family = dataclasses.replace(CPU, name="pthread-skylake-avx512-Intel(R) Xeon(R)")
+    _store(apart, family, [_entry(12, (2048,) * 3, 60.0, TSM=16, TSN=16, TSK=32, WPTM=16,
+                                  WPTN=16, VWM=16, CACHE_A=0, CACHE_B=0, PANELS=1)])
+    _store(apart, other_avx2, [narrow])
+    found = lookup.best(wider, get_rung(12), shape, [apart])
+    assert (found.label, found.params["VWM"]) == ("family: " + family.name, 16)
 
 
 def test_levels_in_order(tmp_path):
@@ -273,7 +282,7 @@ def test_bound_seeds_rank_by_the_model(device):
 
 # -- the user's and the shipped databases together ----------------------------------------------
 #: a CPU of another family and the same type: its database is the `default: CPU` level for CPU
-OTHER_CPU = dataclasses.replace(CPU, name="pthread-zen4-AMD EPYC 9654", vendor="AuthenticAMD",
+OTHER_CPU = dataclasses.replace(CPU, name="pthread-znver4-AMD EPYC 9654", vendor="AuthenticAMD",
                                 driver_version="5.0")
 TILED = dict(TSM=64, TSN=16, TSK=16, WPTM=8, WPTN=16, WIDTH=4, VWM=8, VWN=1)
 

@@ -219,10 +219,11 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
             other_vectors.add(db.path)
         out += [(rank, f) for f in _found_in(db, device.backend, rung, limits, shape,
                                             LEVELS[rank], label, batch > 1)]
-    if any(f.level == "type" and f.path not in other_vectors for _, f in out):
+    if any(f.path not in other_vectors for _, f in out):
         # A CPU's register block is sized to its vector registers: one made for 32 registers
         # of 16 floats spills on 16 of 8, so another CPU of the type counts only where none
-        # with vectors of this one's width measured the kernel (results/pocl/vector-width).
+        # with vectors of this one's width (itself, its family, the type's others) measured
+        # the kernel (results/pocl/vector-width).
         out = [(rank, f) for rank, f in out if f.path not in other_vectors]
     out.sort(key=lambda rf: rf[0])
     return [f for _, f in out]

@@ -12,8 +12,8 @@ export XDG_DATA_HOME=/tmp/clgemm-data PYTHONUNBUFFERED=1
 shapes="64 256 512 1000 1024 2048 4096 2048x2048x64 1024x16x1024 16x1024x1024 1000x64x64"
 head="# the host of an $(nvidia-smi --query-gpu=name,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}"
 for side in old new; do
-  dir=$PWD; [ $side = old ] && dir=$PWD/abold
-  { echo "$head ($side: ${side/old/package of ${OLD_COMMIT:-?}}); $(date -u +%FT%TZ): python3 scripts/choice_table.py xeon $shapes"
+  dir=$PWD what="this tree"; [ $side = old ] && dir=$PWD/abold what="package of ${OLD_COMMIT:-?}"
+  { echo "$head ($side: $what); $(date -u +%FT%TZ): python3 scripts/choice_table.py xeon $shapes"
     PYTHONPATH=$dir python3 scripts/choice_table.py xeon $shapes 2>&1 | grep -v "Warning\|_prg.build"
   } > "$W/choices-$side.txt"
 done

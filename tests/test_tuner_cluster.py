@@ -26,6 +26,8 @@ from fake_kernels import kernel_file
 pytest.importorskip("distributed")
 
 import clgemm  # noqa: E402
+from clgemm.configs import lookup  # noqa: E402
+from clgemm.configs.database import Entry, database_path, load  # noqa: E402
 from clgemm.core.errors import UsageError  # noqa: E402
 from clgemm.core.problem import Problem  # noqa: E402
 from clgemm.rungs import Param, Rung  # noqa: E402
@@ -84,6 +86,15 @@ def _search_records(path: Path) -> list[dict]:
 
 def test_two_workers_record_every_configuration_once(device, tmp_path, monkeypatch):
     monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    # The search's first batch is what the lookup knows, and a worker pre-builds only its share
+    # of a batch of several: so that one is, whatever this machine's shipped tuning holds, the
+    # shipped databases are not read and two stored entries stand in for them.
+    monkeypatch.setenv("CLGEMM_SHIPPED_TUNING", "0")
+    known = load(device, database_path(device.key, tmp_path))
+    known.entries = [Entry(2, [64, 64, 64], device.backend, {"TS": ts}, 1.0, gflops)
+                     for ts, gflops in ((8, 2.0), (32, 1.0))]
+    known.save()
+    lookup.forget()
     db = tmp_path / "db.json"
     result = clgemm.tune(device, rungs=2, shapes=64, exhaustive=True, cluster=True, workers=2,
                          confirm=2, database=db, verbose=False)

@@ -60,10 +60,11 @@ def main(device_json: str, part: str, size: int, root: str = "results") -> None:
         b = bound(TILED, params, problem, hw)
         rows.append((backend, params, gflops, b))
     print(f"{len(rows)} configurations measured at {size} cubed ({part}); bound for {hw.name}\n")
+    # the bound says itself that it ignores spills: configurations it says will spill are out
+    fits = [r for r in rows if not (hw.max_registers_per_item
+                                    and r[3].occupancy.registers > hw.max_registers_per_item)]
     groups = defaultdict(list)
-    for _, params, gflops, b in rows:
-        if hw.max_registers_per_item and b.occupancy.registers > hw.max_registers_per_item:
-            continue  # the bound says itself that it ignores their spills
+    for _, params, gflops, b in fits:
         resident = b.occupancy.resident_subgroups
         band = "6-7" if resident < 8 else "8-15" if resident < 16 else "16 or more"
         groups[(params.get("PIPELINE", 0) > 0, band)].append((gflops / b.gflops, gflops))
@@ -75,8 +76,6 @@ def main(device_json: str, part: str, size: int, root: str = "results") -> None:
               f"| {max(shares):.2f} | {max(g for _, g in v):,.0f} |")
     print("\nThe highest bounds, then the best measured (spilling ones left out):\n")
     print("| backend | " + " | ".join(KEYS) + " | bound | measured |\n|" + "---|" * (len(KEYS) + 3))
-    fits = [r for r in rows if not (hw.max_registers_per_item
-                                    and r[3].occupancy.registers > hw.max_registers_per_item)]
     for order in (lambda r: -r[3].gflops, lambda r: -r[2]):
         for backend, params, gflops, b in sorted(fits, key=order)[:6]:
             cells = " | ".join(str(params.get(k, 0)) for k in KEYS)

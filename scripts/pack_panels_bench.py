@@ -16,27 +16,34 @@ from clgemm.library.program import HELPERS_FILE, PANEL_RUN
 PANEL = 128
 
 
-def pack_ms(be, n: int, trans: int, sub: int | None = None,
-            launches: int = 7) -> tuple[float, float, bool]:
-    """The median and the best of `launches` packs, and whether the panels were right; with
-    `sub`, the pack built with squares of that side (PACK_SUB) instead of gemm()'s."""
+def pack_ms(be, n: int, trans: int | tuple[int, int], sub: int | None = None,
+            launches: int = 7, panels: tuple[int, int] = (PANEL, PANEL),
+            run: int = PANEL_RUN) -> tuple[float, float, bool]:
+    """The median and the best of `launches` packs of two n x n operands (`trans` for both, or
+    one flag each), and whether both operands' panels were right; with `sub`, the pack built
+    with squares of that side (PACK_SUB) instead of gemm()'s, `panels` rows high and `run`
+    columns a work-item."""
+    flags = (trans, trans) if isinstance(trans, int) else trans
     build = getattr(program, "panels_pair_kernel", None)  # a package from before it: as it built
-    defines = {"PANEL_A": PANEL, "PANEL_B": PANEL, "PANEL_RUN": PANEL_RUN}
+    defines = {"PANEL_A": panels[0], "PANEL_B": panels[1], "PANEL_RUN": run}
     if sub is not None:
         knl = be.program(HELPERS_FILE, {**defines, "PACK_SUB": sub}, "pack_panels_pair")
     elif build is not None:
-        knl = build(be, PANEL, PANEL)
+        knl = build(be, *panels)
     else:
         knl = be.program(HELPERS_FILE, defines, "pack_panels_pair")
     host = np.random.default_rng(n).random((n, n), dtype=np.float32)
-    x, out_a, out_b = be.to_device(host), be.alloc(n * n), be.alloc(n * n)
-    blocks = n // PANEL * -(-n // PANEL_RUN)
-    args = [n, n, n, x, 0, n, trans, out_a, blocks, n, n, n, x, 0, n, trans, out_b, blocks]
-    times = sorted(be.launch(knl, (2 * blocks,), (1,), args) for _ in range(launches))
+    x, outs = be.to_device(host), (be.alloc(n * n), be.alloc(n * n))
+    blocks = [n // p * -(-n // run) for p in panels]
+    args = [n, n, n, x, 0, n, flags[0], outs[0], blocks[0],
+            n, n, n, x, 0, n, flags[1], outs[1], blocks[1]]
+    times = sorted(be.launch(knl, (sum(blocks),), (1,), args) for _ in range(launches))
     stored = host.reshape(-1).reshape(n, n).T  # column-major: element (i, j) at i + j * n
-    op = stored.T if trans else stored
-    want = op.reshape(n // PANEL, PANEL, n).transpose(0, 2, 1).reshape(-1)
-    ok = all(np.array_equal(be.to_host(out, n * n), want) for out in (out_a, out_b))
+    ok = True
+    for out, panel, flag in zip(outs, panels, flags):
+        op = stored.T if flag else stored
+        want = op.reshape(n // panel, panel, n).transpose(0, 2, 1).reshape(-1)
+        ok = ok and np.array_equal(be.to_host(out, n * n), want)
     return times[launches // 2], times[0], ok
 
 

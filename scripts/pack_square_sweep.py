@@ -2,46 +2,23 @@
 C-ordered NumPy operands of a CPU form of the tiled kernel (the first operand read as stored,
 the second transposed) and with both transposed, built with each side of its squares
 (PACK_SUB) and each run of columns a work-item packs (PANEL_RUN) in turn, in ROUNDS rounds.
-Each cell is the median/best of nine launches in ms, timed by their events; every pack's
-panels are checked against NumPy. PANEL_A and PANEL_B are the panels' heights (the kernel's TSM
-and TSN), dividing SIZE. Usage:
+Each cell is the median/best of nine launches in ms, timed by their events
+(`pack_panels_bench.pack_ms`); every pack's panels are checked against NumPy. PANEL_A and
+PANEL_B are the panels' heights (the kernel's TSM and TSN), dividing SIZE. Usage:
     python scripts/pack_square_sweep.py DEVICE SIZE PANEL_A PANEL_B ROUNDS"""
 
 import sys
 import time
 
-import numpy as np
+from pack_panels_bench import pack_ms
 
 import clgemm
 from clgemm.library import gemm as api
-from clgemm.library.program import HELPERS_FILE
 
 SUBS = (4, 8, 16)
 RUNS = (64, 256, 1024)
 #: (first operand transposed, second transposed): gemm()'s case for C-ordered operands, then both
 FORMS = ((0, 1), (1, 1))
-
-
-def pack(be, n: int, panels: tuple[int, int], run: int, sub: int, trans: tuple[int, int],
-         launches: int = 9) -> tuple[float, float, bool]:
-    """The median and the best of `launches` packs of two n x n operands, and whether both
-    operands' panels were right."""
-    knl = be.program(HELPERS_FILE, {"PANEL_A": panels[0], "PANEL_B": panels[1],
-                                    "PANEL_RUN": run, "PACK_SUB": sub}, "pack_panels_pair")
-    host = np.random.default_rng(n).random((n, n), dtype=np.float32)
-    x, outs = be.to_device(host), (be.alloc(n * n), be.alloc(n * n))
-    runs = -(-n // run)
-    blocks = [n // p * runs for p in panels]
-    args = [n, n, n, x, 0, n, trans[0], outs[0], blocks[0],
-            n, n, n, x, 0, n, trans[1], outs[1], blocks[1]]
-    times = sorted(be.launch(knl, (sum(blocks),), (1,), args) for _ in range(launches))
-    stored = host.reshape(-1).reshape(n, n).T  # column-major: element (i, j) at i + j * n
-    ok = True
-    for out, panel, t in zip(outs, panels, trans):
-        op = stored.T if t else stored
-        want = op.reshape(n // panel, panel, n).transpose(0, 2, 1).reshape(-1)
-        ok = ok and np.array_equal(be.to_host(out, n * n), want)
-    return times[launches // 2], times[0], ok
 
 
 def main(device: str, n: int, panels: tuple[int, int], rounds: int) -> None:
@@ -56,7 +33,8 @@ def main(device: str, n: int, panels: tuple[int, int], rounds: int) -> None:
         for trans in FORMS:
             for run in RUNS:
                 for sub in SUBS:
-                    median, best, ok = pack(be, n, panels, run, sub, trans)
+                    median, best, ok = pack_ms(be, n, trans, sub, launches=9, panels=panels,
+                                               run=run)
                     cells.setdefault((trans, run, sub), []).append(
                         f"{median:.3f}/{best:.3f}" + ("" if ok else " WRONG"))
     for (trans, run, sub), row in cells.items():

@@ -209,13 +209,13 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
     limits = device.limits()
     out: list[tuple[int, Found]] = []
     other_vectors: set[Path] = set()
-    width = cpu_vector_floats(device.name) if device.type == "CPU" else None
     for db, who in stored_databases(roots):
         level = device_level(device, who)
         if level is None:
             continue
         rank, label = level
-        if LEVELS[rank] == "type" and width is not None and cpu_vector_floats(who.name) != width:
+        if LEVELS[rank] == "type" and device.type == "CPU" and (
+                cpu_vector_floats(who.name) != cpu_vector_floats(device.name)):
             other_vectors.add(db.path)
         out += [(rank, f) for f in _found_in(db, device.backend, rung, limits, shape,
                                             LEVELS[rank], label, batch > 1)]

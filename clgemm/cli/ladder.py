@@ -13,7 +13,7 @@ from clgemm.cli.options import (bound_options, command_line, default_size_option
                                 output_options, param_option, parse_param_options,
                                 problem_from_options, timing_options)
 from clgemm.cli.output import Output, progress
-from clgemm.configs.configuration import configure_all
+from clgemm.configs.configuration import Config, configure_all
 from clgemm.core.errors import UsageError
 from clgemm.core.problem import Problem
 from clgemm.core.tables import csv_text
@@ -22,7 +22,8 @@ from clgemm.devices.info import DeviceInfo
 from clgemm.measure.ladder import (DEFAULT_REPEATS, compare_with_defaults, default_size,
                                    ladder_rows, nearest_size, run_ladder, vs_defaults_rows)
 from clgemm.measure.rung_runner import check_workspace
-from clgemm.rungs import get_rung, parse_rungs
+from clgemm.rungs import Rung, get_rung, parse_rungs
+from clgemm.tuner.first_launch import trial_failures
 
 #: alternating rounds of --vs-defaults when --repeats is not given
 VS_DEFAULTS_ROUNDS = 10
@@ -63,12 +64,14 @@ def ladder(device: str | None, backend: str | None, size: int | None,
     user = parse_param_options(param_opts, numbers)
     configs_by_rung = configure_all(dev, numbers, problem.as_list(), user,
                                     stored=not use_defaults)
+    check_workspace(dev, problem, _with_defaults(configs_by_rung, vs_defaults),
+                    vendor_c=not vs_defaults)
+    trial_notes = _without_failed_trials(dev, configs_by_rung)
+    if trial_notes:  # a rung now runs its defaults, which may ask more of the workspace
+        check_workspace(dev, problem, _with_defaults(configs_by_rung, vs_defaults),
+                        vendor_c=not vs_defaults)
     chosen = {n: dict(c.params) for n, c in configs_by_rung.items()}
     sources = {n: c.source for n, c in configs_by_rung.items()}
-    configs = [(get_rung(n), chosen[n]) for n in numbers]
-    if vs_defaults:
-        configs += [(get_rung(n), get_rung(n).defaults()) for n in numbers]
-    check_workspace(dev, problem, configs, vendor_c=not vs_defaults)
     if vs_defaults:
         _tuned_vs_defaults(dev, problem, {n: chosen[n] for n in numbers
                                           if sources[n] not in ("default", "user")},
@@ -83,9 +86,34 @@ def ladder(device: str | None, backend: str | None, size: int | None,
         n: c.params for n, c in configure_all(dev, numbers, p.as_list(), user,
                                               stored=not use_defaults).items()})
     out.table(ladder_table(run, out.layout))
-    for line in tuning_notes(dev, numbers, sources, use_defaults):
+    for line in trial_notes + tuning_notes(dev, numbers, sources, use_defaults):
         out.note(line)
     out.write(run.to_json(), csv_text(ladder_rows(run)))
+
+
+def _with_defaults(configs: dict[int, Config],
+                   vs_defaults: bool) -> list[tuple[Rung, dict[str, int]]]:
+    """What the workspace must serve: each rung's configuration, and its defaults beside it
+    where --vs-defaults measures both."""
+    out = [(c.record, dict(c.params)) for c in configs.values()]
+    return out + ([(c.record, c.record.defaults()) for c in configs.values()] if vs_defaults
+                  else [])
+
+
+def _without_failed_trials(dev: DeviceInfo, configs: dict[int, Config]) -> list[str]:
+    """Each borrowed configuration tried first in a child process (`first_launch`); one that
+    failed there is replaced by its rung's defaults in `configs`, so the ladder still climbs
+    every rung. A line for each, saying why."""
+    failures = trial_failures(dev, configs.values(), progress)
+    notes = []
+    for number, config in list(configs.items()):
+        why = failures.get(config.key)
+        if why is not None:
+            notes.append(f"rung {number}: the configuration of {config.source} "
+                         f"({config.text()}) failed its trial launch here ({why}); the rung "
+                         f"ran its defaults")
+            configs[number] = Config(number, get_rung(number).defaults(), "default")
+    return notes
 
 
 def _tuned_vs_defaults(dev: DeviceInfo, problem: Problem, tuned: dict[int, dict[str, Any]],

@@ -9,12 +9,14 @@ import click
 from clgemm.backends import select_device
 from clgemm.cli.options import command_line, device_options, output_file, output_options
 from clgemm.cli.output import Output, progress
+from clgemm.configs.configuration import Config, ConfigKey
 from clgemm.core.errors import ClgemmError
 from clgemm.core.paths import write_output
 from clgemm.core.tables import csv_text
 from clgemm.measure.verify import (failures_json, read_cases, replay, report_json, run_verify,
                                    summary_rows, summary_table)
 from clgemm.rungs import kernel_label, parse_rungs
+from clgemm.tuner.first_launch import trial_failures
 
 #: failures listed one per line on the terminal; the --failures file holds them all
 SHOWN_FAILURES = 20
@@ -35,18 +37,22 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
     transposes, layouts, alpha and beta, against a float64 reference."""
     dev = select_device(device, backend=backend)
+
+    def trial(configs: list[Config]) -> dict[ConfigKey, str]:
+        return trial_failures(dev, configs, progress)
+
     numbers = None
     if replay_file:
         cases, recorded = read_cases(replay_file)
         if recorded and recorded != dev.key:
             out.note(f"note: the cases were recorded on {recorded}; replaying them on {dev.key}")
-        report = replay(dev, cases, progress)
+        report = replay(dev, cases, progress, trial)
     else:
         numbers = parse_rungs(rungs)
         out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
                  f"{', '.join(kernel_label(n).removeprefix('rung ') for n in numbers)}, "
                  f"{'quick' if quick else 'full'} sweep")
-        report = run_verify(dev, numbers, quick, progress)
+        report = run_verify(dev, numbers, quick, progress, trial)
     out.table(summary_table(report, out.layout))
     for r in report.failures[:SHOWN_FAILURES]:
         out.note(f"FAILED {r.case.label()} "

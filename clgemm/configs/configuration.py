@@ -19,6 +19,10 @@ from clgemm.core.tables import params_text
 from clgemm.rungs import LIBRARY, Rung, get_rung
 
 
+#: what a configuration is, whatever its source: the kernel and its sorted parameters
+ConfigKey = tuple[int, tuple[tuple[str, int], ...]]
+
+
 @dataclass(frozen=True)
 class Config:
     """A kernel number, its full parameter set, and their source: the lookup chain's label
@@ -35,6 +39,15 @@ class Config:
 
     def text(self) -> str:
         return params_text(self.params)
+
+    @property
+    def key(self) -> ConfigKey:
+        return self.rung, tuple(sorted(self.params.items()))
+
+    @property
+    def borrowed(self) -> bool:
+        """Measured on another driver or device (`lookup.borrowed`): never run here yet."""
+        return lookup.borrowed(self.source)
 
     def describe(self) -> str:
         record = self.record

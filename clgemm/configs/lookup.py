@@ -188,6 +188,17 @@ def device_level(device: Any, who: StoredDevice) -> tuple[int, str] | None:
     return None
 
 
+#: how the labels of `device_level` below the device's own begin
+BORROWED_LABELS = ("tuned (driver ", "family: ", "default: ")
+
+
+def borrowed(label: str) -> bool:
+    """Whether a configuration's label (`device_level`'s) names one measured on another driver
+    or device, so that this compiler and runtime have never run it: "tuned" is the device's
+    own, "default" the kernel's, "user" the caller's."""
+    return label.startswith(BORROWED_LABELS)
+
+
 def group_count(device: Any, rung: Rung, params: Mapping[str, int], shape: Sequence[int],
             split: bool = True) -> int:
     """The work-groups of one product's launch: its tiles of C, times the slices of K gemm()

@@ -25,13 +25,13 @@ import time
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal, Mapping
 
 import numpy as np
 
 from clgemm.backends import KINDS, array_libraries, array_library
 from clgemm.configs import lookup
-from clgemm.configs.configuration import verify_candidates
+from clgemm.configs.configuration import Config, ConfigKey, verify_candidates
 from clgemm.core import accuracy
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import read_json
@@ -585,17 +585,46 @@ def run_groups(backend: Any, planned: list[tuple[Group, list[Case]]],
     return [g for g, _ in planned]
 
 
+#: a trial of configurations in a child process: why each that failed there did, by its key
+#: (`tuner.first_launch.trial_failures`, which only the command line above this layer can call)
+Trial = Callable[[list[Config]], Mapping[ConfigKey, str]]
+
+
+def _tried(planned: list[tuple[Group, list[Case]]],
+           trial: Trial | None) -> list[tuple[Group, list[Case]]]:
+    """The sweep with each group whose configuration failed `trial` failed already, its cases
+    not run here: a configuration borrowed from another device may crash this runtime, and the
+    sweep must live to report it."""
+    if trial is None:
+        return planned
+    configs = {id(g): Config(g.rung, g.params, g.source) for g, cases in planned
+               if g.rung is not None and g.params is not None and g.path == "buffers" and cases}
+    failures = trial(list(configs.values()))
+    out = []
+    for group, cases in planned:
+        config = configs.get(id(group))
+        why = failures.get(config.key) if config is not None and config.borrowed else None
+        if why is not None:
+            group.results = [CaseResult(case, False, None, f"not run: its configuration failed "
+                                        f"a trial launch in a child process ({why})")
+                             for case in cases]
+            cases = []
+        out.append((group, cases))
+    return out
+
+
 def run_verify(device: DeviceInfo, rungs: list[int], quick: bool = False,
-               progress: Callable[[str], None] | None = None) -> Report:
+               progress: Callable[[str], None] | None = None,
+               trial: Trial | None = None) -> Report:
     """The whole sweep on one device: every rung's configurations, then the gemm() paths."""
     t0 = time.perf_counter()
     backend = api.backend_for(device)
-    groups = run_groups(backend, plan_cases(device, rungs, quick), progress)
+    groups = run_groups(backend, _tried(plan_cases(device, rungs, quick), trial), progress)
     return Report(device, groups, time.perf_counter() - t0)
 
 
 def replay(device: DeviceInfo, cases: list[Case],
-           progress: Callable[[str], None] | None = None) -> Report:
+           progress: Callable[[str], None] | None = None, trial: Trial | None = None) -> Report:
     """Run saved cases again, grouped as the sweep grouped them."""
     t0 = time.perf_counter()
     by_group: dict[tuple, tuple[Group, list[Case]]] = {}
@@ -611,7 +640,8 @@ def replay(device: DeviceInfo, cases: list[Case],
             by_group[key] = (Group(name, case.path, kernel, case.source, rung=case.rung,
                                    params=case.params), [])
         by_group[key][1].append(case)
-    groups = run_groups(api.backend_for(device), list(by_group.values()), progress)
+    groups = run_groups(api.backend_for(device), _tried(list(by_group.values()), trial),
+                        progress)
     return Report(device, groups, time.perf_counter() - t0)
 
 

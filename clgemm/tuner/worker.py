@@ -243,7 +243,7 @@ def _workspace(backend: Backend, size: Sequence[int], seed: int) -> Workspace:
     return ws
 
 
-def _warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:
+def warm_problem(rung: Rung, params: Mapping[str, int]) -> Problem:
     """The smallest problem the configuration can do: one work-group, one step of k. Building
     and launching it compiles everything the real launch will need (PoCL generates the
     work-group function per local size at first launch, and caches it) at almost no cost."""
@@ -290,7 +290,7 @@ def _prebuild(backend: Backend, spaces: dict[Problem, Workspace], rung: Rung,
     """Build what measuring the configuration on `measured` will launch: the warm-up problem's
     run where that builds the same kernel, else the measured variant alone (K split into
     slices, B read as it lies, a stack), which the warm-up would not have built."""
-    problem = _warm_problem(rung, params)
+    problem = warm_problem(rung, params)
     macros = measured_macros(backend.device, rung, params, measured)
     if macros != measured_macros(backend.device, rung, params, problem):
         try:

@@ -64,7 +64,7 @@ def test_prebuild_runs_the_warm_up_where_it_builds_the_measured_kernel(numpy_bac
     square = Problem(4 * tm, 4 * tn, 4 * tm)
     macros = measured_macros(backend.device, DIRECT, params, square)
     assert macros == measured_macros(backend.device, DIRECT, params,
-                                     worker._warm_problem(DIRECT, params))
+                                     worker.warm_problem(DIRECT, params))
     spaces: dict[Problem, Workspace] = {}
     assert worker._prebuild(backend, spaces, DIRECT, params, square) == "ok"
     assert built == [macros] and len(spaces) == 1  # built by a launch of the warm-up problem
@@ -77,7 +77,7 @@ def test_prebuild_skips_a_warm_up_variant_the_measurement_never_launches(numpy_b
     params = TILED.defaults()
     tm, tn = TILED.output_tile(params)
     wide = Problem(8 * tm, 8 * tn, 8 * tm)
-    warm = measured_macros(backend.device, TILED, params, worker._warm_problem(TILED, params))
+    warm = measured_macros(backend.device, TILED, params, worker.warm_problem(TILED, params))
     macros = measured_macros(backend.device, TILED, params, wide)
     assert warm != macros
     assert worker._prebuild(backend, {}, TILED, params, wide) == "ok"

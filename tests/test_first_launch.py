@@ -1,0 +1,153 @@
+"""A configuration borrowed from another device is tried in a child process before the ladder or
+verify runs it here: a crash there is reported, and the caller lives on.
+
+The crash is real: a made-up kernel that writes through a null pointer (`test_tuner_eval`'s,
+whose MODE 5 kills the process that launches it), which the child finds by its module name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+
+import pytest
+
+from clgemm.cli import main
+from clgemm.configs import lookup
+from clgemm.configs.configuration import Config
+from clgemm.configs.database import Entry, database_path, device_meta, load
+from clgemm.configs import database
+from clgemm.library import gemm as api
+from clgemm.measure import verify
+from clgemm.rungs import get_rung
+from clgemm.tuner import first_launch
+from test_tuner_eval import FAKE, REF
+
+#: the ladder command's module (`clgemm.cli.ladder` as an attribute is the command itself)
+LADDER_COMMAND = sys.modules["clgemm.cli.ladder"]
+
+
+def test_labels_below_the_device_are_borrowed_and_its_own_are_not():
+    who = lookup.StoredDevice("k", "opencl", "Other CPU", "Someone", "CPU", "1.0", "fam")
+
+    class Here:
+        backend, key, name, vendor, type, family = "opencl", "h", "This CPU", "Me", "CPU", "x"
+
+    here = Here()
+    labels = {}
+    for changes, level in (({"key": "h"}, "tuned"), ({"name": "This CPU", "vendor": "Me"},
+                                                     "driver"),
+                           ({"family": "x"}, "family"), ({}, "type")):
+        found = lookup.device_level(here, dataclasses.replace(who, **changes))
+        assert found is not None and lookup.LEVELS[found[0]] == level
+        labels[level] = found[1]
+    assert not lookup.borrowed(labels["tuned"])
+    assert all(lookup.borrowed(labels[level]) for level in ("driver", "family", "type"))
+    assert not any(lookup.borrowed(label) for label in ("default", "user", "form: stack"))
+
+
+def _fake(mode: int, source: str) -> Config:
+    return Config(FAKE.number, {"MODE": mode, "TS": 8}, source)
+
+
+def test_a_borrowed_configuration_that_crashes_its_trial_is_named_and_this_process_lives(device):
+    """MODE 5 dies at its first launch, MODE 3 is wrong, MODE 1 is right: only the borrowed
+    failures come back, each with why; the configurations not borrowed are not tried."""
+    said: list[str] = []
+    failures = first_launch.trial_failures(
+        device, [_fake(1, "family: Other"), _fake(5, "default: CPU"), _fake(3, "tuned (driver "
+                                                                              "9)"),
+                 _fake(2, "default"), _fake(2, "user")],
+        said.append, ref_of=lambda config: REF)
+    assert set(failures) == {_fake(5, "").key, _fake(3, "").key}
+    assert failures[_fake(5, "").key].startswith("crashed: worker died during launch (signal")
+    assert failures[_fake(3, "").key].startswith("wrong: ")
+    assert len(said) == 3 and all("child process" in line for line in said)
+
+
+def test_nothing_borrowed_starts_no_child(device, monkeypatch):
+    def no_child(*args, **kwargs):
+        raise AssertionError("a child process was started")
+
+    monkeypatch.setattr(first_launch, "Evaluator", no_child)
+    assert first_launch.trial_failures(device, [Config(2, get_rung(2).defaults(), "tuned"),
+                                                Config(2, get_rung(2).defaults())]) == {}
+
+
+@pytest.fixture
+def borrowed_rung_2(device, tmp_path, monkeypatch):
+    """A database of another device of this one's type holding rung 2 with TS=8: the ladder's
+    rung 2 runs it as `default: CPU` (or GPU)."""
+    results, shipped = tmp_path / "results", tmp_path / "shipped"
+    results.mkdir()
+    shipped.mkdir()
+    monkeypatch.setenv("CLGEMM_RESULTS", str(results))
+    monkeypatch.setattr(database, "TUNING", shipped)
+    other = dataclasses.replace(device, name="Made-up " + device.type, vendor="Nobody",
+                                driver_version="0.0", compute_capability="")
+    params = get_rung(2).resolve({"TS": 8})
+    db = load(other, database_path(other.key, shipped))
+    db.entries = [Entry(2, [64] * 3, device.backend, dict(params), 1.0, 1.0)]
+    db.meta = device_meta(other)
+    db.save()
+    lookup.forget()
+    api.clear_caches()
+    yield Config(2, params, f"default: {device.type}")
+    lookup.forget()
+    api.clear_caches()
+
+
+def _ladder(device, tmp_path, capsys) -> tuple[dict, str]:
+    out = tmp_path / "ladder.json"
+    assert main(["ladder", "--device", str(device.index), "--size", "64", "--rungs", "1-2",
+                 "--repeats", "1", "--warmup", "0", "--json", str(out)]) == 0
+    return json.loads(out.read_text()), capsys.readouterr().err
+
+
+def test_the_ladder_runs_a_borrowed_configuration_that_survived_its_trial(
+        device, borrowed_rung_2, tmp_path, capsys, monkeypatch):
+    tried: list[list[Config]] = []
+
+    def spy(dev, configs, progress=None):
+        tried.append(list(configs))
+        return first_launch.trial_failures(dev, tried[-1], progress)
+
+    monkeypatch.setattr(LADDER_COMMAND, "trial_failures", spy)
+    data, _ = _ladder(device, tmp_path, capsys)
+    assert [c.key for c in tried[0] if c.borrowed] == [borrowed_rung_2.key]
+    row = data["rows"][1]
+    assert row["params_source"] == borrowed_rung_2.source and row["status"] == "ok"
+    assert row["params"] == dict(borrowed_rung_2.params)
+
+
+def test_the_ladder_climbs_past_a_borrowed_configuration_that_failed_its_trial(
+        device, borrowed_rung_2, tmp_path, capsys, monkeypatch):
+    """The rung runs its defaults, and a line under the table says what failed and why."""
+    monkeypatch.setattr(LADDER_COMMAND, "trial_failures", lambda dev, configs, progress=None: {
+        borrowed_rung_2.key: "crashed: worker died during launch (signal 11)"})
+    data, err = _ladder(device, tmp_path, capsys)
+    row = data["rows"][1]
+    assert row["params_source"] == "default" and row["status"] == "ok"
+    assert row["params"] == get_rung(2).defaults()
+    said = " ".join(err.split())
+    assert (f"rung 2: the configuration of {borrowed_rung_2.source} (TS=8) failed its trial "
+            f"launch here (crashed: worker died during launch (signal 11)); the rung ran its "
+            f"defaults") in said
+
+
+def test_verify_fails_the_group_of_a_configuration_that_failed_its_trial(
+        device, borrowed_rung_2, capsys):
+    """The group's cases fail with the trial's reason, none of them run in this process; the
+    other groups run as before."""
+    def trial(configs):
+        assert borrowed_rung_2.key in [c.key for c in configs if c.borrowed]
+        return {borrowed_rung_2.key: "crashed: worker died during launch (signal 11)"}
+
+    report = verify.run_verify(device, [2], quick=True, trial=trial)
+    groups = [g for g in report.groups if g.rung == 2 and g.path == "buffers"]
+    failed = [g for g in groups if g.source == borrowed_rung_2.source]
+    assert len(failed) == 1 and failed[0].results
+    assert all(not r.ok and "failed a trial launch in a child process (crashed" in r.message
+               for r in failed[0].results)
+    assert all(r.ok for g in groups if g is not failed[0] for r in g.results)

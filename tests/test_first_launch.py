@@ -18,7 +18,9 @@ from clgemm.configs import lookup
 from clgemm.configs.configuration import Config
 from clgemm.configs.database import Entry, database_path, device_meta, load
 from clgemm.configs import database
+from clgemm.core.problem import Problem
 from clgemm.library import gemm as api
+from clgemm.measure.bench import run_bench
 from clgemm.measure import verify
 from clgemm.rungs import get_rung
 from clgemm.tuner import first_launch
@@ -151,3 +153,32 @@ def test_verify_fails_the_group_of_a_configuration_that_failed_its_trial(
     assert all(not r.ok and "failed a trial launch in a child process (crashed" in r.message
                for r in failed[0].results)
     assert all(r.ok for g in groups if g is not failed[0] for r in g.results)
+
+
+def test_the_bench_leaves_out_a_borrowed_configuration_that_failed_its_trial(
+        device, borrowed_rung_2):
+    def trial(configs):
+        return {c.key: "crashed: worker died during launch (signal 11)" for c in configs
+                if c.key == borrowed_rung_2.key}
+
+    run = run_bench(device, [Problem(64, 64, 64)], [1, 2], repeats=1, warmup=0, trial=trial)
+    rows = {r["rung"]: r for r in run.rows[0]["rungs"]}
+    assert rows[2]["status"] == "trial-failed" and "(crashed: worker died" in rows[2]["message"]
+    assert rows[2]["source"] == borrowed_rung_2.source and rows[1]["status"] == "ok"
+    assert "rung 2 trial-failed" in run.table()
+
+
+def test_trials_try_a_configuration_once_a_run(device, monkeypatch):
+    asked: list[list] = []
+
+    def counted(dev, configs, progress=None):
+        asked.append([c.key for c in configs])
+        return {c.key: "wrong: off" for c in configs if c.params["TS"] == 16}
+
+    monkeypatch.setattr(first_launch, "trial_failures", counted)
+    trials = first_launch.Trials(device)
+    two = [Config(2, get_rung(2).resolve({"TS": ts}), "family: Other") for ts in (8, 16)]
+    assert trials(two) == {two[1].key: "wrong: off"}
+    assert trials(two + [Config(2, get_rung(2).resolve({"TS": 4}), "tuned")]) == {
+        two[1].key: "wrong: off"}
+    assert asked == [[c.key for c in two], []]

@@ -18,6 +18,7 @@ from clgemm.library import gemm as api
 from clgemm.measure import call_bench
 from clgemm.measure.bench import MAX_REPEATS, MIN_REPEATS, TARGET_S, default_sizes, run_bench
 from clgemm.rungs import parse_rungs
+from clgemm.tuner.first_launch import Trials
 
 
 def _call_shapes(dev: DeviceInfo, sizes: str | None) -> list[tuple[int, ...]]:
@@ -96,6 +97,7 @@ def bench(device: str | None, backend: str | None, sizes: str | None, rungs: str
     out.note(f"bench on device {dev.index}: {dev.name} ({dev.backend}), "
              f"{len(problems)} shapes")
     run = run_bench(dev, problems, numbers, repeats=repeats, warmup=warmup,
-                    command=command_line(), progress=progress, hardware=hardware)
+                    command=command_line(), progress=progress, hardware=hardware,
+                    trial=Trials(dev, progress))
     out.table(run.table(out.layout))
     out.write(run.to_json(), run.csv_text())

@@ -9,14 +9,13 @@ import click
 from clgemm.backends import select_device
 from clgemm.cli.options import command_line, device_options, output_file, output_options
 from clgemm.cli.output import Output, progress
-from clgemm.configs.configuration import Config, ConfigKey
 from clgemm.core.errors import ClgemmError
 from clgemm.core.paths import write_output
 from clgemm.core.tables import csv_text
 from clgemm.measure.verify import (failures_json, read_cases, replay, report_json, run_verify,
                                    summary_rows, summary_table)
 from clgemm.rungs import kernel_label, parse_rungs
-from clgemm.tuner.first_launch import trial_failures
+from clgemm.tuner.first_launch import Trials
 
 #: failures listed one per line on the terminal; the --failures file holds them all
 SHOWN_FAILURES = 20
@@ -37,10 +36,7 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     """Conformance sweep of gemm() and every rung: sizes, leading dimensions, offsets,
     transposes, layouts, alpha and beta, against a float64 reference."""
     dev = select_device(device, backend=backend)
-
-    def trial(configs: list[Config]) -> dict[ConfigKey, str]:
-        return trial_failures(dev, configs, progress)
-
+    trial = Trials(dev, progress)
     numbers = None
     if replay_file:
         cases, recorded = read_cases(replay_file)

@@ -11,7 +11,7 @@ configuration is resolved, named and checked the same way wherever it runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from clgemm.configs import lookup
 from clgemm.core.errors import UsageError
@@ -71,6 +71,12 @@ class Config:
         if why:
             raise UsageError(f"rung {self.rung} with {self.text()} cannot do M={m} N={n} K={k}: "
                              f"{why}")
+
+
+#: a trial of configurations in a child process before this one runs them: why each that failed
+#: there did, by its key (`tuner.first_launch`, which the commands pass down to the layers that
+#: run kernels)
+Trial = Callable[[list[Config]], Mapping[ConfigKey, str]]
 
 
 def from_found(found: lookup.Found) -> Config:

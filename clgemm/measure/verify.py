@@ -25,13 +25,13 @@ import time
 import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, Mapping
+from typing import Any, Callable, Iterator, Literal
 
 import numpy as np
 
 from clgemm.backends import KINDS, array_libraries, array_library
 from clgemm.configs import lookup
-from clgemm.configs.configuration import Config, ConfigKey, verify_candidates
+from clgemm.configs.configuration import Config, Trial, verify_candidates
 from clgemm.core import accuracy
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import read_json
@@ -583,11 +583,6 @@ def run_groups(backend: Any, planned: list[tuple[Group, list[Case]]],
             progress(f"{group.name} [{group.source}] {group.kernel}: {status} "
                      f"({group.seconds:.1f} s)")
     return [g for g, _ in planned]
-
-
-#: a trial of configurations in a child process: why each that failed there did, by its key
-#: (`tuner.first_launch.trial_failures`, which only the command line above this layer can call)
-Trial = Callable[[list[Config]], Mapping[ConfigKey, str]]
 
 
 def _tried(planned: list[tuple[Group, list[Case]]],

@@ -141,6 +141,9 @@ class Rung:
     helpers: tuple[Helper, ...] = ()
     #: helpers that only some configurations need, after `helpers` (e.g. packing into panels)
     extra_helpers: Callable[[Params], tuple[Helper, ...]] | None = None
+    #: the parameters `extra_helpers` reads (empty: any of them may count), so that a space of
+    #: many configurations is asked once per distinct helper set
+    helper_params: tuple[str, ...] = ()
     teaches: str = ""
     extra: Mapping[str, object] = field(default_factory=dict)
     #: the kernel's arguments for C := A B on tight column-major buffers, where they are not the

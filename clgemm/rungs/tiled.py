@@ -220,6 +220,7 @@ TILED = Rung(
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
     extra_helpers=helpers_with_panels,
+    helper_params=("PANELS", "TSM", "TSN"),
     # the slices are gemm()'s (`clgemm.configs.splits.tiled_slices`), not the configuration's
     slice_args=tiled_slice_args,
     stack_args=tiled_stack_args,

@@ -4,7 +4,7 @@ The lookup chain hands a device what another driver, its family or another devic
 measured (`lookup.borrowed`). This compiler and runtime have never run such a configuration: a
 wrong result is caught by the check after the launch, but a runtime that crashes on it takes the
 caller's process along, and a student's ladder or an implementer's verify ends in a segmentation
-fault with nothing printed (results/xeon/rung10-pocl5). The tools that run every kernel try
+fault with nothing printed (results/xeon/rung10-pocl5). The ladder, verify and the bench try
 each borrowed configuration once in the tuner's measuring process, which a crash cannot take
 down. The trial runs the smallest product the configuration can do: a runtime that generates
 its code per work-group size at the first launch (PoCL) generates it there, for the same
@@ -53,3 +53,21 @@ def trial_failures(device: DeviceInfo, configs: Iterable[Config],
             if res.get("status") != "ok":
                 failures[key] = f"{res.get('status')}: {res.get('message') or 'no message'}"
     return failures
+
+
+class Trials:
+    """`trial_failures` for one device that remembers what it tried, for a command that meets
+    the same configuration at several shapes (the bench): each is tried once per run."""
+
+    def __init__(self, device: DeviceInfo, progress: Callable[[str], None] | None = None):
+        self.device = device
+        self.progress = progress
+        self.outcomes: dict[ConfigKey, str | None] = {}
+
+    def __call__(self, configs: Iterable[Config]) -> dict[ConfigKey, str]:
+        configs = list(configs)
+        new = [c for c in configs if c.borrowed and c.key not in self.outcomes]
+        failed = trial_failures(self.device, new, self.progress)
+        self.outcomes.update({c.key: failed.get(c.key) for c in new})
+        return {c.key: why for c in configs if c.borrowed
+                and (why := self.outcomes.get(c.key)) is not None}

@@ -84,9 +84,8 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                                 f"{problem.label}: pruning funnel, "
                                 f"then {how}", layout))
     # The measuring worker's workspace holds every helper's scratch any candidate needs.
-    check_workspace(dev, problem, [(r, p) for r in rungs for p in
-                                   [r.defaults(), *map(spaces[r.number].params,
-                                                       spaces[r.number].configs)]],
+    check_workspace(dev, problem, [(r, p) for r in rungs
+                                   for p in helper_configs(r, spaces[r.number])],
                     vendor_c=False)
     if journal_file:
         journals = [(journal_file, rungs)]
@@ -100,6 +99,17 @@ def prepare_shape(dev: DeviceInfo, problem: Problem, steps: list[TuneStep], opti
                                        {r.number: resolved[r.number] for r in group})
         _check_journal(path, headers[path], fresh, wording, note)
     return PreparedShape(problem, steps, spaces, journals, headers)
+
+
+def helper_configs(rung: Rung, space: SearchSpace) -> list[dict[str, int]]:
+    """The rung's defaults and a configuration of its space for each set of helpers the space
+    holds: a workspace that serves them serves every candidate, and a space of a hundred
+    thousand configurations is not turned into dictionaries one by one to find that out."""
+    if rung.extra_helpers is None:
+        return [rung.defaults()]
+    configs = (space.firsts_by(rung.helper_params) if rung.helper_params
+               and set(rung.helper_params) <= set(space.names) else space.configs)
+    return [rung.defaults(), *map(space.params, configs)]
 
 
 def funnel_task(dev: DeviceInfo, rung: Rung, problem: Problem, options: TuneOptions,

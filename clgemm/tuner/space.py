@@ -80,6 +80,15 @@ class SearchSpace:
     def __len__(self) -> int:
         return len(self.configs)
 
+    def firsts_by(self, names: Sequence[str]) -> list[Config]:
+        """The first configuration of each distinct combination of the values of `names`, in
+        the space's order."""
+        if not self.configs or not names:
+            return self.configs[:1]
+        cols = [self.names.index(n) for n in names]
+        _, first = np.unique(self.array[:, cols], axis=0, return_index=True)
+        return [self.configs[i] for i in sorted(first)]
+
     def __contains__(self, config: object) -> bool:
         return config in self.index
 

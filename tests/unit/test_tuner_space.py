@@ -346,3 +346,29 @@ def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
     assert not any("reads B as it lies" in r.name for r in stacked.funnel)
     on_cpu = build_space(TILED, cpu, problem, only=some, read_b_pays=True)
     assert not any("reads B as it lies" in r.name for r in on_cpu.funnel)
+
+
+def test_the_workspace_check_asks_one_configuration_per_helper_set():
+    """`helper_configs` gives the tiled kernel's space a few configurations, yet the workspace
+    they need is the one every configuration of the space needs; a rung without extra helpers
+    gives its defaults alone."""
+    from clgemm.measure.rung_runner import workspace_buffers
+    from clgemm.tuner.shape_tune import helper_configs
+
+    cpu = DeviceLimits(max_work_group_size=4096, max_work_item_sizes=(4096,) * 3,
+                       local_mem_bytes=64 * 1024, compute_units=8, device_type="CPU")
+    problem = Problem(512, 512, 512)
+    some = {"TSK": (16,), "WPTM": (8,), "WPTN": (8,), "WIDTH": (4,), "VWM": (4,), "VWN": (4,),
+            "PIPELINE": (0,), "WARP_M": (0,), "RASTER": (0,)}
+    space = build_space(TILED, cpu, problem, only=some, read_b_pays=False)
+    every = [space.params(c) for c in space.configs]
+    assert {p["PANELS"] for p in every} == {0, 1} and len(every) > 50
+    few = helper_configs(TILED, space)
+    assert len(few) < len(every) / 3
+    assert (sorted(workspace_buffers(problem, [(TILED, p) for p in few]))
+            == sorted(workspace_buffers(problem, [(TILED, p) for p in every])))
+    firsts = space.firsts_by(("PANELS", "TSM", "TSN"))
+    assert len({(p["PANELS"], p["TSM"], p["TSN"]) for p in map(space.params, firsts)}) == len(
+        firsts) == len({(p["PANELS"], p["TSM"], p["TSN"]) for p in every})
+    rung6 = get_rung(6)
+    assert helper_configs(rung6, build_space(rung6, cpu, problem)) == [rung6.defaults()]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from clgemm.backends import open_backend, vendor_blas
+from clgemm.configs.configuration import Trial
 from clgemm.configs.database import load
 from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, SPREAD_NOTE, Column, Layout, fit_lines,
@@ -243,9 +244,10 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
               repeats: int | None = None, warmup: int | None = None, target_s: float = TARGET_S,
               rotate_bytes: int = ROTATE_BYTES, command: str = "",
               progress: Callable[[str], None] | None = None,
-              hardware: Hardware | None = None) -> BenchRun:
+              hardware: Hardware | None = None, trial: Trial | None = None) -> BenchRun:
     """Every shape in turn on one backend of the device; `hardware` (by default the device's
-    figures) gives each shape's best rung its performance bound."""
+    figures) gives each shape's best rung its performance bound; `trial` tries borrowed
+    configurations in a child process first (`tuner.first_launch`)."""
     hardware = hardware or hardware_for_device(device)
     warmup = default_repeats(device)[0] if warmup is None else warmup
     load(device)  # a tuning database that cannot be read is refused now, not at the nth shape
@@ -258,7 +260,8 @@ def run_bench(device: Any, problems: Sequence[Problem], rungs: Sequence[int] | N
                     progress(f"[{i}/{len(problems)}] {shape_text(p)}: {msg}")
 
             row = bench_shape(backend, device, p, rungs, repeats=repeats, warmup=warmup,
-                              target_s=target_s, rotate_bytes=rotate_bytes, progress=say)
+                              target_s=target_s, rotate_bytes=rotate_bytes, progress=say,
+                              trial=trial)
             if row["status"] == "skipped":
                 say(f"skipped: {row['note']}")
             add_bound(row, hardware)

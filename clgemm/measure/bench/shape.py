@@ -7,7 +7,7 @@ import math
 from typing import Any, Callable, Iterable, Sequence
 
 from clgemm.backends import vendor_blas
-from clgemm.configs.configuration import configure_all
+from clgemm.configs.configuration import Trial, configure_all
 from clgemm.core.problem import Problem
 from clgemm.library.gemm import choose_kernel
 from clgemm.measure import references as refs
@@ -54,11 +54,14 @@ Passed = tuple[str, Callable[[Workspace], Timer], "float | None"]
 
 
 def _check_rungs(backend: Any, device: Any, ws0: Workspace, rungs: Sequence[int] | None,
-                 say: Callable[[str], None]) -> tuple[list[dict], list[Passed]]:
-    """Each candidate rung, configured as every tool configures it, run once and checked."""
+                 say: Callable[[str], None],
+                 trial: Trial | None = None) -> tuple[list[dict], list[Passed]]:
+    """Each candidate rung, configured as every tool configures it, run once and checked; one
+    whose configuration failed `trial` (borrowed, tried in a child process) is not run here."""
     p = ws0.problem
     numbers, pick = _candidate_rungs(device, p, rungs)
     configs = configure_all(device, numbers, p.as_list())
+    failed = trial(list(configs.values())) if trial is not None else {}
     rung_rows: list[dict] = []
     passed: list[Passed] = []
     for number in numbers:
@@ -68,6 +71,10 @@ def _check_rungs(backend: Any, device: Any, ws0: Workspace, rungs: Sequence[int]
         size_why = rung.size_problem(params, p.m, p.n, p.k)
         if size_why:  # the database had nothing usable for this shape and defaults cannot do it
             res = RunResult(number, rung.title, params, "unsupported-size", message=size_why)
+        elif configs[number].key in failed:
+            res = RunResult(number, rung.title, params, "trial-failed",
+                            message=f"not run: its trial launch in a child process failed "
+                                    f"({failed[configs[number].key]})")
         else:
             say(f"check rung {number} ({source}) {rung.params_text(params)}")
             try:
@@ -140,8 +147,8 @@ def _time(backend: Any, device: Any, p: Problem, ws0: Workspace, passed: list[Pa
 
 def bench_shape(backend: Any, device: Any, p: Problem, rungs: Sequence[int] | None = None,
                 repeats: int | None = None, warmup: int = 1, target_s: float = TARGET_S,
-                rotate_bytes: int = ROTATE_BYTES, progress: Callable[[str], None] | None = None
-                ) -> dict:
+                rotate_bytes: int = ROTATE_BYTES, progress: Callable[[str], None] | None = None,
+                trial: Trial | None = None) -> dict:
     """Check and time every contender on one shape; the row for the table, JSON and CSV."""
     say = progress or (lambda msg: None)
     row: dict[str, Any] = {"shape": p.as_list(), "status": "ok", "note": "", "input_sets": 0,
@@ -157,7 +164,7 @@ def bench_shape(backend: Any, device: Any, p: Problem, rungs: Sequence[int] | No
                                           f"{exc}")
         return row
 
-    rung_rows, passed = _check_rungs(backend, device, ws0, rungs, say)
+    rung_rows, passed = _check_rungs(backend, device, ws0, rungs, say, trial)
     ref_rows, passed_refs = _check_references(backend, device, ws0, say)
     passed += passed_refs
     contenders = _time(backend, device, p, ws0, passed, row, repeats, warmup, target_s,

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from clgemm.backends import array_library
 from clgemm.core import accuracy
 from clgemm.library import gemm as api
 from clgemm.library import plan as library_plan
@@ -38,7 +39,7 @@ def test_quick_sweep_covers_every_dimension(device):
     cases = [c for _, cs in planned for c in cs]
     rungs_run = {c.rung for c in cases if c.path == "buffers"}
     assert rungs_run == set(REGISTRY)
-    for path in ("buffers", "numpy", "pyopencl"):
+    for path in ("buffers", "numpy", array_library(device.backend)):  # pyopencl, or cupy
         mine = [c for c in cases if c.path == path]
         assert {c.order for c in mine} == {"F", "C"}, path
         assert {(c.trans_a, c.trans_b) for c in mine} == {(False, False), (False, True),

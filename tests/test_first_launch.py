@@ -123,6 +123,7 @@ def test_the_ladder_runs_a_borrowed_configuration_that_survived_its_trial(
     row = data["rows"][1]
     assert row["params_source"] == borrowed_rung_2.source and row["status"] == "ok"
     assert row["params"] == dict(borrowed_rung_2.params)
+    assert data["trial_failures"] == {}
 
 
 def test_the_ladder_climbs_past_a_borrowed_configuration_that_failed_its_trial(
@@ -134,6 +135,7 @@ def test_the_ladder_climbs_past_a_borrowed_configuration_that_failed_its_trial(
     row = data["rows"][1]
     assert row["params_source"] == "default" and row["status"] == "ok"
     assert row["params"] == get_rung(2).defaults()
+    assert data["trial_failures"] == {"2": "crashed: worker died during launch (signal 11)"}
     said = " ".join(err.split())
     assert (f"rung 2: the configuration of {borrowed_rung_2.source} (TS=8) failed its trial "
             f"launch here (crashed: worker died during launch (signal 11)); the rung ran its "

@@ -66,8 +66,8 @@ def ladder(device: str | None, backend: str | None, size: int | None,
                                     stored=not use_defaults)
     check_workspace(dev, problem, _with_defaults(configs_by_rung, vs_defaults),
                     vendor_c=not vs_defaults)
-    trial_notes = _without_failed_trials(dev, configs_by_rung)
-    if trial_notes:  # a rung now runs its defaults, which may ask more of the workspace
+    trial_failures = _without_failed_trials(dev, configs_by_rung)
+    if trial_failures:  # a rung now runs its defaults, which may ask more of the workspace
         check_workspace(dev, problem, _with_defaults(configs_by_rung, vs_defaults),
                         vendor_c=not vs_defaults)
     chosen = {n: dict(c.params) for n, c in configs_by_rung.items()}
@@ -82,11 +82,13 @@ def ladder(device: str | None, backend: str | None, size: int | None,
     run = run_ladder(dev, numbers, problem, params=chosen, sources=sources, warmup=warmup,
                      repeats=repeats, command=command_line(), progress=progress)
     run.hardware = hardware
+    run.trial_failures = {n: why for n, (why, _) in trial_failures.items()}
     run.runs_all_at = nearest_size(problem, lambda p: {
         n: c.params for n, c in configure_all(dev, numbers, p.as_list(), user,
                                               stored=not use_defaults).items()})
     out.table(ladder_table(run, out.layout))
-    for line in trial_notes + tuning_notes(dev, numbers, sources, use_defaults):
+    for line in ([note for _, note in trial_failures.values()]
+                 + tuning_notes(dev, numbers, sources, use_defaults)):
         out.note(line)
     out.write(run.to_json(), csv_text(ladder_rows(run)))
 
@@ -100,20 +102,21 @@ def _with_defaults(configs: dict[int, Config],
                   else [])
 
 
-def _without_failed_trials(dev: DeviceInfo, configs: dict[int, Config]) -> list[str]:
+def _without_failed_trials(dev: DeviceInfo,
+                           configs: dict[int, Config]) -> dict[int, tuple[str, str]]:
     """Each borrowed configuration tried first in a child process (`first_launch`); one that
     failed there is replaced by its rung's defaults in `configs`, so the ladder still climbs
-    every rung. A line for each, saying why."""
+    every rung. By rung: why it failed, and the line under the table that says so."""
     failures = trial_failures(dev, configs.values(), progress)
-    notes = []
+    out = {}
     for number, config in list(configs.items()):
         why = failures.get(config.key)
         if why is not None:
-            notes.append(f"rung {number}: the configuration of {config.source} "
-                         f"({config.text()}) failed its trial launch here ({why}); the rung "
-                         f"ran its defaults")
+            out[number] = (why, f"rung {number}: the configuration of {config.source} "
+                                f"({config.text()}) failed its trial launch here ({why}); the "
+                                f"rung ran its defaults")
             configs[number] = Config(number, get_rung(number).defaults(), "default")
-    return notes
+    return out
 
 
 def _tuned_vs_defaults(dev: DeviceInfo, problem: Problem, tuned: dict[int, dict[str, Any]],

@@ -6,7 +6,7 @@ import datetime as _dt
 import math
 import platform as _platform
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
@@ -125,6 +125,9 @@ class LadderRun:
     #: where some rungs could not run at this size: the nearest at which all would
     #: (`nearest_size`)
     runs_all_at: Problem | None = None
+    #: rungs whose borrowed configuration failed its trial launch in a child process, and why:
+    #: they ran their defaults (`tuner.first_launch`)
+    trial_failures: dict[int, str] = field(default_factory=dict)
 
     def hardware_figures(self) -> Hardware:
         return self.hardware or hardware_for_device(self.device)
@@ -178,6 +181,7 @@ class LadderRun:
             "references": self.references,
             "pct_of_reference_base": base["name"] if base else None,
             "bound_hardware": self.hardware_figures().to_json(),
+            "trial_failures": {str(n): why for n, why in self.trial_failures.items()},
             "provenance": provenance(self.command),
         }
 

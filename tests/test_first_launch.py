@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
 import sys
 
 import pytest
 
 from clgemm.cli import main
 from clgemm.configs import lookup
-from clgemm.configs.configuration import Config
+from clgemm.configs import trial_record
+from clgemm.configs.configuration import Config, configure
 from clgemm.configs.database import Entry, database_path, device_meta, load
 from clgemm.configs import database
 from clgemm.core.problem import Problem
@@ -53,10 +56,12 @@ def _fake(mode: int, source: str) -> Config:
     return Config(FAKE.number, {"MODE": mode, "TS": 8}, source)
 
 
-def test_a_borrowed_configuration_that_crashes_its_trial_is_named_and_this_process_lives(device):
+def test_a_borrowed_configuration_that_crashes_its_trial_is_named_and_this_process_lives(
+        device, tmp_path, monkeypatch):
     """MODE 5 writes through a null pointer at its first launch (a CPU's runtime dies of it, a
     GPU's reports a failed launch), MODE 3 is wrong, MODE 1 is right: only the borrowed
     failures come back, each with why; the configurations not borrowed are not tried."""
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))  # where the failures are recorded
     said: list[str] = []
     failures = first_launch.trial_failures(
         device, [_fake(1, "family: Other"), _fake(5, "default: CPU"), _fake(3, "tuned (driver "
@@ -81,17 +86,17 @@ def test_nothing_borrowed_starts_no_child(device, monkeypatch):
 
 @pytest.fixture
 def borrowed_rung_2(device, tmp_path, monkeypatch):
-    """A database of another device of this one's type holding rung 2 with TS=8: the ladder's
-    rung 2 runs it as `default: CPU` (or GPU)."""
-    results, shipped = tmp_path / "results", tmp_path / "shipped"
+    """A database of another device of this one's type holding rung 2 with TS=8, the only
+    database read (here and in child processes): the ladder's rung 2 runs it as `default: CPU`
+    (or GPU)."""
+    results = tmp_path / "results"
     results.mkdir()
-    shipped.mkdir()
     monkeypatch.setenv("CLGEMM_RESULTS", str(results))
-    monkeypatch.setattr(database, "TUNING", shipped)
+    monkeypatch.setenv(database.SHIPPED_SWITCH, "0")
     other = dataclasses.replace(device, name="Made-up " + device.type, vendor="Nobody",
                                 driver_version="0.0", compute_capability="")
     params = get_rung(2).resolve({"TS": 8})
-    db = load(other, database_path(other.key, shipped))
+    db = load(other, database_path(other.key, results))
     db.entries = [Entry(2, [64] * 3, device.backend, dict(params), 1.0, 1.0)]
     db.meta = device_meta(other)
     db.save()
@@ -186,3 +191,71 @@ def test_trials_try_a_configuration_once_a_run(device, monkeypatch):
     assert trials(two + [Config(2, get_rung(2).resolve({"TS": 4}), "tuned")]) == {
         two[1].key: "wrong: off"}
     assert asked == [[c.key for c in two], []]
+
+
+class _FailingEvaluator:
+    """Stands in for the measuring process: every configuration's launch crashes."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def retarget(self, problem):
+        pass
+
+    def evaluate(self, ref, params):
+        return {"status": "crashed", "message": "worker died during launch (signal 11)"}
+
+
+def test_a_failed_trial_is_recorded_and_the_lookup_never_offers_it_again(
+        device, borrowed_rung_2, monkeypatch):
+    """gemm() tries a stored configuration in its own process, so a crash there would take the
+    caller along: once a trial saw the borrowed configuration fail, the chain leaves it out
+    for this device (rung 2 falls back to its defaults), in this process and any other."""
+    shape = (64, 64, 64)
+    assert configure(device, 2, shape).key == borrowed_rung_2.key
+    assert _source_in_a_new_process(device) == borrowed_rung_2.source
+    monkeypatch.setattr(first_launch, "Evaluator", _FailingEvaluator)
+    assert set(first_launch.trial_failures(device, [borrowed_rung_2])) == {borrowed_rung_2.key}
+    recorded = trial_record.failed(device.key)
+    assert recorded == {borrowed_rung_2.key: "crashed: worker died during launch (signal 11)"}
+    lookup.forget()
+    again = configure(device, 2, shape)
+    assert again.source == "default" and again.params == get_rung(2).defaults()
+    assert _source_in_a_new_process(device) == "default"
+
+
+def _source_in_a_new_process(device) -> str:
+    """Where a fresh process's rung 2 at 64 cubed takes its configuration from."""
+    code = ("import sys; from clgemm.configs.configuration import configure; "
+            "from clgemm.library import gemm as api; d = api.backend_for(sys.argv[1]).device; "
+            "print(configure(d, 2, (64, 64, 64)).source)")
+    r = subprocess.run([sys.executable, "-c", code, str(device.index)], capture_output=True,
+                       text=True, env={**os.environ}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_the_record_keeps_what_others_wrote_and_ignores_what_it_cannot_trust(tmp_path):
+    key_a = trial_record.key_of(2, {"TS": 8})
+    key_b = trial_record.key_of(3, {"TS": 16, "WPT": 4})
+    trial_record.record("dev", {key_a: "crashed: a"}, tmp_path)
+    trial_record.record("dev", {key_b: "wrong: b", key_a: "crashed: again"}, tmp_path)
+    assert trial_record.failed("dev", tmp_path) == {key_a: "crashed: a", key_b: "wrong: b"}
+    path = trial_record.record_path("dev", tmp_path)
+    data = json.loads(path.read_text())
+    data["entries"] += [{**data["entries"][0], "clgemm": "0.0.0-other"},  # another version's
+                        {**data["entries"][0], "rung": 999},  # no such kernel
+                        {**data["entries"][0], "params": {"TS": "8"}}]  # not an integer
+    path.write_text(json.dumps(data))
+    assert trial_record.failed("dev", tmp_path) == {key_a: "crashed: a", key_b: "wrong: b"}
+    path.write_text("{ not json")
+    with pytest.warns(RuntimeWarning, match="trial record .* ignored"):
+        assert trial_record.failed("dev", tmp_path) == {}
+    trial_record.record("dev", {key_b: "wrong: b"}, tmp_path)  # an unreadable file is replaced
+    assert trial_record.failed("dev", tmp_path) == {key_b: "wrong: b"}

@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from clgemm.configs import lookup
+from clgemm.configs import lookup, trial_record
 from clgemm.core.errors import UsageError
 from clgemm.core.tables import params_text
 from clgemm.rungs import LIBRARY, Rung, get_rung
 
 
 #: what a configuration is, whatever its source: the kernel and its sorted parameters
-ConfigKey = tuple[int, tuple[tuple[str, int], ...]]
+ConfigKey = trial_record.Key
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Config:
 
     @property
     def key(self) -> ConfigKey:
-        return self.rung, tuple(sorted(self.params.items()))
+        return trial_record.key_of(self.rung, self.params)
 
     @property
     def borrowed(self) -> bool:

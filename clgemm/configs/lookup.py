@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from clgemm.configs.database import (FORMAT, SHIPPED_SWITCH, Database, is_shipped, read_any,
                                      read_roots, shape_distance, usable_params)
+from clgemm.configs import trial_record
 from clgemm.configs.splits import slices_gemm_decides
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_bytes, real_path
@@ -230,6 +231,10 @@ def candidates(device: Any, rung: Rung, shape: Sequence[int] | None,
             other_vectors.add(db.path)
         out += [(rank, f) for f in _found_in(db, device.backend, rung, limits, shape,
                                             LEVELS[rank], label, batch > 1)]
+    failed = trial_record.failed(device.key)
+    if failed:  # crashed or erred here in a trial launch: never offered to this device again
+        out = [(rank, f) for rank, f in out
+               if trial_record.key_of(f.rung, f.params) not in failed]
     if any(f.path not in other_vectors for _, f in out):
         # A CPU's register block is sized to its vector registers: one made for 32 registers
         # of 16 floats spills on 16 of 8, so another CPU of the type counts only where none

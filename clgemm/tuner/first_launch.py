@@ -8,13 +8,15 @@ fault with nothing printed (results/xeon/rung10-pocl5). The ladder, verify and t
 each borrowed configuration once in the tuner's measuring process, which a crash cannot take
 down. The trial runs the smallest product the configuration can do: a runtime that generates
 its code per work-group size at the first launch (PoCL) generates it there, for the same
-work-group as the real launch.
+work-group as the real launch. A failure is recorded (`configs.trial_record`), so that the
+lookup never hands that configuration to the device again, `gemm()` included.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from clgemm.configs import trial_record
 from clgemm.configs.configuration import Config, ConfigKey
 from clgemm.devices.info import DeviceInfo
 from clgemm.tuner.evaluate import Evaluator
@@ -52,6 +54,7 @@ def trial_failures(device: DeviceInfo, configs: Iterable[Config],
             res = ev.evaluate(ref_of(config), dict(config.params))
             if res.get("status") != "ok":
                 failures[key] = f"{res.get('status')}: {res.get('message') or 'no message'}"
+    trial_record.record(device.key, failures)
     return failures
 
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from clgemm.configs import database
 from clgemm.core.errors import UsageError
-from clgemm.core.files import is_regular_file, read_json, write_atomic
+from clgemm.core.files import is_regular_file, read_json_list, write_atomic
 from clgemm.core.locks import exclusive
 from clgemm.core.version import __version__
 from clgemm.rungs import REGISTRY
@@ -56,13 +56,7 @@ _WARNED: set[Path] = set()
 
 
 def _entries(path: Path) -> list[Any]:
-    data = read_json(path, "trial record")
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise UsageError(f"trial record {path}: not a {FORMAT} file")
-    entries = data.get("entries")
-    if not isinstance(entries, list):
-        raise UsageError(f"trial record {path}: 'entries' is not a list")
-    return entries
+    return read_json_list(path, "trial record", FORMAT, "entries", f"a {FORMAT} file")[1]
 
 
 def failed(device_key: str, root: Path | None = None) -> dict[Key, str]:

@@ -101,6 +101,19 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     return parse_json(read_text(path, what), f"{what} {path}")
 
 
+def read_json_list(path: str | os.PathLike, what: str, fmt: str, key: str,
+                   kind: str) -> tuple[dict[str, Any], list[Any]]:
+    """A JSON object of one "format" holding a list under `key`: the object and the list.
+    Anything else is refused as a UsageError naming `what` and saying it is not `kind`."""
+    data = read_json(path, what)
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise UsageError(f"{what} {path}: not {kind}")
+    items = data.get(key)
+    if not isinstance(items, list):
+        raise UsageError(f"{what} {path}: '{key}' is not a list")
+    return data, items
+
+
 def json_files(folder: Path) -> list[Path]:
     """Every regular `*.json` file under `folder`, in name order: the results a folder holds,
     without hidden files (a write's temporary file) or what lies under a `journals` folder."""

@@ -34,7 +34,7 @@ from clgemm.configs import lookup
 from clgemm.configs.configuration import Config, Trial, verify_candidates
 from clgemm.core import accuracy
 from clgemm.core.errors import ClgemmError, UsageError
-from clgemm.core.files import read_json
+from clgemm.core.files import read_json_list
 from clgemm.core.memory_fit import check_host_memory, checking_bytes
 from clgemm.core.problem import Problem
 from clgemm.core.tables import (BRIEF_NOTE, FULL, Bad, Column, Layout, fit_lines, params_brief,
@@ -716,12 +716,8 @@ def read_cases(path: str | Path) -> tuple[list[Case], str | None]:
     """The cases of a --failures file, and the key of the device they were recorded on (None
     if it does not say): the file is read once, so the cases and the key come from one
     version of it."""
-    data = read_json(path, "--replay")
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise UsageError(f"--replay {path}: not a file written by 'clgemm verify --failures'")
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise UsageError(f"--replay {path}: 'cases' is not a list")
+    data, cases = read_json_list(path, "--replay", FORMAT, "cases",
+                                 "a file written by 'clgemm verify --failures'")
     device = data.get("device")
     return ([_case_from_json(f"--replay {path}: case {i}", c) for i, c in enumerate(cases, 1)],
             device if isinstance(device, str) else None)

@@ -226,6 +226,10 @@ class _Search:
     #: a step's first batch is the options' own, since one as large as the builders may hold a
     #: step of a few seconds past its time waiting for builds it then has no time to measure
     build_bound: bool = False
+    #: each seed whose variants are measured with the seeds, with those variants (`_variants`)
+    bases: list[tuple[Config, list[Config]]] = field(default_factory=list)
+    #: the bases whose helpful variants were combined already (`combined`)
+    combined_for: set[Config] = field(default_factory=set)
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -268,14 +272,51 @@ class _Search:
         names = [p.name for p in self.rung.params if p.variant or p.read_width]
         found: list[Config] = []
         for seed in seeds:
-            params = self.space.params(seed)
+            params, own = self.space.params(seed), []
             for name in names:
                 for value in self.space.candidates[self.space.names.index(name)]:
                     key = self.space.key({**params, name: value})
-                    if (value != params[name] and key is not None and key in self.space.index
-                            and key not in found):
-                        found.append(key)
+                    if value != params[name] and key is not None and key in self.space.index:
+                        own.append(key)
+                        if key not in found:
+                            found.append(key)
+            self.bases.append((seed, own))
         return found
+
+    def combined(self) -> list[Config]:
+        """For each base whose variants are all measured (`bases`), once: the base with every
+        change of one of its variants that measured faster than the base made at once, each
+        parameter at its fastest value, where that is two changes or more and in the space.
+        The changes interact: on an H200 the default tiled configuration ran slower with a
+        pipeline alone and faster with wide reads of B alone, and the fastest configuration
+        stored for that GPU has both (results/h200/fresh-tune-plan); a walk of one-parameter
+        moves that starts elsewhere may never put such changes together."""
+        pending = [(b, vs) for b, vs in self.bases if b not in self.combined_for]
+        if not pending:
+            return []
+        needed = {c for b, vs in pending for c in (b, *vs)}
+        scores = {t.config: t.score for t in self.history if t.config in needed}
+        out: list[Config] = []
+        for base, variants in pending:
+            if base not in scores or any(v not in scores for v in variants):
+                continue
+            self.combined_for.add(base)
+            base_score = scores[base]
+            if not base_score:
+                continue
+            params = self.space.params(base)
+            best: dict[str, tuple[float, int]] = {}
+            for v in variants:
+                score = scores[v]
+                changed = [(n, int(b)) for n, a, b in zip(self.space.names, base, v) if a != b]
+                if (len(changed) == 1 and score and score > base_score
+                        and score > best.get(changed[0][0], (0.0, 0))[0]):
+                    best[changed[0][0]] = (score, changed[0][1])
+            key = self.space.key({**params, **{n: value for n, (_, value) in best.items()}})
+            if (len(best) >= 2 and key is not None and key in self.space.index
+                    and key not in self.measured and key not in out):
+                out.append(key)
+        return out
 
     def remaining(self) -> int:
         unmeasured = len(self.space) - sum(1 for c in self.measured if c in self.space.index)
@@ -310,7 +351,9 @@ class _Search:
                 # a batch for each device measuring at once
                 n = min(self.batch_size() * getattr(self.evaluator, "width", 1),
                         self.remaining())
-                # the seeds first, the strategy filling the batch (every device busy)
+                # the seeds first (a base's helpful variants combined as soon as all are
+                # measured), the strategy filling the batch (every device busy)
+                seeds = self.combined() + seeds
                 proposed, seeds = seeds[:n], seeds[n:]
                 if len(proposed) < n:
                     proposed += strategy.propose(self.space, self.history, rng,

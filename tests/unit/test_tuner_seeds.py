@@ -5,7 +5,9 @@ after they were stored is tried on them before the strategy strays."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import itertools
+import random
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,8 +18,10 @@ from clgemm.rungs.base import Param
 from clgemm.rungs.tiled import TILED
 from clgemm.rungs.tiled_any import TILED_ANY
 from clgemm.tuner import plan
-from clgemm.tuner.rung_tune import VARIANT_SEEDS, TuneOptions, _Search
-from clgemm.tuner.space import SearchSpace
+from clgemm.tuner.rung_tune import VARIANT_SEEDS, RungOutcome, TuneOptions, _Search
+from clgemm.tuner.space import Config, SearchSpace
+from clgemm.tuner.strategies import make_strategy
+from clgemm.tuner.strategies.base import Trial
 
 PARAMS = (Param("T", (8, 16, 32), 16, "a tile"), Param("R", (0, 8), 0, "an order", minimum=0,
                                                          variant=True),
@@ -49,6 +53,57 @@ def test_measured_configurations_are_not_proposed_again():
     order = _search([dict(T=32, R=0, U=0)], measured={(32, 0, 1)}).seeds((16, 0, 0))
     assert (32, 0, 1) not in order and (32, 8, 0) in order
 
+
+
+def test_a_seeds_helpful_variants_are_combined_once_all_are_measured():
+    """Each change that made a base faster on its own is made at once, each parameter at its
+    fastest value, once the base's variants are all measured; once per base, and only where
+    two changes or more helped and the space holds the result."""
+    search = _search([dict(T=32, R=0, U=0)])
+    assert search.seeds((16, 0, 0)) == [(16, 0, 0), (32, 0, 0), (16, 8, 0), (16, 0, 1),
+                                        (32, 8, 0), (32, 0, 1)]
+    search.history = [Trial((16, 0, 0), 10.0), Trial((16, 8, 0), 12.0)]
+    assert search.combined() == []  # (16, 0, 1) is not measured yet
+    search.history.append(Trial((16, 0, 1), 11.0))
+    assert search.combined() == [(16, 8, 1)]
+    assert search.combined() == []  # once for the default
+    # the stored seed: both changes helped, but the space leaves (32, 8, 1) out
+    search.history += [Trial((32, 0, 0), 10.0), Trial((32, 8, 0), 11.0), Trial((32, 0, 1), 12.0)]
+    assert search.combined() == []
+    one = _search([])
+    one.seeds((16, 0, 0))
+    one.history = [Trial((16, 0, 0), 10.0), Trial((16, 8, 0), 12.0), Trial((16, 0, 1), None)]
+    assert one.combined() == []  # one change helped, and a failure is no help
+
+
+def test_the_combination_is_measured_before_the_strategy_strays():
+    """In a run, the combination of a base's helpful variants is measured as soon as they
+    are, ahead of anything the strategy proposes; here it is the fastest configuration."""
+    speed = {(16, 0, 0): 10.0, (16, 8, 0): 12.0, (16, 0, 1): 11.0, (16, 8, 1): 20.0}
+    measured: list[Config] = []
+
+    class Made:
+        def prebuild(self, ref, configs):
+            pass
+
+        def evaluate(self, ref, params):
+            key = (params["T"], params["R"], params["U"])
+            measured.append(key)
+            return {"status": "ok", "gflops": speed.get(key, 1.0), "ms": 1.0}
+
+    class Kept:
+        def append(self, record, keep=True):
+            pass
+
+    search = _search([])
+    search.rung = SimpleNamespace(params=PARAMS, number=0)
+    search.journal, search.evaluator = Kept(), Made()
+    search.options = TuneOptions(budget=6, batch=1)
+    search.out = RungOutcome(0, "made up", len(search.space), "random")
+    search.run(make_strategy("random"), random.Random(0), search.seeds((16, 0, 0)),
+               io.StringIO())
+    assert measured[:4] == [(16, 0, 0), (16, 8, 0), (16, 0, 1), (16, 8, 1)]
+    assert max(search.history, key=lambda t: t.score or 0).config == (16, 8, 1)
 
 def test_a_register_vectors_width_is_tried_on_the_seeds_too():
     """A parameter that says how wide a work-item's register reads are (`read_width`), not

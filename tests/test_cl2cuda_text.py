@@ -381,9 +381,24 @@ EMULATED = [(n, {}, None) for n in sorted(REGISTRY) + [12, 13]] + [
 ]
 
 
+@pytest.fixture(scope="module")
+def emulated_transpose(tmp_path_factory):
+    """The transpose helper under the emulation, built once for the module's tests on first
+    use: a third of the rungs' tests need it, and it is the same program for all of them."""
+    built: list[Path] = []
+
+    def get() -> Path:
+        if not built:
+            built.append(_emulated(tmp_path_factory.mktemp("transpose"), TRANSPOSE_B.file,
+                                   TRANSPOSE_B.kernel, dict(TRANSPOSE_B.macros),
+                                   transpose=True))
+        return built[0]
+    return get
+
+
 @pytest.mark.parametrize("number,overrides,sizes", EMULATED,
                          ids=[f"rung{e[0]}-{e[1] or 'defaults'}" for e in EMULATED])
-def test_rung_runs_under_emulated_cuda(tmp_path, number, overrides, sizes):
+def test_rung_runs_under_emulated_cuda(tmp_path, emulated_transpose, number, overrides, sizes):
     _need_emulation()
     rung = {**REGISTRY, **LIBRARY}[number]
     params = rung.resolve(overrides)
@@ -395,8 +410,7 @@ def test_rung_runs_under_emulated_cuda(tmp_path, number, overrides, sizes):
     helper = None
     if rung.helpers:
         assert [h.kernel for h in rung.helpers] == ["transpose"]
-        helper = _emulated(tmp_path, TRANSPOSE_B.file, TRANSPOSE_B.kernel,
-                           dict(TRANSPOSE_B.macros), transpose=True)
+        helper = emulated_transpose()
     rng = np.random.default_rng(number)
     for m, n, k in sizes:
         a = rng.standard_normal((m, k), dtype=np.float32)

@@ -289,8 +289,8 @@ class _Search:
         parameter at its fastest value, where that is two changes or more and in the space.
         The changes interact: on an H200 the default tiled configuration ran slower with a
         pipeline alone and faster with wide reads of B alone, and the fastest configuration
-        stored for that GPU has both (results/h200/fresh-tune-plan); a walk of one-parameter
-        moves that starts elsewhere may never put such changes together."""
+        stored for that GPU has both; a walk of one-parameter moves that starts elsewhere may
+        never put such changes together (results/h200/combined-variants)."""
         pending = [(b, vs) for b, vs in self.bases if b not in self.combined_for]
         if not pending:
             return []

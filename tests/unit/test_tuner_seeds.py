@@ -1,6 +1,7 @@
 """The seeds a rung's search measures first: the default, the stored configurations, then each of
 the first stored ones with one variant parameter set otherwise, so that a kernel option added
-after they were stored is tried on them before the strategy strays."""
+after they were stored is tried on them before the strategy strays, and each of those with the
+variants that helped it made together."""
 
 from __future__ import annotations
 
@@ -52,7 +53,6 @@ def test_the_first_stored_seeds_are_followed_by_their_variants():
 def test_measured_configurations_are_not_proposed_again():
     order = _search([dict(T=32, R=0, U=0)], measured={(32, 0, 1)}).seeds((16, 0, 0))
     assert (32, 0, 1) not in order and (32, 8, 0) in order
-
 
 
 def test_a_seeds_helpful_variants_are_combined_once_all_are_measured():

@@ -226,10 +226,9 @@ class _Search:
     #: a step's first batch is the options' own, since one as large as the builders may hold a
     #: step of a few seconds past its time waiting for builds it then has no time to measure
     build_bound: bool = False
-    #: each seed whose variants are measured with the seeds, with those variants (`_variants`)
-    bases: list[tuple[Config, list[Config]]] = field(default_factory=list)
-    #: the bases whose helpful variants were combined already (`combined`)
-    combined_for: set[Config] = field(default_factory=set)
+    #: each seed whose variants are measured with the seeds and not yet combined (`combined`),
+    #: with those variants: each one's configuration and the parameter and value it changes
+    bases: list[tuple[Config, list[tuple[Config, str, int]]]] = field(default_factory=list)
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -277,7 +276,7 @@ class _Search:
                 for value in self.space.candidates[self.space.names.index(name)]:
                     key = self.space.key({**params, name: value})
                     if value != params[name] and key is not None and key in self.space.index:
-                        own.append(key)
+                        own.append((key, name, value))
                         if key not in found:
                             found.append(key)
             self.bases.append((seed, own))
@@ -291,28 +290,20 @@ class _Search:
         pipeline alone and faster with wide reads of B alone, and the fastest configuration
         stored for that GPU has both; a walk of one-parameter moves that starts elsewhere may
         never put such changes together (results/h200/combined-variants)."""
-        pending = [(b, vs) for b, vs in self.bases if b not in self.combined_for]
-        if not pending:
-            return []
-        needed = {c for b, vs in pending for c in (b, *vs)}
-        scores = {t.config: t.score for t in self.history if t.config in needed}
+        scores = {t.config: t.score for t in self.history} if self.bases else {}
         out: list[Config] = []
-        for base, variants in pending:
-            if base not in scores or any(v not in scores for v in variants):
+        for base, variants in list(self.bases):
+            if base not in scores or any(v not in scores for v, _, _ in variants):
                 continue
-            self.combined_for.add(base)
-            base_score = scores[base]
-            if not base_score:
-                continue
-            params = self.space.params(base)
+            self.bases.remove((base, variants))
             best: dict[str, tuple[float, int]] = {}
-            for v in variants:
-                score = scores[v]
-                changed = [(n, int(b)) for n, a, b in zip(self.space.names, base, v) if a != b]
-                if (len(changed) == 1 and score and score > base_score
-                        and score > best.get(changed[0][0], (0.0, 0))[0]):
-                    best[changed[0][0]] = (score, changed[0][1])
-            key = self.space.key({**params, **{n: value for n, (_, value) in best.items()}})
+            for v, name, value in variants:
+                score, base_score = scores[v], scores[base]
+                if (score and base_score and score > base_score
+                        and score > best.get(name, (0.0, 0))[0]):
+                    best[name] = (score, value)
+            key = self.space.key({**self.space.params(base),
+                                  **{n: value for n, (_, value) in best.items()}})
             if (len(best) >= 2 and key is not None and key in self.space.index
                     and key not in self.measured and key not in out):
                 out.append(key)

@@ -28,6 +28,18 @@ def rand(rng: np.random.Generator, shape: tuple[int, ...], order: str = "C") -> 
     return np.asarray(rng.standard_normal(shape, dtype=np.float32), order=order)
 
 
+def starting_at(x: np.ndarray, byte: int = 0) -> np.ndarray:
+    """A copy of the contiguous array `x` whose first element lies `byte` bytes past a 64-byte
+    boundary (NumPy's own arrays start on 16 bytes, wherever the allocator puts them)."""
+    order = "C" if x.flags.c_contiguous else "F"
+    raw = np.empty(x.size + 32, np.float32)
+    skip = ((-raw.ctypes.data) % 64 + byte) // 4
+    out = raw[skip:skip + x.size].reshape(x.shape, order=order)  # type: ignore[call-overload]
+    out[...] = x
+    assert out.ctypes.data % 64 == byte
+    return out
+
+
 def reference(a, b, c, alpha, beta, ta, tb) -> np.ndarray:
     """alpha*op(A)*op(B) + beta*C in float64, with BLAS's special cases (C unread at beta 0)."""
     a = a.astype(np.float64).T if ta else a.astype(np.float64)

@@ -73,10 +73,12 @@ class Backend(ABC):
     def to_device(self, host: np.ndarray) -> Any:
         """Copy a contiguous float32 array into a new device buffer."""
 
-    def host_buffer(self, host: np.ndarray, writable: bool) -> Any | None:
+    def host_buffer(self, host: np.ndarray, writable: bool, align: int = 4) -> Any | None:
         """A buffer that is the contiguous float32 array `host` itself, where the device works
         in host memory (a CPU): no copy in, and with `writable`, no copy out (`sync_host`).
-        None where a buffer cannot be the host's memory (the default)."""
+        None where a buffer cannot be the host's memory (the default), or where `host` does
+        not start on a multiple of `align` bytes: a kernel that reads vectors through vector
+        pointers is compiled to aligned loads, which fault on a CPU at any other address."""
         return None
 
     def sync_host(self, buf: Any, host: np.ndarray) -> None:

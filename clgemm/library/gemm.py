@@ -38,7 +38,7 @@ from clgemm.library.hot_call import HotCall
 from clgemm.library.hot_host import HostCall, host_key
 from clgemm.library.order import LaunchOrder
 from clgemm.library.placing import upload
-from clgemm.library.plan import Plan, aliases, reads_while_writing_c
+from clgemm.library.plan import Plan, aliases, in_place_alignment, reads_while_writing_c
 from clgemm.library.program import CallProgram
 from clgemm.library.signatures import program_for, run_program, signature_of
 from clgemm.library.stacks import CheckedCall, gemm_stacks
@@ -405,7 +405,8 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
             waits += kind.events(x)
     order = LaunchOrder(be, queue, waits)
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
-    in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n)
+    in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n,
+                      _alignment(program, c_op.c_order))
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     program = run_program(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
@@ -437,12 +438,20 @@ def _remember_hot(key: Any, be: Backend, kind: DeviceArrays, program: CallProgra
                                                      shape, check, *queue))
 
 
+def _alignment(program: CallProgram, swap: bool) -> dict[str, int]:
+    """The bytes the caller's A and B must start on to be read where they lie: the program's
+    A is the caller's B where C is C-ordered (`_mats`)."""
+    first, second = in_place_alignment(program.plan)
+    return {"a": second, "b": first} if swap else {"a": first, "b": second}
+
+
 def _remember_host(key: Any, be: Backend, program: CallProgram, ops: dict[str, Operand],
                    c_op: Operand, shape: tuple[int, int]) -> None:
     """A call on NumPy arrays that ran in place, as a HostCall for the next of its signature."""
     la, lb, lc = ("C" if op.c_order else "F" for op in (ops["a"], ops["b"], c_op))
+    align = _alignment(program, c_op.c_order)
     CACHE.remembered(CACHE.hot, key, lambda: HostCall(be, program, c_op.c_order, (la, lb, lc),
-                                                      shape))
+                                                      shape, (align["a"], align["b"])))
 
 
 def _result(be: Backend, order: LaunchOrder, out_kind: DeviceArrays | None,

@@ -77,13 +77,18 @@ class HostCall:
     layouts: tuple[str, str, str]
     #: C's shape, for a call that makes a new one
     shape: tuple[int, int]
+    #: the bytes A and B must start on to be read where they lie (`plan.in_place_alignment`)
+    align: tuple[int, int]
 
     def __call__(self, a: np.ndarray, b: np.ndarray, c: np.ndarray | None,
                  wait_for: Any) -> np.ndarray | None:
         """The call's result, or None where it must go the whole way: where it waits for
-        events, where C shares memory with A or B this time, or where a launch failed (the
-        full path drops the configuration)."""
+        events, where C shares memory with A or B this time, where A or B does not start where
+        the kernel can read it in place (the full path copies it), or where a launch failed
+        (the full path drops the configuration)."""
         if wait_for is not None:
+            return None
+        if a.ctypes.data % self.align[0] or b.ctypes.data % self.align[1]:
             return None
         if c is None:
             c = np.empty(self.shape, dtype=np.float32)

@@ -3,7 +3,7 @@ device that works in host memory (a CPU) takes the NumPy arrays themselves, any 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
@@ -12,12 +12,14 @@ from clgemm.library.order import LaunchOrder
 
 
 def upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
-           c_floats: int) -> np.ndarray | None:
+           c_floats: int, align: Mapping[str, int]) -> np.ndarray | None:
     """Host operands onto the device: where the device works in host memory (a CPU) the
     buffers are the arrays themselves, else copies; a C that is not read is written in place
     there (returned: the array to sync afterwards), else into a scratch buffer. C is never
     the host's own memory where it shares memory with A or B, which are read as it is
-    written."""
+    written. An operand named in `align` is read where it lies only if it starts on that many
+    bytes (`plan.in_place_alignment`); else it is copied, and the copy starts on the device's
+    own alignment."""
     in_place = None
     for op in ops:
         if op.buf is not None:
@@ -33,7 +35,7 @@ def upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, r
             continue
         host = np.asarray(op.array, order=layout).reshape(-1, order=layout)
         if op is not c_op:
-            op.buf = be.host_buffer(host, writable=False)
+            op.buf = be.host_buffer(host, writable=False, align=align.get(op.name, 4))
         if op.buf is None:
             op.buf = be.to_device(host)
     return in_place

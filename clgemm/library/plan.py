@@ -243,3 +243,21 @@ def aliases(kind: DeviceArrays | None, a: Mat, b: Mat, c: Mat, m: int, n: int,
         return False, False
     return (shares_memory(kind, a, *stored(a, m, k), c, m, n),
             shares_memory(kind, b, *stored(b, k, n), c, m, n))
+
+
+#: the bytes a stack's A and B must start on to be read where they lie, whichever of the
+#: stack's kernels runs: the widest vector the tiled kernel reads (`in_place_alignment`)
+STACK_ALIGNMENT = 4 * max(next(p for p in TILED.params if p.name == "WIDTH").candidates)
+
+
+def in_place_alignment(plan: Plan) -> tuple[int, int]:
+    """The bytes the plan's A and B must each start on to be read where they lie. The tiled
+    kernels read an operand they do not get packed in vectors of WIDTH floats through vector
+    pointers, which a compiler may turn into aligned loads; on a CPU, where the operand is the
+    caller's array, those fault at an address off the vector (a NumPy array starts on 16 bytes,
+    a large one seldom on 32). A packed operand is read float by float by its packing."""
+    if not plan.use_p or plan.direct or plan.chosen.rung not in (TILED.number,
+                                                                 TILED_ANY.number):
+        return 4, 4
+    width = 4 * get_rung(plan.chosen.rung).resolve(dict(plan.chosen.params))["WIDTH"]
+    return (4 if plan.pack_a else width), (4 if plan.pack_b else width)

@@ -28,6 +28,7 @@ from clgemm.library.cache import CACHE
 from clgemm.library.hot_stack import HotStack
 from clgemm.library.order import LaunchOrder
 from clgemm.library.placing import flat_view, upload
+from clgemm.library.plan import STACK_ALIGNMENT
 from clgemm.library.program import CallProgram, helper_kernel, tiles_geometry
 from clgemm.library.stack_launch import run_stack
 
@@ -189,8 +190,9 @@ def gemm_stacks(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool, trans_
         result = out_kind.empty(be, named, batch + (m, n))
         buf, offset = out_kind.buffer_of(result)
         stacks["c"].op.buf, stacks["c"].op.offset = buf, offset
+    # the kernel is chosen after the upload: the operands start where any of them reads vectors
     in_place = upload(be, order, [s.op for s in stacks.values()], stacks["c"].op,
-                      call.beta != 0, count * m * n)
+                      call.beta != 0, count * m * n, {"a": STACK_ALIGNMENT, "b": STACK_ALIGNMENT})
     program, refuse = _launch(call, order, stacks, trans_a, trans_b, count,
                               kind if c is not None and call.kinds.get("c") is not None
                               else None)

@@ -158,10 +158,12 @@ class OpenCLBackend(Backend):
         flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
         return cl.Buffer(self.context, flags, hostbuf=host)
 
-    def host_buffer(self, host: np.ndarray, writable: bool) -> Any | None:
+    def host_buffer(self, host: np.ndarray, writable: bool, align: int = 4) -> Any | None:
         # A CPU device's buffers are host memory: with USE_HOST_PTR the kernels work in the
         # array itself, which saves a copy each way of every operand the size of the product.
         if not self.device.is_cpu or not host.flags.c_contiguous or host.dtype != np.float32:
+            return None
+        if host.ctypes.data % align:  # PoCL would hand the kernel the address as it is
             return None
         access = cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY
         return cl.Buffer(self.context, access | cl.mem_flags.USE_HOST_PTR, hostbuf=host)

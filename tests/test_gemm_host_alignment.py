@@ -1,0 +1,79 @@
+"""NumPy operands on a CPU device, read where they lie by a tiled kernel that reads vectors
+through vector pointers: PoCL compiles those to aligned loads, which fault at an address off
+the vector, and NumPy starts an array on 16 bytes (a large one seldom on 32). An operand that
+does not start on the kernel's vector is copied; one that does is read in place; the answer is
+right either way, on the first call of a signature, on the remembered one and on stacks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from layouts import reference, starting_at
+
+import clgemm
+from clgemm.configs import database
+from clgemm.configs.configuration import Config
+from clgemm.library import gemm as api
+
+#: the tiled kernel with both operands through local memory in vectors of 8 floats (32 bytes)
+WIDE = dict(TSM=16, TSN=16, TSK=32, WPTM=4, WPTN=2, WIDTH=8, VWM=4, VWN=1, CACHE_A=1,
+            CACHE_B=1, PANELS=0, LOCKSTEP=0, PIPELINE=0, WARP_M=0, RASTER=0, UNROLL_K=0)
+
+
+@pytest.fixture
+def wide(backend, monkeypatch):
+    """The CPU backend, gemm() made to run WIDE at every shape, and a record of the copies."""
+    if not backend.device.is_cpu:
+        pytest.skip("NumPy operands are read where they lie only on a CPU device")
+    api.clear_caches()
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: Config(12, WIDE, "user"))
+    copied: list[int] = []
+    to_device = backend.to_device
+
+    def counted(host):
+        copied.append(host.size)
+        return to_device(host)
+    monkeypatch.setattr(backend, "to_device", counted)
+    yield backend, copied
+    api.clear_caches()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_operands_off_the_vector_are_copied_and_the_answer_is_right(wide, order):
+    be, copied = wide
+    rng = np.random.default_rng(3)
+    # aligned first, so the signature's remembered call meets the others
+    for byte in (0, 16, 4, 0, 32, 16):
+        a, b = (starting_at(np.asarray(rng.random((64, 64), np.float32), order=order), byte)
+                for _ in range(2))
+        c = np.asarray(np.full((64, 64), np.nan, np.float32), order=order)
+        copied.clear()
+        assert clgemm.gemm(a, b, c, backend=be) is c
+        want = reference(a, b, None, 1.0, 0.0, False, False)
+        assert np.abs(c - want).max() < 1e-4 * np.abs(want).max(), byte
+        assert copied == ([] if byte % 32 == 0 else [a.size, b.size]), byte
+
+
+def test_a_stack_off_the_vector_is_copied_and_right(wide, tmp_path, monkeypatch):
+    """The stack's tiled kernel is the stored one for its slot (a stack is tuned apart)."""
+    be, copied = wide
+    monkeypatch.setenv("CLGEMM_RESULTS", str(tmp_path))
+    api.clear_caches()
+    db = database.load(be.device)
+    for rung, params, gflops in ((12, WIDE, 100.0), (11, {}, 1.0)):
+        db.record(database.Entry(rung=rung, shape=[32, 32, 32], backend=be.device.backend,
+                                 params=dict(params), ms=1.0, gflops=gflops, batch=4))
+    db.save()
+    api.clear_caches()
+    rng = np.random.default_rng(4)
+    for byte in (0, 16, 4, 0):
+        a, b = (starting_at(rng.random((4, 32, 32), np.float32), byte) for _ in range(2))
+        c = np.full((4, 32, 32), np.nan, np.float32)
+        copied.clear()
+        with be.observe() as log:
+            assert clgemm.gemm(a, b, c, backend=be) is c
+        assert [name for name, _ in log.times()] == ["gemm_tiled"]
+        want = np.einsum("zmk,zkn->zmn", a.astype(np.float64), b)
+        assert np.abs(c - want).max() < 1e-4 * np.abs(want).max(), byte
+        # the operands' copies (the kernel's first launch may copy a trial's operands too)
+        assert copied.count(a.size) == (0 if byte % 32 == 0 else 2), (byte, copied)

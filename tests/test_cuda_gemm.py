@@ -364,6 +364,33 @@ def test_cupy_views_in_place(cp, cuda_be, no_host_transfers):
 
 
 @pytest.mark.cuda
+@pytest.mark.parametrize("skip", [0, 1, 4])
+def test_cupy_views_off_the_vector(cp, cuda_be, skip):
+    """Contiguous views that start `skip` floats into their allocation, at sizes the tiled
+    kernel reads in place with float4 and float8 loads: a view off those is read through a
+    copy (a load off its size is a fault that ends the CUDA context), every call of the
+    signature, and a stack likewise; C is written where it lies."""
+    rng = np.random.default_rng(12)
+    n = 512
+    for _ in range(3):
+        ha, hb = rand(rng, (n, n)), rand(rng, (n, n))
+        fa, fb, fc = (cp.zeros(n * n + 8, cp.float32) for _ in range(3))
+        a, b, c = (f[skip:skip + n * n].reshape(n, n) for f in (fa, fb, fc))
+        a[...], b[...] = cp.asarray(ha), cp.asarray(hb)
+        assert clgemm.gemm(a, b, c) is c
+        assert_close(cp.asnumpy(c), reference(ha, hb, None, 1.0, 0.0, False, False),
+                     f"views {skip} floats in")
+    hs, ht = rand(rng, (8, 64, 64)), rand(rng, (8, 64, 64))
+    fs, ft = (cp.zeros(8 * 64 * 64 + 8, cp.float32) for _ in range(2))
+    s, t = (f[skip:skip + hs.size].reshape(hs.shape) for f in (fs, ft))
+    s[...], t[...] = cp.asarray(hs), cp.asarray(ht)
+    got = cp.asnumpy(clgemm.gemm(s, t))
+    assert_close(got, np.einsum("zmk,zkn->zmn", hs.astype(np.float64), ht),
+                 f"stacks {skip} floats in")
+    cp.cuda.Device().synchronize()
+
+
+@pytest.mark.cuda
 def test_cupy_mixed_with_numpy(cp, cuda_be):
     rng = np.random.default_rng(12)
     a, b = rand(rng, (6, 5)), rand(rng, (5, 4))

@@ -331,6 +331,13 @@ class DeviceArrays(ABC):
     def in_place(self, name: str, x: Any) -> Operand:
         """The 2-D array `x` as an operand read where it lies; a view it cannot read is refused."""
 
+    def readable(self, x: Any) -> Any:
+        """The operand `x` (A or B) as the kernels may read it: the array itself, or a copy
+        where the kernels would read it at an address their vector loads cannot take. The
+        default: the array (an operand's offset then says where it starts, and the plan packs
+        one that does not start at its buffer's start)."""
+        return x
+
     @abstractmethod
     def buffer_of(self, x: Any) -> tuple[Any, int]:
         """The buffer and element offset of a contiguous array this module made (a new C)."""

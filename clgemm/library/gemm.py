@@ -345,7 +345,7 @@ def _operands(call: CheckedCall, a: Any, b: Any, c: Any, trans_a: bool,
     if Plan(call.m, call.n, call.k, call.alpha, call.beta).use_p:
         for name, x, t in (("a", a, trans_a), ("b", b, trans_b)):
             x_kind = call.kinds[name]
-            ops[name] = (x_kind.in_place(name, x) if x_kind is not None
+            ops[name] = (x_kind.in_place(name, x_kind.readable(x)) if x_kind is not None
                          else host_operand(name, x, prefer_c=t))
     c_kind = call.kinds.get("c")
     if c is None:  # a new C-ordered array, made once the memory check has passed

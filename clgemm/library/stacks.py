@@ -90,6 +90,8 @@ def _host(name: str, x: np.ndarray, batch: tuple[int, ...]) -> Stack:
 
 
 def _device(name: str, kind: DeviceArrays, x: Any, batch: tuple[int, ...]) -> Stack:
+    if name != "c":
+        x = kind.readable(x)
     stride = one_stride(name, tuple(x.shape[:-2]), tuple(x.strides[:-2]), batch)
     if stride is None or stride > INT_MAX:
         raise UsageError(f"{name} is a stack whose matrices are not one stride apart (strides "

@@ -14,6 +14,11 @@ from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.devices.info import DeviceInfo
 
 
+#: the widest vector the kernels read through a vector pointer, in bytes (the tiled kernels'
+#: WIDTH = 8); CUDA faults on a vector load off its own size
+VECTOR_BYTES = 32
+
+
 class CuPyArrays(DeviceArrays):
     """CuPy arrays. A kernel argument that is a CuPy array passes its data pointer, so an
     operand's buffer is a flat alias starting at the array's first element (offset 0)."""
@@ -50,7 +55,16 @@ class CuPyArrays(DeviceArrays):
 
     def signature(self, x: Any) -> tuple | None:
         data = x.data
+        if data.ptr % VECTOR_BYTES and x.size:
+            return None  # read through a copy (`readable`), which a repeated call cannot keep
         return (type(x), x.shape, x.strides, x.dtype.char, data.ptr % 4, data.device_id)
+
+    def readable(self, x: Any) -> Any:
+        # An operand read in place is passed as its first element's address, so one that
+        # starts off the vectors is copied; CuPy's pool starts every allocation on 512 bytes.
+        if x.size and x.data.ptr % VECTOR_BYTES and x.data.ptr % 4 == 0:
+            return x.copy(order="K")
+        return x
 
     def basis(self, x: Any) -> tuple:
         # A CuPy array's memory and dtype are read-only attributes, but its shape may be set

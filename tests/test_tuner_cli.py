@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -34,18 +35,48 @@ def test_dry_run_prints_funnels_only(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing measured, nothing written
 
 
+def _plan_lines(*args: str, env: dict, stderr: Path) -> list[str]:
+    """What `clgemm tune ARGS` prints up to its plan's total, the process then stopped with
+    everything it started (its stderr into the file `stderr`): the funnels after the plan take
+    a minute and a half on two cores, and `test_dry_run_prints_funnels_only` covers them."""
+    with open(stderr, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "clgemm", "tune", *args], text=True,
+                                stdout=subprocess.PIPE, stderr=err,
+                                env={**env, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+    timer = threading.Timer(120, os.killpg, (proc.pid, signal.SIGKILL))
+    timer.start()
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "minutes in all" in line:
+                break
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return lines
+
+
 def test_plain_tune_prints_its_bounded_plan(tmp_path):
     """No budget, time or --exhaustive: the plan of the whole ladder and gemm()'s shapes, with
     seconds per step and a total inside the limit, before anything runs."""
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
-    r = tune("--device", "0", "--dry-run", env=env)
-    assert r.returncode == 0, r.stderr
-    assert "plan (no --budget, --time or --exhaustive given)" in r.stdout
-    total = float(r.stdout.split("about ")[1].split(" minutes")[0])
+    errors = tmp_path.parent / f"{tmp_path.name}-stderr"
+    out = "".join(_plan_lines("--device", "0", "--dry-run", env=env, stderr=errors))
+    assert "plan (no --budget, --time or --exhaustive given)" in out
+    assert "minutes in all" in out, (out, errors.read_text())
+    total = float(out.split("about ")[1].split(" minutes")[0])
     assert 0 < total <= 15
-    for rung in range(1, 11):
-        assert f"rung {rung} (" in r.stdout
-    assert "rung 11 (direct GEMM)" in r.stdout
+    table = out.split("plan (no --budget, --time or --exhaustive given):\n")[1]
+    # a step's row starts with its rung; a name too long for the terminal goes on below it
+    steps = [line.split() for line in table.splitlines()[2:-1] if line[:1].isdigit()]
+    assert {int(step[0]) for step in steps} == set(range(1, 15))  # the ladder and gemm()'s
+    assert "direct GEMM" in table
+    assert sum(int(step[-1]) for step in steps) / 60 <= total  # starts come on top
+    assert "Traceback" not in errors.read_text()
     assert not any(tmp_path.iterdir())
 
 

@@ -78,8 +78,11 @@ def test_a_stack_tune_stores_a_slot_of_its_own(device, tmp_path, monkeypatch):
     gemm() on such a stack then runs that one launch; a kernel without a batched form is
     refused in one line."""
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    # the tiled kernel's tiles narrowed to those of a 32 x 32 product, so that its space takes
+    # seconds to enumerate, not half a minute; the forms that read B as it lies stay in it
     r = tune("--device", str(device.index), "--shapes", "4x32x32x32", "--budget", "2",
-             "--jobs", "0",
+             "--jobs", "0", "--only", "TSM=16,32", "--only", "TSN=16,32",
+             "--only", "WPTM=1,2,4", "--only", "WPTN=1,2,4",
              "--repeats", "1", "--warmup", "0", "--confirm", "0", env=env)
     assert r.returncode == 0, r.stderr
     for rung in (11, 12):

@@ -369,7 +369,8 @@ def test_cupy_views_off_the_vector(cp, cuda_be, skip):
     """Contiguous views that start `skip` floats into their allocation, at sizes the tiled
     kernel reads in place with float4 and float8 loads: a view off those is read through a
     copy (a load off its size is a fault that ends the CUDA context), every call of the
-    signature, and a stack likewise; C is written where it lies."""
+    signature, and a stack and gemm_buffers' flat operands likewise; C is written where it
+    lies."""
     rng = np.random.default_rng(12)
     n = 512
     for _ in range(3):
@@ -387,6 +388,13 @@ def test_cupy_views_off_the_vector(cp, cuda_be, skip):
     got = cp.asnumpy(clgemm.gemm(s, t))
     assert_close(got, np.einsum("zmk,zkn->zmn", hs.astype(np.float64), ht),
                  f"stacks {skip} floats in")
+    flat = (cp.zeros(n * n + 8, cp.float32) for _ in range(2))
+    x, y = (f[skip:skip + n * n] for f in flat)
+    x[...], y[...] = cp.asarray(ha).ravel(), cp.asarray(hb).ravel()
+    out = cp.zeros(n * n, cp.float32)
+    clgemm.gemm_buffers(n, n, n, x, y, out, order="C")
+    assert_close(cp.asnumpy(out).reshape(n, n),
+                 reference(ha, hb, None, 1.0, 0.0, False, False), f"buffers {skip} floats in")
     cp.cuda.Device().synchronize()
 
 

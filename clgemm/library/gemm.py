@@ -95,6 +95,7 @@ def _buffers_call(m: Any, n: Any, k: Any, a: Any, b: Any, c: Any, alpha: Any, be
         raise UsageError(f"order must be 'F' (column-major) or 'C' (row-major), got {order!r}")
     bufs = {"a": a, "b": b, "c": c}
     kind = _buffers_kind(bufs, backend_name)
+    bufs["a"], bufs["b"] = kind.readable(a), kind.readable(b)  # off the vectors: copies
     be = kind.buffers_backend(list(bufs.items()), queue, backend_obj)
     mats = _buffer_mats(kind, bufs, m, n, k, trans_a, trans_b, lds, offsets, order)
     ma, mb, mc = mats["a"], mats["b"], mats["c"]

@@ -49,8 +49,9 @@ SIZES = (1, 7, 64, 129)
 SIZES_FULL = (1, 7, 64, 129, 256)
 ALPHAS = (0.0, 1.0, 3.14)
 BETAS = (0.0, 1.0, 3.14)
-#: (extra leading dimension, offset) pairs: tight, and padded with an offset
-LD_OFFSETS = ((0, 0), (3, 5))
+#: (extra leading dimension, offset) pairs: tight; padded with an offset; and tight one float
+#: into its allocation, where a gemm() array starts off every vector a kernel reads
+LD_OFFSETS = ((0, 0), (3, 5), (0, 1))
 #: what C's buffer holds outside the matrix; any change there is a stray write
 SENTINEL = np.float32(-12345.0)
 FORMAT = "clgemm-verify-failures"
@@ -225,15 +226,35 @@ def _run_buffers(backend: Any, case: Case) -> CaseResult:
                   bool(np.array_equal(got[outside], flats["c"][outside])))
 
 
+def _window(big: Any, shape: tuple[int, int], order: str, pad: int, offset: int) -> Any:
+    """The matrix's view into `big`, a NumPy or device array laid out as `_host_view` lays it
+    out: a tight matrix with an offset is contiguous, `offset` floats into a flat array; any
+    other is a window `offset` rows and columns into a larger matrix."""
+    rows, cols = shape
+    if pad == 0 and offset:
+        return big[offset:offset + rows * cols].reshape((rows, cols), order=order)
+    return big[offset:offset + rows, offset:offset + cols]
+
+
 def _host_view(x: np.ndarray, order: str, pad: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
-    """`x` as a view into a larger array (a strided, offset view when pad or offset is set)."""
+    """`x` as a view into a larger array (`_window`), which holds the sentinel elsewhere."""
     rows, cols = x.shape
     layout: Literal["C", "F"] = "F" if order == "F" else "C"
-    big = np.full((rows + offset + pad, cols + offset + pad), SENTINEL, dtype=np.float32,
-                  order=layout)
-    view = big[offset:offset + rows, offset:offset + cols]
+    if pad == 0 and offset:
+        big = np.full(rows * cols + 2 * offset, SENTINEL, dtype=np.float32)
+    else:
+        big = np.full((rows + offset + pad, cols + offset + pad), SENTINEL, dtype=np.float32,
+                      order=layout)
+    view = _window(big, (rows, cols), order, pad, offset)
     view[...] = x
     return big, view
+
+
+def _outside(shape: tuple[int, ...], case: Case) -> np.ndarray:
+    """Where the larger array around C lies outside C, as a mask of its shape."""
+    mask = np.ones(shape, dtype=bool)
+    _window(mask, (case.m, case.n), case.order, case.ld_pad, case.offset)[...] = False
+    return mask
 
 
 def _run_numpy(backend: Any, case: Case) -> CaseResult:
@@ -246,8 +267,7 @@ def _run_numpy(backend: Any, case: Case) -> CaseResult:
                    trans_b=case.trans_b, backend=backend)
     if case.c_given and out is not c:
         return CaseResult(case, False, None, "gemm did not return c itself")
-    mask = np.ones(before.shape, dtype=bool)
-    mask[case.offset:case.offset + case.m, case.offset:case.offset + case.n] = False
+    mask = _outside(before.shape, case)
     outside_ok = np.array_equal(views["c"][0][mask], before[mask])
     return _judge(case, np.asarray(out), x, bool(outside_ok))
 
@@ -264,8 +284,7 @@ def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
     for name in "abc":
         big, _ = _host_view(x[name], case.order, case.ld_pad, case.offset)
         d = kind.upload(backend, big)
-        rows, cols = x[name].shape
-        dev[name] = (big, d, d[case.offset:case.offset + rows, case.offset:case.offset + cols])
+        dev[name] = (big, d, _window(d, x[name].shape, case.order, case.ld_pad, case.offset))
     c = dev["c"][2] if case.c_given else None
     out = api.gemm(dev["a"][2], dev["b"][2], c, alpha=case.alpha,
                    beta=case.beta if case.c_given else 0.0, trans_a=case.trans_a,
@@ -278,10 +297,9 @@ def _run_device_arrays(backend: Any, case: Case) -> CaseResult:
     outside_ok = True
     if case.c_given:
         before, after = dev["c"][0], kind.download(dev["c"][1])
-        mask = np.ones(before.shape, dtype=bool)
-        mask[case.offset:case.offset + case.m, case.offset:case.offset + case.n] = False
+        mask = _outside(before.shape, case)
         outside_ok = bool(np.array_equal(after[mask], before[mask]))
-        result = after[case.offset:case.offset + case.m, case.offset:case.offset + case.n]
+        result = _window(after, (case.m, case.n), case.order, case.ld_pad, case.offset)
     else:
         result = kind.download(out)
     return _judge(case, result, x, outside_ok)

@@ -406,8 +406,8 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
             waits += kind.events(x)
     order = LaunchOrder(be, queue, waits)
     result = _result(be, order, out_kind, on_device, c, c_op, (m, n))
-    in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n,
-                      _alignment(program, c_op.c_order))
+    align = _alignment(program, c_op.c_order)
+    in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n, align)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
     program = run_program(sig, program, ma, mb, mc, order, new)
     if key is not None and kind is not None:
@@ -419,7 +419,7 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
         if in_place is not None:
             be.sync_host(c_op.buf, in_place)
             if key is not None and ops and be.device.is_cpu:
-                _remember_host(key, be, program, ops, c_op, (m, n))
+                _remember_host(key, be, program, ops, c_op, (m, n), align)
         else:
             flat = be.to_host(c_op.buf, m * n)
             result[...] = flat.reshape((m, n), order="C" if c_op.c_order else "F")
@@ -447,10 +447,10 @@ def _alignment(program: CallProgram, swap: bool) -> dict[str, int]:
 
 
 def _remember_host(key: Any, be: Backend, program: CallProgram, ops: dict[str, Operand],
-                   c_op: Operand, shape: tuple[int, int]) -> None:
-    """A call on NumPy arrays that ran in place, as a HostCall for the next of its signature."""
+                   c_op: Operand, shape: tuple[int, int], align: dict[str, int]) -> None:
+    """A call on NumPy arrays that ran in place, as a HostCall for the next of its signature;
+    `align` as the call's upload took it (`_alignment`)."""
     la, lb, lc = ("C" if op.c_order else "F" for op in (ops["a"], ops["b"], c_op))
-    align = _alignment(program, c_op.c_order)
     CACHE.remembered(CACHE.hot, key, lambda: HostCall(be, program, c_op.c_order, (la, lb, lc),
                                                       shape, (align["a"], align["b"])))
 

@@ -259,5 +259,5 @@ def in_place_alignment(plan: Plan) -> tuple[int, int]:
     if not plan.use_p or plan.direct or plan.chosen.rung not in (TILED.number,
                                                                  TILED_ANY.number):
         return 4, 4
-    width = 4 * get_rung(plan.chosen.rung).resolve(dict(plan.chosen.params))["WIDTH"]
+    width = 4 * plan.chosen.record.resolve(dict(plan.chosen.params))["WIDTH"]
     return (4 if plan.pack_a else width), (4 if plan.pack_b else width)

@@ -163,7 +163,7 @@ class OpenCLBackend(Backend):
         # array itself, which saves a copy each way of every operand the size of the product.
         if not self.device.is_cpu or not host.flags.c_contiguous or host.dtype != np.float32:
             return None
-        if host.ctypes.data % align:  # PoCL would hand the kernel the address as it is
+        if align > 4 and host.ctypes.data % align:  # PoCL hands the kernel the address as is
             return None
         access = cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY
         return cl.Buffer(self.context, access | cl.mem_flags.USE_HOST_PTR, hostbuf=host)

@@ -13,7 +13,9 @@ from layouts import reference, starting_at
 import clgemm
 from clgemm.configs import database
 from clgemm.configs.configuration import Config
+from clgemm.core.errors import LaunchError
 from clgemm.library import gemm as api
+from clgemm.rungs import get_rung
 
 #: the tiled kernel with both operands through local memory in vectors of 8 floats (32 bytes)
 WIDE = dict(TSM=16, TSN=16, TSK=32, WPTM=4, WPTN=2, WIDTH=8, VWM=4, VWN=1, CACHE_A=1,
@@ -77,3 +79,38 @@ def test_a_stack_off_the_vector_is_copied_and_right(wide, tmp_path, monkeypatch)
         assert np.abs(c - want).max() < 1e-4 * np.abs(want).max(), byte
         # the operands' copies (the kernel's first launch may copy a trial's operands too)
         assert copied.count(a.size) == (0 if byte % 32 == 0 else 2), (byte, copied)
+
+
+def test_a_fallback_the_operands_do_not_fit_is_an_error_not_a_fault(wide, monkeypatch):
+    """A stored configuration that fails to launch gives way to the next choice; where that
+    one would read an operand placed for the first at an address off its vectors, the call
+    raises the launch's failure (C untouched) and the next call plans anew, right."""
+    be, _ = wide
+    direct = Config(11, {"TSM": 16, "TSN": 16, "TSK": 16, "WPTM": 2, "WPTN": 2}, "tuned")
+    tiled = Config(12, WIDE, "tuned")
+    monkeypatch.setattr(api.CACHE, "choose", lambda device, shape: (
+        tiled if api.CACHE.rejected(device, direct.rung, direct.params) else direct))
+    prepare = be.prepare
+
+    def failing(knl, gsize, lsize, args, slots):
+        launch = prepare(knl, gsize, lsize, args, slots)
+        if be.kernel_name(knl) != get_rung(11).kernel:
+            return launch
+
+        def fail(buffers, queue, wait_for):
+            launches.append(1)
+            if len(launches) == 1:  # the configuration's trial, on buffers of its own
+                return launch(buffers, queue, wait_for)
+            raise LaunchError("launch failed: made to fail by the test")
+        return fail
+    launches: list[int] = []
+    monkeypatch.setattr(be, "prepare", failing)
+    rng = np.random.default_rng(5)
+    a, b = (starting_at(rng.random((64, 64), np.float32), 16) for _ in range(2))
+    c = np.full((64, 64), np.nan, np.float32)
+    with pytest.raises(LaunchError, match="made to fail"):
+        clgemm.gemm(a, b, c, backend=be)
+    assert np.isnan(c).all()
+    assert clgemm.gemm(a, b, c, backend=be) is c
+    want = reference(a, b, None, 1.0, 0.0, False, False)
+    assert np.abs(c - want).max() < 1e-4 * np.abs(want).max()

@@ -19,7 +19,7 @@ checked before the first launch, so a mistake never leaves C half written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -409,7 +409,8 @@ def _gemm_on(call: CheckedCall, on_device: list[tuple[str, Any]], a: Any, b: Any
     align = _alignment(program, c_op.c_order)
     in_place = upload(be, order, [*ops.values(), c_op], c_op, plan.read_c, m * n, align)
     ma, mb, mc = _mats(ops, c_op, trans_a, trans_b)
-    program = run_program(sig, program, ma, mb, mc, order, new)
+    program = run_program(sig, program, ma, mb, mc, order, new,
+                          _fits(align, c_op.c_order) if be.device.is_cpu else None)
     if key is not None and kind is not None:
         _remember_hot(key, be, kind, program, (ma, mb, mc), c_op.c_order, c is not None,
                       (m, n), c_kind is not None and bool(ops), kind.steady_queue(be, on_device))
@@ -444,6 +445,14 @@ def _alignment(program: CallProgram, swap: bool) -> dict[str, int]:
     A is the caller's B where C is C-ordered (`_mats`)."""
     first, second = in_place_alignment(program.plan)
     return {"a": second, "b": first} if swap else {"a": first, "b": second}
+
+
+def _fits(align: dict[str, int], swap: bool) -> Callable[[CallProgram], bool]:
+    """Whether another program may read the operands as `upload` placed them for `align`."""
+    def fits(other: CallProgram) -> bool:
+        need = _alignment(other, swap)
+        return all(need[name] <= align[name] for name in need)
+    return fits
 
 
 def _remember_host(key: Any, be: Backend, program: CallProgram, ops: dict[str, Operand],

@@ -181,11 +181,14 @@ def program_for(sig: Signature, a: Mat, b: Mat, c: Mat,
 
 
 def run_program(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, order: LaunchOrder,
-         extra: list[tuple[str, int]]) -> CallProgram:
+         extra: list[tuple[str, int]],
+         fits: Callable[[CallProgram], bool] | None = None) -> CallProgram:
     """Queue the program; a stored configuration that fails to launch is dropped as one that
     fails to build is, and the call runs on the next choice (C is written by the last launch
     only, so a failed attempt leaves C as it was). Returns the program that ran, which is the
-    one a repeated call may remember."""
+    one a repeated call may remember. A next choice that the buffers do not `fit` (a CPU's
+    operands read where they lie, placed for the first choice) raises the failure instead: the
+    configuration is dropped, so the next call plans anew."""
     for attempt in range(FALLBACK_TRIES + 1):
         try:
             with sig.backend.lock:
@@ -197,4 +200,6 @@ def run_program(sig: Signature, program: CallProgram, a: Mat, b: Mat, c: Mat, or
             CACHE.reject(sig.backend.device, program.plan.choice,  # type: ignore[arg-type]
                          exc)
             program = program_for(sig, a, b, c, extra)
+            if fits is not None and not fits(program):
+                raise
     raise AssertionError("unreachable")

@@ -4,7 +4,7 @@
 # same database after one step of the tiled kernel at 2048x2048x128 (17 s, as the plan's other
 # small-K step), its space kept to what gemm() runs there. bench --call on the classes, before
 # and after, in turns. From the repository root after the prelude, into $OUT/small-k-128:
-#   bash results/h200/small-k-128/run.sh
+#   [BACKENDS="opencl cuda"] bash results/h200/small-k-128/run.sh
 set -u
 T=/tmp/small-k-128 W=${OUT:-/tmp}/small-k-128 DEVICE=${DEVICE:-NVIDIA}
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
@@ -23,7 +23,7 @@ classes() {  # BACKEND DB NAME
   on "$1" "$2" "$W/classes-$1-$3.txt" 150 python3 -m clgemm bench --call --device "$DEVICE" \
     --backend "$1" --sizes classes --c-given --json "$W/classes-$1-$3.json"
 }
-for be in opencl cuda; do
+for be in ${BACKENDS:-opencl cuda}; do
   key=$(basename results/h200/plain-tune-combined/"$be"-*.json.gz .gz)
   mkdir -p "$T/$be-before" "$T/$be-after"
   gunzip -c results/h200/plain-tune-combined/"$key".gz > "$T/$be-before/$key"

@@ -63,6 +63,12 @@ def _square(s: int) -> Shape:
 #: (results/h100/fresh-tune/seventh)
 SMALL_K: Shape = (2048, 2048, 64)
 
+#: the tiled kernel's second small-K step, at the longest K of the class: a reader measured at
+#: SMALL_K alone was expected at K=128 from that measurement, discounted for the distance, below
+#: the pipeline of 4096x4096x128 behind its pack, which then ran 2048x2048x128 through OpenCL
+#: at 33-38 us a call; with this step's reader, 30 (results/h200/small-k-128)
+SMALL_K_LONG: Shape = (2048, 2048, 128)
+
 #: the skinny shape the skinny kernel is tuned at: 16 columns of C (gemm() runs it no wider than
 #: it was measured, `configs.choice`), a long operand of 4096 x 4096 on a GPU, 1024 x 1024 on a
 #: CPU
@@ -112,8 +118,9 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, THIN_GPU, 17.0),
-        (12, THIN_MID_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0),
+        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 17.0),
+        (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0),
+        (12, SKINNY_TILED_GPU, 17.0),
         (11, _square(512), 15.0), (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0),
         (14, SKINNY_GPU, 25.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (

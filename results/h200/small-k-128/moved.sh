@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shapes whose choice through OpenCL the step at 2048x2048x128 moved from another kernel
 # (README.md), bench --call with the plain tune's database (old) and with it after the step
-# (new, after-*.json.gz), in turns, two rounds. From the repository root after the prelude,
+# (new, after-*.json.gz), in turns, two rounds; then the CUDA path's call after the step, for
+# cuBLAS's call beside it (moved-cuda-new). From the repository root after the prelude,
 # into $OUT/moved:
 #   bash results/h200/small-k-128/moved.sh
 set -u
@@ -22,3 +23,11 @@ for turn in 1 2; do
     tail -n 1 "$f.txt"
   done
 done
+key=$(basename results/h200/plain-tune-combined/cuda-*.json.gz .gz)
+mkdir -p "$T/cuda" && gunzip -c results/h200/small-k-128/after-"$key".gz > "$T/cuda/$key"
+f=$W/moved-cuda-new
+{ echo "# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}; $(date -u +%FT%TZ) (CLGEMM_RESULTS=$T/cuda CLGEMM_SHIPPED_TUNING=0): python3 -m clgemm bench --call --device $DEVICE --backend cuda --sizes $SHAPES --c-given --json $f.json"
+  CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/cuda XDG_DATA_HOME=$T/data timeout 150 \
+    python3 -m clgemm bench --call --device "$DEVICE" --backend cuda --sizes "$SHAPES" \
+    --c-given --json "$f.json" 2>&1; } > "$f.txt"
+tail -n 1 "$f.txt"

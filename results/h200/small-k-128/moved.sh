@@ -4,10 +4,11 @@
 # (new, after-*.json.gz), in turns, two rounds; then the CUDA path's call after the step, for
 # cuBLAS's call beside it (moved-cuda-new). From the repository root after the prelude,
 # into $OUT/moved:
-#   bash results/h200/small-k-128/moved.sh
+#   [BE=cuda SHAPES=...] bash results/h200/small-k-128/moved.sh
+# (BE=cuda: the CUDA path's moved shapes, old and new, cuBLAS beside each; no run after)
 set -u
-T=/tmp/small-k-moved W=${OUT:-/tmp}/moved DEVICE=${DEVICE:-NVIDIA} be=opencl
-SHAPES=1024x1024x128,512x2048x128,2048x512x96,768x1024x96,1536x1536x128,2000x3000x128,3000x2048x192,4096x768x256
+T=/tmp/small-k-moved W=${OUT:-/tmp}/moved DEVICE=${DEVICE:-NVIDIA} be=${BE:-opencl}
+SHAPES=${SHAPES:-1024x1024x128,512x2048x128,2048x512x96,768x1024x96,1536x1536x128,2000x3000x128,3000x2048x192,4096x768x256}
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
 rm -rf "$T" && mkdir -p "$T/old" "$T/new" "$W"
 key=$(basename results/h200/plain-tune-combined/$be-*.json.gz .gz)
@@ -23,6 +24,7 @@ for turn in 1 2; do
     tail -n 1 "$f.txt"
   done
 done
+[ "$be" = cuda ] && exit 0
 key=$(basename results/h200/plain-tune-combined/cuda-*.json.gz .gz)
 mkdir -p "$T/cuda" && gunzip -c results/h200/small-k-128/after-"$key".gz > "$T/cuda/$key"
 f=$W/moved-cuda-new

@@ -17,7 +17,7 @@ for be in ${BACKENDS:-cuda opencl}; do
       | grep -v "CompilerWarning\|_prg.build"; } > "$W/tune-$be.txt"
   tail -n 2 "$W/tune-$be.txt"
   j=$(ls "$T/$be"/journals/*/rung12-512x512x512.jsonl)
-  cp "$j" "$W/journal-$be.jsonl"
+  cp "$j" "$W/journal-$be.jsonl"  # committed gzip-compressed
   python3 scripts/journal_groups.py TSM,TSN,WPTM,WPTN "$W/journal-$be.jsonl" > "$W/groups-$be.md"
   head -14 "$W/groups-$be.md"
 done

@@ -207,6 +207,8 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
                for rung, shape in steps)
     # the tiled kernel at both ends of the small-K class on 2048 squares (reading B there)
     assert {(2048, 2048, 64), (2048, 2048, 128)} <= {shape for rung, shape in steps if rung == 12}
+    # and the kernel for any size at a short K as well as at long ones
+    assert min(shape[2] for rung, shape in steps if rung == 13) <= 128
     direct_squares = sorted(shape[0] for rung, shape in steps
                             if rung == 11 and len(set(shape)) == 1)
     assert direct_squares[0] < 512 <= direct_squares[-1]

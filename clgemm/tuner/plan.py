@@ -103,6 +103,12 @@ SMALL_SQUARE_GPU = 128
 #: and there it ran well below that speed (results/h100/fresh-tune/fourth)
 ANY_LARGE, ANY_MID = 4097, 1000
 
+#: and at a short K off the tiles: stored only at long K, the kernel for any size was expected
+#: there at half the speed it ran, so short-K products no tile divides went to the padded tiled
+#: kernel, its copies and epilogue, or to the direct kernel, and ran up to twice as long as on
+#: it (results/h200/any-short-k)
+ANY_SHORT_K: Shape = (2000, 2000, 128)
+
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
 #: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel, 14: the skinny kernel).
 #: A GPU's tiled kernel has steps at 2048 and 512 cubed of their own: the best tiles there are
@@ -118,9 +124,9 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 17.0),
-        (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0), (12, THIN_WIDE_GPU, 17.0),
-        (12, SKINNY_TILED_GPU, 17.0),
+        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 12.0),
+        (13, ANY_SHORT_K, 12.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
+        (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0),
         (11, _square(512), 15.0), (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0),
         (14, SKINNY_GPU, 25.0))},
     "CPU": {"ladder": 512, "lower": 15.0, "steps": (

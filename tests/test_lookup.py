@@ -196,9 +196,11 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
     assert all(s.get("PANELS") != 1 for s in seeds(GPU, lookup.get_rung(12), (2048,) * 3))
     for dev, limit in ((GPU, 10), (CPU, 15)):
         assert estimated_minutes(dev, default_plan(dev)) <= limit
-    # a GPU tunes the kernel for any size where gemm() runs it: off every tile of 16 or more
+    # a GPU tunes the kernel for any size where gemm() runs it: M and N off every tile of 32
+    # or more (the large tiles a product of thousands runs on), every side off 16 at long K
     any_size = [s.shape for s in default_plan(GPU) if s.rung == 13]
-    assert any_size and all(side % 16 for shape in any_size for side in shape)
+    assert any_size and all(side % 32 for shape in any_size for side in shape[:2])
+    assert all(side % 16 for shape in any_size if shape[2] > 128 for side in shape)
     # the tiled kernel at columns of C above the skinny kernel's widest step; the direct
     # kernel at a square below 512 as well as at 512
     steps = {(s.rung, s.shape) for s in default_plan(GPU)}
@@ -208,7 +210,7 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
     # the tiled kernel at both ends of the small-K class on 2048 squares (reading B there)
     assert {(2048, 2048, 64), (2048, 2048, 128)} <= {shape for rung, shape in steps if rung == 12}
     # and the kernel for any size at a short K as well as at long ones
-    assert min(shape[2] for rung, shape in steps if rung == 13) <= 128
+    assert min(shape[2] for shape in any_size) <= 128
     direct_squares = sorted(shape[0] for rung, shape in steps
                             if rung == 11 and len(set(shape)) == 1)
     assert direct_squares[0] < 512 <= direct_squares[-1]

@@ -124,8 +124,8 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
-        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 12.0),
-        (13, ANY_SHORT_K, 12.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
+        (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 15.0),
+        (13, ANY_SHORT_K, 15.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
         (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0),
         (11, _square(512), 15.0), (11, _square(SMALL_SQUARE_GPU), 10.0), (11, SMALL_K, 15.0),
         (14, SKINNY_GPU, 25.0))},

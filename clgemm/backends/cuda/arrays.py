@@ -19,6 +19,11 @@ from clgemm.devices.info import DeviceInfo
 VECTOR_BYTES = 32
 
 
+def _off_the_vectors(ptr: int, size: int) -> bool:
+    """Whether a non-empty array starting at address `ptr` starts off the kernels' vectors."""
+    return bool(size) and ptr % VECTOR_BYTES != 0
+
+
 class CuPyArrays(DeviceArrays):
     """CuPy arrays. A kernel argument that is a CuPy array passes its data pointer, so an
     operand's buffer is a flat alias starting at the array's first element (offset 0)."""
@@ -55,14 +60,15 @@ class CuPyArrays(DeviceArrays):
 
     def signature(self, x: Any) -> tuple | None:
         data = x.data
-        if data.ptr % VECTOR_BYTES and x.size:
+        if _off_the_vectors(data.ptr, x.size):
             return None  # read through a copy (`readable`), which a repeated call cannot keep
         return (type(x), x.shape, x.strides, x.dtype.char, data.ptr % 4, data.device_id)
 
     def readable(self, x: Any) -> Any:
         # An operand read in place is passed as its first element's address, so one that
         # starts off the vectors is copied; CuPy's pool starts every allocation on 512 bytes.
-        if x.size and x.data.ptr % VECTOR_BYTES and x.data.ptr % 4 == 0:
+        ptr = x.data.ptr
+        if _off_the_vectors(ptr, x.size) and ptr % 4 == 0:
             return x.copy(order="K")
         return x
 

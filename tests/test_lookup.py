@@ -209,6 +209,9 @@ def test_tuning_starts_from_the_family_and_type(tmp_path, monkeypatch, no_shippe
                for rung, shape in steps)
     # the tiled kernel at both ends of the small-K class on 2048 squares (reading B there)
     assert {(2048, 2048, 64), (2048, 2048, 128)} <= {shape for rung, shape in steps if rung == 12}
+    # the tiled kernel at every square of the small calls from 512 up, 768 between the others
+    squares = {shape[0] for rung, shape in steps if rung == 12 and len(set(shape)) == 1}
+    assert {512, 768, 1024, 2048} <= squares
     # and the kernel for any size at a short K as well as at long ones
     assert min(shape[2] for shape in any_size) <= 128
     direct_squares = sorted(shape[0] for rung, shape in steps

@@ -109,6 +109,13 @@ ANY_LARGE, ANY_MID = 4097, 1000
 #: it (results/h200/any-short-k)
 ANY_SHORT_K: Shape = (2000, 2000, 128)
 
+#: the tiled kernel between the squares it is tuned at: from entries of 512, 1024 and 2048 cubed
+#: and the kernel for any size's of 1000 cubed, the lookup expected the nearest, the kernel for
+#: any size, fastest at 768 cubed, where it ran the CUDA path's call at 0.74 of cuBLAS; with a
+#: step there, 1.03, and the products of short sides and long K that took its tiles for their
+#: slices of K ran 1.25 (CUDA) and 1.07 (OpenCL) times as fast (results/h200/step-768)
+MID_SQUARE_GPU = 768
+
 #: per device type: the ladder's size, seconds per rung of the ladder, and the steps gemm() needs
 #: (12: the tiled kernel, 13: the same for any size, 11: the direct kernel, 14: the skinny kernel).
 #: A GPU's tiled kernel has steps at 2048 and 512 cubed of their own: the best tiles there are
@@ -124,6 +131,7 @@ _PLANS: dict[str, dict[str, Any]] = {
     "GPU": {"ladder": 4096, "lower": 3.5, "steps": (
         (12, _square(4096), 45.0), (13, _square(ANY_LARGE), 40.0), (12, _square(2048), 30.0),
         (12, _square(1024), 35.0), (13, _square(ANY_MID), 30.0), (12, _square(512), 20.0),
+        (12, _square(MID_SQUARE_GPU), 10.0),
         (12, (4096, 4096, 128), 28.0), (12, SMALL_K, 17.0), (12, SMALL_K_LONG, 15.0),
         (13, ANY_SHORT_K, 15.0), (12, THIN_GPU, 17.0), (12, THIN_MID_GPU, 17.0),
         (12, THIN_WIDE_GPU, 17.0), (12, SKINNY_TILED_GPU, 17.0),

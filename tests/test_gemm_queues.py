@@ -296,6 +296,44 @@ def test_non_default_stream(every_backend):
     assert _close(kind.download(out), want)
 
 
+def test_kept_buffers_serve_only_their_stream(every_backend, monkeypatch, forced_tiled):
+    """A call of several launches (here K in slices: partial products, then their sum) keeps
+    its scratch buffers for the next call of its signature, on the stream it was made on
+    alone: the same signature on another stream takes buffers of its own, so that two streams'
+    calls at once cannot write one buffer; right on both."""
+    be = every_backend
+    if be.name != "cuda":
+        pytest.skip("CUDA streams")
+    cp = pytest.importorskip("cupy")
+    from clgemm.configs import choice
+
+    monkeypatch.setattr(choice, "tiled_split", lambda device, config, shape: 4)
+    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, False)
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    rng = np.random.default_rng(41)
+    a, b = rand(rng, (tn, 8 * tk)), rand(rng, (8 * tk, tm))  # C-ordered: the kernels see n x m
+    want = reference(a, b, None, 1.0, 0.0, False, False)
+    taken: list[int] = []
+    real = be.scratch
+    monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
+                        real(count, queue))
+    first, second = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+    da, db = cp.asarray(a), cp.asarray(b)
+    for stream, name in [(first, "first"), (first, "first again"), (first, "kept"),
+                         (second, "other stream")]:
+        taken.clear()
+        with stream:
+            dc = cp.full((tn, tm), cp.nan, dtype=cp.float32)
+            clgemm.gemm(da, db, dc)
+        stream.synchronize()
+        assert _close(dc.get(), want), name
+        if name == "kept":
+            assert not taken, "a repeated call on its stream takes nothing from the pool"
+        if name == "other stream":
+            assert taken, "on another stream the call takes buffers of its own"
+    clear_caches()
+
+
 def test_a_repeated_call_leaves_c_one_event_and_still_waits(every_backend):
     """Repeated into one C, a call leaves C's events at its last launch alone (which waited for
     all the others), so the list does not grow; an event someone else puts on C afterwards

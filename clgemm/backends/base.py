@@ -199,6 +199,13 @@ class Backend(ABC):
         with several GPUs may have set to another."""
         return nullcontext()
 
+    def current_stream(self) -> Callable[[], Any] | None:
+        """Where `queue=None` puts work now, for a backend whose calls go to an ambient stream
+        that the caller may change between calls (CUDA's current stream): a cheap function
+        telling which one it is, so that buffers kept for one stream are used on no other.
+        None where the queue a call names is where its work goes."""
+        return None
+
     def already_active(self) -> Callable[[], bool] | None:
         """A cheap test of whether this backend's device is active already, so that a repeated
         call enters `activate` only when it is not; None where activating does nothing."""

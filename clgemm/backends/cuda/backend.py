@@ -342,6 +342,10 @@ class CUDABackend(Backend):
         """From CuPy's memory pool, which keeps freed blocks per stream."""
         return cupy.empty(max(1, count), dtype=cupy.float32)
 
+    def current_stream(self) -> Callable[[], Any] | None:
+        get = cupy.cuda.get_current_stream
+        return lambda: get().ptr
+
     def synchronize(self) -> None:
         cupy.cuda.get_current_stream().synchronize()
 

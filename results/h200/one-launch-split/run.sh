@@ -20,9 +20,10 @@ head_of() { echo "# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --fo
 if [ "$mode" = tests ]; then
   T="tests/test_gemm_api.py tests/test_rungs_upper.py tests/test_gemm_queues.py"
   K="split or tickets or slices or queue or stream"
-  bash scripts/device_tests.sh "$W/tests-opencl.txt" H200 200 "-q -x $T -k '$K'"
-  CLGEMM_TEST_BACKEND=cuda bash scripts/device_tests.sh "$W/tests-cuda.txt" H200 200 "-q -x $T -k '$K'"
-  bash scripts/device_tests.sh "$W/tests-xeon.txt" xeon 240 "-q -x $T -k '$K'"
+  export K
+  bash scripts/device_tests.sh "$W/tests-opencl.txt" H200 200 "-q -x $T"
+  CLGEMM_TEST_BACKEND=cuda bash scripts/device_tests.sh "$W/tests-cuda.txt" H200 200 "-q -x $T"
+  bash scripts/device_tests.sh "$W/tests-xeon.txt" xeon 240 "-q -x $T"
   { head_of; python3 scripts/sum_slices_ptx.py "$DEVICE"; } > "$W/ptx.txt" 2>&1
   tail -3 "$W/ptx.txt"
   exit 0

@@ -57,6 +57,14 @@ def _buffers(bound: tuple, sources: list[Any]) -> list[Any]:
     return [bound[x] if isinstance(x, int) else x for x in sources]
 
 
+def _moved_from(stream: Callable[[], Any] | None) -> Callable[[], bool] | None:
+    """Whether the current stream (`Backend.current_stream`) is another than it is now."""
+    if stream is None:
+        return None
+    kept = stream()
+    return lambda: stream() != kept
+
+
 def pending(be: Backend, kind: DeviceArrays, wait_for: Any, *arrays: Any) -> list[Any]:
     """What a repeated call's first launch waits for: the caller's `wait_for` and, where the
     array library has them, the arrays' events."""
@@ -95,10 +103,11 @@ class HotCall:
     #: the program's one prepared launch, and which of A, B and C (0, 1, 2) it takes, in order
     one_launch: PreparedLaunch | None = field(init=False, default=None)
     slot_index: tuple[int, ...] = field(init=False, default=())
-    #: where the kept scratch buffers of a call of several launches are for, on a backend of
-    #: ambient streams (`Backend.current_stream`): that stream, on which alone the call may
-    #: use them (two streams' calls at once would write them both); else None
-    kept_on: Any = field(init=False, default=None)
+    #: on a backend of ambient streams (`Backend.current_stream`), for a call of several
+    #: launches with kept scratch buffers: whether the current stream is no longer the one
+    #: they were kept for, on which alone the call may use them (two streams' calls at once
+    #: would write them both); else None
+    moved: Callable[[], bool] | None = field(init=False, default=None)
 
     #: the call with its lookups done once (`_quick_with` into a given C, `_quick_new` into a
     #: new one), where its launches are prepared and its queue steady and in order; else None
@@ -160,8 +169,7 @@ class HotCall:
             weakref.finalize(self, _give_back, nbytes)
             with self.be.activate():
                 kept = [self.be.scratch(count, self.queue) for count in program.scratch]
-                stream = self.be.current_stream()
-                object.__setattr__(self, "kept_on", None if stream is None else stream())
+                object.__setattr__(self, "moved", _moved_from(self.be.current_stream()))
             launches = self._chain(kept)
         if launches is not None:
             object.__setattr__(self, "quick", self._quick_with(launches) if self.c_given
@@ -207,7 +215,7 @@ class HotCall:
         arg, settle, empty, has_events = (kind.kernel_arg, kind.replace_events, kind.empty,
                                           kind.has_events)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        kept_on, stream = self.kept_on, be.current_stream()
+        moved = self.moved
 
         def launch(a: Any, b: Any, waits: list[Any]) -> tuple[Any, Any]:
             c = empty(be, (("a", a), ("b", b)), shape)
@@ -215,7 +223,7 @@ class HotCall:
             return c, queue_launches(bound, queue, waits)
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any:
-            if kept_on is not None and stream is not None and stream() != kept_on:
+            if moved is not None and moved():
                 return None  # the kept buffers are another stream's
             waits = (pending(be, kind, wait_for, a, b)
                      if has_events or wait_for is not None else [])
@@ -243,7 +251,7 @@ class HotCall:
                                           self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
         may_share, same_alias, has_events = self._may_share, self._same_alias, kind.has_events
-        kept_on, stream = self.kept_on, be.current_stream()
+        moved = self.moved
         # This call's last launch: on its in-order queue every later launch follows it anyway,
         # so where an array's events name it, it is left out of the wait list.
         last: list[Any] = [None]
@@ -256,7 +264,7 @@ class HotCall:
         remember = check_alias and self.small
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
-            if kept_on is not None and stream is not None and stream() != kept_on:
+            if moved is not None and moved():
                 return None  # the kept buffers are another stream's
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
             if check_alias:

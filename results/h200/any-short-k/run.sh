@@ -3,39 +3,9 @@
 # (a plain tune's, and the tiled kernel's step at 2048x2048x128): on each backend, one step of
 # the kernel for any size at 2000x2000x128 (17 s, as the plan's small-K steps), then gemm()'s
 # calls at SHAPES with the database before the step (old) and after it (new), in turns, two
-# rounds. From the repository root after the prelude, into $OUT/any-short-k:
+# rounds (scripts/step_turns.sh). From the repository root after the prelude, into
+# $OUT/any-short-k:
 #   bash results/h200/any-short-k/run.sh tune                 the steps; their databases kept
 #   SHAPES=S1,S2,... bash results/h200/any-short-k/run.sh measure    needs DB=folder of them
-set -u
-step=$1
-T=/tmp/any-short-k W=${OUT:-/tmp}/any-short-k DEVICE=${DEVICE:-NVIDIA}
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD:${PYTHONPATH:-}
-mkdir -p "$W"
-head_of() { echo "# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader); at commit ${COMMIT:-?}; $(date -u +%FT%TZ)"; }
-for be in ${BACKENDS:-opencl cuda}; do
-  key=$(basename results/h200/plain-tune-combined/$be-*.json.gz .gz)
-  rm -rf "$T/$be-old" "$T/$be-new" && mkdir -p "$T/$be-old" "$T/$be-new"
-  gunzip -c results/h200/small-k-128/after-"$key".gz > "$T/$be-old/$key"
-  if [ "$step" = tune ]; then
-    cp "$T/$be-old/$key" "$T/$be-new/$key"
-    { echo "$(head_of) (CLGEMM_RESULTS=$T/$be-new CLGEMM_SHIPPED_TUNING=0)"
-      CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/$be-new XDG_DATA_HOME=$T/data timeout 120 \
-        python3 -m clgemm tune --device "$DEVICE" --backend $be --rungs tiled-any \
-        --shapes 2000x2000x128 --time 17 -j 16 2>&1 | grep -v "CompilerWarning\|_prg.build"; } \
-      > "$W/tune-$be.txt"
-    tail -n 2 "$W/tune-$be.txt"
-    gzip -c "$T/$be-new/$key" > "$W/after-$key.gz"
-    continue
-  fi
-  gunzip -c "$DB/after-$key.gz" > "$T/$be-new/$key"
-  for turn in 1 2; do
-    for side in old new; do
-      f=$W/calls-$be-$turn-$side
-      { echo "$(head_of) (CLGEMM_RESULTS=$T/$be-$side CLGEMM_SHIPPED_TUNING=0): python3 -m clgemm bench --call --device $DEVICE --backend $be --sizes $SHAPES --c-given --json $f.json"
-        CLGEMM_SHIPPED_TUNING=0 CLGEMM_RESULTS=$T/$be-$side XDG_DATA_HOME=$T/data timeout 150 \
-          python3 -m clgemm bench --call --device "$DEVICE" --backend $be --sizes "$SHAPES" \
-          --c-given --json "$f.json" 2>&1 | grep -v "CompilerWarning\|_prg.build"; } > "$f.txt"
-      tail -n 1 "$f.txt"
-    done
-  done
-done
+BASE=results/h200/small-k-128 RUNG=tiled-any STEP=2000x2000x128 SECONDS=17 ROUNDS="1 2" \
+  NAME=any-short-k exec bash scripts/step_turns.sh "$@"

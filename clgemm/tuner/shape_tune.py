@@ -30,7 +30,7 @@ from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
 from clgemm.tuner.rung_tune import (RungOutcome, TuneOptions, journal_header, resolve_strategy,
                                     tune_rung)
 from clgemm.tuner.funnels import Funnels, FunnelTask, build
-from clgemm.tuner.space import SearchSpace, funnel_table
+from clgemm.tuner.space import SearchSpace, funnel_table, with_stored
 
 Say = Callable[[str], None]
 
@@ -158,6 +158,10 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                     note(f"rung {rung.number} at {problem.label}: "
                          f"journal {journal.path}")
                     start = seeds(dev, rung, problem.as_tuple(), batch=problem.batch)
+                    space, added = with_stored(space, rung, dev.limits(), problem, start)
+                    if added:
+                        note(f"rung {rung.number} at {problem.label}: {added} configuration(s) "
+                             f"stored since the funnel was built kept in its space")
                     if bounded:
                         start += bound_seeds(dev, rung, space, problem.as_tuple(),
                                              seed=options.seed, batch=problem.batch)

@@ -383,6 +383,37 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
                        reading and all(reads_b_itself(p) for p in items))
 
 
+def with_stored(space: SearchSpace, rung: Rung, limits: DeviceLimits, problem: Problem,
+                configs: Iterable[Mapping[str, int]]) -> tuple[SearchSpace, int]:
+    """`space` with the configurations of `configs` it lacks that pass every stage but the
+    heuristics, and how many were added. A run's funnels are built before its first step is
+    measured, so the entries its earlier steps store (the seeds of a later step) were not there
+    to be kept: a 128 x 128 tile stored at 4096 cubed, which with K split beat every tile of
+    the 768-cubed step's space, was dropped by the occupancy heuristic there. Values outside
+    the space's candidates (left out by --only) keep a configuration out."""
+    names = space.names
+    added: list[Config] = []
+    for key in sorted(_resolved_keys(rung, names, configs)):
+        if key in space or key in added:
+            continue
+        if not all(v in c for v, c in zip(key, space.candidates)):
+            continue
+        params = dict(zip(names, key))
+        if (rung.first_violation(params, limits) is not None
+                or rung.size_problem(params, problem.m, problem.n, problem.k) is not None
+                or (problem.batch > 1 and rung.stack_accepts is not None
+                    and not rung.stack_accepts(params))
+                or (space.reads_b_only and not reads_b_itself(params))):
+            continue
+        added.append(key)
+    if not added:
+        return space, 0
+    row = FunnelRow("heuristic", "stored by this run's earlier steps, kept", 0,
+                    len(space) + len(added), f"{len(added)} put back")
+    return SearchSpace(names, space.candidates, space.configs + added, [*space.funnel, row],
+                       space.generated, space.reads_b_only), len(added)
+
+
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
                   candidates: tuple[tuple[int, ...], ...], keep: Iterable[Mapping[str, int]],
                   rows: list[FunnelRow], only: Mapping[str, Sequence[int]]) -> list[Params]:

@@ -13,7 +13,8 @@ from clgemm.core.problem import Problem
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import Constraint, Param, Rung, get_rung
 from clgemm.rungs.tiled import TILED, reads_b_itself
-from clgemm.tuner.space import SearchSpace, _apply, _legal_items, build_space, funnel_table
+from clgemm.tuner.space import (SearchSpace, _apply, _legal_items, build_space, funnel_table,
+                                with_stored)
 from clgemm.tuner.strategies import Trial, make_strategy, strategy_names
 
 # A made-up GPU: small work-groups and local memory, so every device step removes something.
@@ -266,6 +267,22 @@ def test_occupancy_counts_the_slices_of_k_gemm_runs_the_tiled_kernel_in():
                  for k in (4096, 256)}
     assert occupancy[4096].holds(params, big)       # 64 tiles x 8 slices of 512
     assert not occupancy[256].holds(params, big)    # 64 tiles, no split
+
+
+def test_a_configuration_stored_after_the_funnel_joins_the_space_as_a_kept_one_would():
+    """A run builds its funnels before its first step: what an earlier step stores comes in at
+    the later step as `keep` would have brought it (TS=8 WPT=8, dropped by the heuristics at 40
+    cubed), and what keep would refuse stays out: TS=16 does not divide 40, a name the rung
+    lacks, a value --only left out of the candidates."""
+    rung, problem = get_rung(3), Problem(40, 40, 40)
+    space = build_space(rung, GPU, problem)
+    stored = [{"TS": 8, "WPT": 8}, {"TS": 16, "WPT": 4}, {"NOPE": 1}, {"TS": 8, "WPT": 2}]
+    grown, added = with_stored(space, rung, GPU, problem, stored)
+    assert added == 1 and sorted(grown.configs) == [(8, 1), (8, 2), (8, 4), (8, 8)]
+    assert (grown.funnel[-1].left, grown.funnel[-1].note) == (4, "1 put back")
+    assert (8, 8) not in space  # the space it was made from is left as it was
+    only = build_space(rung, GPU, problem, only={"WPT": (1, 2, 4)})
+    assert with_stored(only, rung, GPU, problem, stored) == (only, 0)
 
 
 def test_a_kept_configuration_outside_the_candidates_joins_the_space():

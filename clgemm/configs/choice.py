@@ -70,7 +70,7 @@ def crossover(device: DeviceInfo) -> Crossover:
                         f"default for a {device.type}")
     directs = lookup.candidates(device, DIRECT, None)
     if not directs:
-        return default
+        return _packing_stored_below(device, default)
 
     def direct_at(shape: tuple[int, int, int]) -> float:
         return max(lookup.expected_gflops(device, DIRECT, d, shape) for d in directs)
@@ -85,6 +85,19 @@ def crossover(device: DeviceInfo) -> Crossover:
     if not below:
         return Crossover(above, "measured")
     return Crossover(int(math.sqrt(max(below) * above)), "measured")
+
+
+def _packing_stored_below(device: DeviceInfo, default: Crossover) -> Crossover:
+    """With the direct kernel stored nowhere: the smallest product a packing kernel is stored
+    at, where that is below the type's default. A shape the packing kernels were tuned at and
+    the direct kernel never was then runs on what was measured there, not on the direct
+    kernel's defaults (a tune of the tiled kernel alone at 512 cubed left gemm() there on
+    them: results/h200/seeds-after-funnel); smaller products keep the one launch."""
+    stored = [math.prod(f.shape) for n in GEMM_RUNGS
+              for f in lookup.candidates(device, get_rung(n), None) if f.batch == 1]
+    if stored and min(stored) < default.min_indirect:
+        return Crossover(min(stored), "the smallest product a packing kernel is stored at")
+    return default
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,16 @@ def test_without_both_kinds_the_type_default(stored):
     assert choice.crossover(GPU).source.startswith("default")
 
 
+def test_with_no_direct_kernel_stored_a_packing_shape_below_the_default_is_the_crossover(stored):
+    """A tune of the tiled kernel alone at 512 cubed: 512 cubed runs on its entry, not on the
+    direct kernel's defaults, and a smaller product keeps the direct kernel's one launch."""
+    stored[TILED.number] = [_found(TILED, 512, 14000.0), _found(TILED, 4096, 45000.0)]
+    cross = choice.crossover(GPU)
+    assert cross.min_indirect == 512**3 and not cross.source.startswith("default")
+    assert choice.choose_kernel(GPU, (512, 512, 512), cross=cross).rung == TILED.number
+    assert choice.choose_kernel(GPU, (256, 256, 256), cross=cross).rung == DIRECT.number
+
+
 def test_between_the_direct_kernels_shape_and_the_first_packing_win(stored):
     stored[DIRECT.number] = [_found(DIRECT, 768, 13000.0)]
     # 64 x 64 tiles: 256 work-groups at 1024 cubed, K whole where it was measured

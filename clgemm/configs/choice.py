@@ -92,7 +92,7 @@ def _packing_stored_below(device: DeviceInfo, default: Crossover) -> Crossover:
     at, where that is below the type's default. A shape the packing kernels were tuned at and
     the direct kernel never was then runs on what was measured there, not on the direct
     kernel's defaults (a tune of the tiled kernel alone at 512 cubed left gemm() there on
-    them: results/h200/seeds-after-funnel); smaller products keep the one launch."""
+    them: results/h200/crossover-no-direct); smaller products keep the one launch."""
     stored = [math.prod(f.shape) for n in GEMM_RUNGS
               for f in lookup.candidates(device, get_rung(n), None) if f.batch == 1]
     if stored and min(stored) < default.min_indirect:

@@ -88,13 +88,15 @@ def crossover(device: DeviceInfo) -> Crossover:
 
 
 def _packing_stored_below(device: DeviceInfo, default: Crossover) -> Crossover:
-    """With the direct kernel stored nowhere: the smallest product a packing kernel is stored
-    at, where that is below the type's default. A shape the packing kernels were tuned at and
-    the direct kernel never was then runs on what was measured there, not on the direct
-    kernel's defaults (a tune of the tiled kernel alone at 512 cubed left gemm() there on
-    them: results/h200/crossover-no-direct); smaller products keep the one launch."""
-    stored = [math.prod(f.shape) for n in GEMM_RUNGS
-              for f in lookup.candidates(device, get_rung(n), None) if f.batch == 1]
+    """With the direct kernel stored nowhere: the smallest product a library packing kernel
+    (tiled, tiled for any size) is stored at, where that is below the type's default. A shape
+    those kernels were tuned at and the direct kernel never was then runs on what was measured
+    there, not on the direct kernel's defaults (a tune of the tiled kernel alone at 512 cubed
+    left gemm() there on them: results/h200/crossover-no-direct); smaller products keep the
+    one launch. The course's rungs are left out: a student's rung 3 tuned at 128 cubed is no
+    reason to give up the direct kernel above it."""
+    stored = [math.prod(f.shape) for rung in (TILED, TILED_ANY)
+              for f in lookup.candidates(device, rung, None) if f.batch == 1]
     if stored and min(stored) < default.min_indirect:
         return Crossover(min(stored), "the smallest product a packing kernel is stored at")
     return default

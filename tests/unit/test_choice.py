@@ -56,6 +56,8 @@ def test_with_no_direct_kernel_stored_a_packing_shape_below_the_default_is_the_c
     assert cross.min_indirect == 512**3 and not cross.source.startswith("default")
     assert choice.choose_kernel(GPU, (512, 512, 512), cross=cross).rung == TILED.number
     assert choice.choose_kernel(GPU, (256, 256, 256), cross=cross).rung == DIRECT.number
+    stored[3] = [_found(get_rung(3), 128, 4.7)]  # a course rung moves nothing
+    assert choice.crossover(GPU).min_indirect == 512**3
 
 
 def test_between_the_direct_kernels_shape_and_the_first_packing_win(stored):

@@ -393,8 +393,8 @@ def with_stored(space: SearchSpace, rung: Rung, limits: DeviceLimits, problem: P
     the space's candidates (left out by --only) keep a configuration out."""
     names = space.names
     added: list[Config] = []
-    for key in sorted(_resolved_keys(rung, names, configs)):
-        if key in space or key in added:
+    for key in sorted(_resolved_keys(rung, names, configs)):  # a set: each key once
+        if key in space:
             continue
         if not all(v in c for v, c in zip(key, space.candidates)):
             continue

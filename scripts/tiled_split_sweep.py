@@ -3,7 +3,7 @@ tiles of C are too few to fill a large GPU but K is shorter than the split's pre
 each shape is timed end to end (device arrays, C-ordered, C given, the same call repeated) with
 the tiled kernel's stored configuration forced at every split of K that divides K into whole
 tiles, beside gemm()'s own choice and, on CUDA, cp.matmul. Shapes are the user's (M x N x K).
-Usage: python scripts/tiled_split_sweep.py DEVICE BACKEND [--tiny]"""
+Usage: python scripts/tiled_split_sweep.py DEVICE BACKEND [--tiny | --shapes MxNxK,...]"""
 
 import sys
 
@@ -21,6 +21,9 @@ SHAPES = [(768, 768, 768), (1024, 1024, 1024), (2048, 2048, 2048), (2048, 2048, 
 SPLITS = (1, 2, 4, 8, 16)
 if "--tiny" in sys.argv:  # one small shape, to try the script on a CPU
     SHAPES = [(128, 128, 1024)]
+if "--shapes" in sys.argv:
+    SHAPES = [tuple(int(d) for d in shape.split("x"))  # type: ignore[misc]
+              for shape in sys.argv[sys.argv.index("--shapes") + 1].split(",")]
 dev, backend_name = sys.argv[1], sys.argv[2]
 be = api.backend_for(dev, backend_name)
 side = Side(be, "device")
@@ -48,7 +51,7 @@ for m, n, k in SHAPES:
         config = from_found(found)
         tk = TILED.size_multiples(TILED.resolve(dict(config.params)))[2]
         for split in SPLITS:
-            if k % (split * tk):
+            if k % (split * tk) or (split > 1 and config.params.get("PANELS")):  # panels: whole K
                 continue
             api.CACHE.choose = lambda device, shape: config
             choice.tiled_split = lambda device, cfg, shape, s=split: s

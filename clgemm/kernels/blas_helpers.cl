@@ -109,11 +109,8 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 // can vectorise: straight runs of PANEL floats where X is read as stored; where it is read
 // transposed, squares of PACK_SUB x PACK_SUB, so that each column's PACK_SUB stores fill a
 // cache line of the panel while the PACK_SUB rows of X they read stay in the cache (taken row
-// by row down the whole block, each store would go to a line of its own). Squares of 8 (a CPU
-// with 8-float vectors or wider) are turned in vector registers, eight row loads and eight
-// column stores each (TURN_SQUARE8), since a compiler left with the loops gathers or moves
-// one float at a time. The blocks of A come first, then those of B; only blocks at the edges
-// test the bounds.
+// by row down the whole block, each store would go to a line of its own). The blocks of A come
+// first, then those of B; only blocks at the edges test the bounds.
 //   PANEL_A, PANEL_B: rows per panel of each operand (the kernel's TSM and TSN)
 //   PANEL_RUN: columns per block
 //   PACK_SUB: the side of the squares of a transposed block
@@ -130,45 +127,8 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
   #define PACK_SUB 16
 #endif
 
-// The 8 x 8 square of X from `src` (rows ld apart) stored transposed from `dst` (columns stride
-// apart): three rounds of two-vector shuffles (pairs of rows interleaved, then pairs of pairs,
-// then the halves of each vector exchanged), each a single shuffle instruction on x86's AVX.
-// A macro, element by element, since the CUDA path (cl2cuda.h) has neither OpenCL's plain
-// functions nor its swizzles.
-#define TURN_PAIR_LO(x, y) (float8)(x.s0, y.s0, x.s1, y.s1, x.s4, y.s4, x.s5, y.s5)
-#define TURN_PAIR_HI(x, y) (float8)(x.s2, y.s2, x.s3, y.s3, x.s6, y.s6, x.s7, y.s7)
-#define TURN_QUAD_LO(x, y) (float8)(x.s0, x.s1, y.s0, y.s1, x.s4, x.s5, y.s4, y.s5)
-#define TURN_QUAD_HI(x, y) (float8)(x.s2, x.s3, y.s2, y.s3, x.s6, x.s7, y.s6, y.s7)
-#define TURN_HALF_LO(x, y) (float8)(x.s0, x.s1, x.s2, x.s3, y.s0, y.s1, y.s2, y.s3)
-#define TURN_HALF_HI(x, y) (float8)(x.s4, x.s5, x.s6, x.s7, y.s4, y.s5, y.s6, y.s7)
-#define TURN_SQUARE8(src, ld, dst, stride)                                                    \
-    {                                                                                         \
-        const float8 r0 = vload8(0, (src)), r1 = vload8(0, (src) + (ld));                     \
-        const float8 r2 = vload8(0, (src) + 2 * (ld)), r3 = vload8(0, (src) + 3 * (ld));      \
-        const float8 r4 = vload8(0, (src) + 4 * (ld)), r5 = vload8(0, (src) + 5 * (ld));      \
-        const float8 r6 = vload8(0, (src) + 6 * (ld)), r7 = vload8(0, (src) + 7 * (ld));      \
-        const float8 t0 = TURN_PAIR_LO(r0, r1), t1 = TURN_PAIR_HI(r0, r1);                    \
-        const float8 t2 = TURN_PAIR_LO(r2, r3), t3 = TURN_PAIR_HI(r2, r3);                    \
-        const float8 t4 = TURN_PAIR_LO(r4, r5), t5 = TURN_PAIR_HI(r4, r5);                    \
-        const float8 t6 = TURN_PAIR_LO(r6, r7), t7 = TURN_PAIR_HI(r6, r7);                    \
-        const float8 u0 = TURN_QUAD_LO(t0, t2), u1 = TURN_QUAD_HI(t0, t2);                    \
-        const float8 u2 = TURN_QUAD_LO(t1, t3), u3 = TURN_QUAD_HI(t1, t3);                    \
-        const float8 u4 = TURN_QUAD_LO(t4, t6), u5 = TURN_QUAD_HI(t4, t6);                    \
-        const float8 u6 = TURN_QUAD_LO(t5, t7), u7 = TURN_QUAD_HI(t5, t7);                    \
-        vstore8(TURN_HALF_LO(u0, u4), 0, (dst));                                              \
-        vstore8(TURN_HALF_LO(u1, u5), 0, (dst) + (stride));                                   \
-        vstore8(TURN_HALF_LO(u2, u6), 0, (dst) + 2 * (stride));                               \
-        vstore8(TURN_HALF_LO(u3, u7), 0, (dst) + 3 * (stride));                               \
-        vstore8(TURN_HALF_HI(u0, u4), 0, (dst) + 4 * (stride));                               \
-        vstore8(TURN_HALF_HI(u1, u5), 0, (dst) + 5 * (stride));                               \
-        vstore8(TURN_HALF_HI(u2, u6), 0, (dst) + 6 * (stride));                               \
-        vstore8(TURN_HALF_HI(u3, u7), 0, (dst) + 7 * (stride));                               \
-    }
-
 // One block of op(X)'s panels of PANEL rows (X at its offset already): block b is panel
-// b / runs, columns from (b % runs) * PANEL_RUN. With squares of 8, those whole within the
-// block are turned in registers and the rest (a panel height or a last run that is no
-// multiple of 8) by the loop after them.
+// b / runs, columns from (b % runs) * PANEL_RUN.
 #define PACK_PANEL_BLOCK(PANEL, rows, cols, out_cols, X, trans, ld, out, b)                    \
     {                                                                                         \
         const int runs = ((out_cols) + PANEL_RUN - 1) / PANEL_RUN;                            \
@@ -176,16 +136,7 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
         const int j1 = min(j0 + PANEL_RUN, (out_cols));                                       \
         __global float* dst = (out) + (long)((b) / runs) * (out_cols) * (PANEL);              \
         if (i0 + (PANEL) <= (rows) && j1 <= (cols)) {                                         \
-            if (trans && PACK_SUB == 8) {                                                     \
-                const int whole_r = (PANEL) / 8 * 8, whole_j = j0 + (j1 - j0) / 8 * 8;        \
-                for (int rb = 0; rb < whole_r; rb += 8)                                       \
-                    for (int jb = j0; jb < whole_j; jb += 8)                                  \
-                        TURN_SQUARE8((X) + jb + (long)(i0 + rb) * (ld), (ld),                 \
-                                     dst + (long)jb * (PANEL) + rb, (PANEL))                  \
-                for (int j = j0; j < j1; j++)                                                 \
-                    for (int r = j < whole_j ? whole_r : 0; r < (PANEL); r++)                 \
-                        dst[(long)j * (PANEL) + r] = (X)[j + (long)(i0 + r) * (ld)];          \
-            } else if (trans) {                                                               \
+            if (trans) {                                                                      \
                 for (int rb = 0; rb < (PANEL); rb += PACK_SUB)                                \
                     for (int jb = j0; jb < j1; jb += PACK_SUB)                                \
                         for (int j = jb; j < min(jb + PACK_SUB, j1); j++)                     \

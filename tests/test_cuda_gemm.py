@@ -37,6 +37,7 @@ from clgemm.core.paths import RESULTS, TUNING
 from clgemm.devices.info import DeviceInfo, pick_device
 from clgemm.library import gemm as api
 from clgemm.rungs import REGISTRY, get_rung
+from clgemm.rungs.tiled import TILED
 
 TOL = 1e-5
 
@@ -629,6 +630,56 @@ def test_several_gpus(cp):
     with cp.cuda.Device(devices[1].handle):
         assert_close(cp.asnumpy(out), reference(a, b, None, 1, 0, 0, 0), "gemm on GPU 1")
     refused("on CUDA device", clgemm.gemm, cp.asarray(a), db)
+
+
+@pytest.mark.cuda
+def test_kept_buffers_follow_the_stream_of_the_arrays_gpu(cp, monkeypatch, forced_tiled):
+    """A call of several launches (K in slices, then their sum) on the second GPU, made while
+    the caller's current device is the first, keeps its scratch buffers for the stream of the
+    second GPU it ran on: once that GPU's current stream is another, the call takes buffers of
+    its own, though the current device's stream did not change; right each time."""
+    devices = _cuda_devices()
+    if len(devices) < 2:
+        pytest.skip("needs two CUDA devices")
+    gpu = devices[1].handle
+    if cp.cuda.Device().id == gpu:
+        pytest.skip("the second GPU is the current device already")
+    be = api.backend_for(devices[1])
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, False)
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    rng = np.random.default_rng(43)
+    a, b = rand(rng, (tn, 8 * tk)), rand(rng, (8 * tk, tm))  # C-ordered: the kernels see n x m
+    want = reference(a, b, None, 1.0, 0.0, False, False)
+    taken: list[int] = []
+    real = be.scratch
+    monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
+                        real(count, queue))
+    with cp.cuda.Device(gpu):
+        da, db = cp.asarray(a), cp.asarray(b)
+        other = cp.cuda.Stream(non_blocking=True)
+    try:
+        for name in ("first", "first again", "kept", "other stream"):
+            if name == "other stream":
+                with cp.cuda.Device(gpu):
+                    other.use()  # the second GPU's current stream; the current device's stays
+            taken.clear()
+            with cp.cuda.Device(gpu):
+                dc = cp.full((tn, tm), cp.nan, dtype=cp.float32)
+                cp.cuda.get_current_stream().synchronize()
+            clgemm.gemm(da, db, dc)
+            with cp.cuda.Device(gpu):
+                cp.cuda.get_current_stream().synchronize()
+                got = cp.asnumpy(dc)
+            assert_close(got, want, name)
+            if name == "kept":
+                assert not taken, "a repeated call on its stream takes nothing from the pool"
+            if name == "other stream":
+                assert taken, "on the GPU's other stream the call takes buffers of its own"
+    finally:
+        with cp.cuda.Device(gpu):
+            cp.cuda.Stream.null.use()
+        api.clear_caches()
 
 
 @pytest.mark.cuda

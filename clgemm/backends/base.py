@@ -202,8 +202,9 @@ class Backend(ABC):
     def current_stream(self) -> Callable[[], Any] | None:
         """Where `queue=None` puts work now, for a backend whose calls go to an ambient stream
         that the caller may change between calls (CUDA's current stream): a cheap function
-        telling which one it is, so that buffers kept for one stream are used on no other.
-        None where the queue a call names is where its work goes."""
+        telling which one it is on this backend's device, whichever device is current, so that
+        buffers kept for one stream are used on no other. None where the queue a call names is
+        where its work goes."""
         return None
 
     def already_active(self) -> Callable[[], bool] | None:

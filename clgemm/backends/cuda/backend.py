@@ -343,8 +343,11 @@ class CUDABackend(Backend):
         return cupy.empty(max(1, count), dtype=cupy.float32)
 
     def current_stream(self) -> Callable[[], Any] | None:
-        get = cupy.cuda.get_current_stream
-        return lambda: get().ptr
+        # this GPU's, whichever device is current: a repeated call checks it before it makes
+        # its GPU current, and every device has a current stream of its own (the null stream,
+        # handle 0, on each), so the current device's would answer for another GPU's
+        get, ordinal = cupy.cuda.get_current_stream, int(self.device.handle)
+        return lambda: get(ordinal).ptr
 
     def synchronize(self) -> None:
         cupy.cuda.get_current_stream().synchronize()

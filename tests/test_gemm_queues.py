@@ -261,39 +261,40 @@ def test_non_default_stream(every_backend):
     if be.name != "cuda":
         pytest.skip("CUDA streams")
     cp = pytest.importorskip("cupy")
-    kind = KINDS["cuda"]
-    rng = np.random.default_rng(9)
-    big = cp.asarray(rand(rng, (4096, 4096)))
-    for size in (256, 300):
-        a, b = rand(rng, (size, size)), rand(rng, (size, size))
-        want = reference(a, b, None, 1.0, 0.0, False, False)
-        for i in range(10):
-            stream = cp.cuda.Stream(non_blocking=True)
-            with stream:
-                cp.matmul(big, big)
-                da = cp.asarray(a) * 1.0
-                db = cp.asarray(b) + 0.0
-                dc = cp.full((size, size), cp.nan, dtype=cp.float32)
-                out = clgemm.gemm(da, db)
-                clgemm.gemm(da, db, out=dc)
-                flat = cp.full(size * size, cp.nan, dtype=cp.float32)
-                clgemm.gemm_buffers(size, size, size, da.ravel(), db.ravel(), flat, order="C",
-                                    rung=5)
-            stream.synchronize()
-            assert _close(kind.download(out), want), (size, i, "new array")
-            assert _close(kind.download(dc), want), (size, i, "out")
-            assert _close(kind.download(flat).reshape(size, size), want), (size, i, "buffers")
-    # wait_for: CUDA events recorded on another stream
-    other = cp.cuda.Stream(non_blocking=True)
-    with other:
-        cp.matmul(big, big)
-        da = cp.asarray(a) * 1.0
-        ready = other.record()
-    stream = cp.cuda.Stream(non_blocking=True)
-    with stream:
-        out = clgemm.gemm(da, cp.asarray(b), wait_for=[ready])
-    stream.synchronize()
-    assert _close(kind.download(out), want)
+    with cp.cuda.Device(be.device.handle):  # this backend's GPU, of several
+        kind = KINDS["cuda"]
+        rng = np.random.default_rng(9)
+        big = cp.asarray(rand(rng, (4096, 4096)))
+        for size in (256, 300):
+            a, b = rand(rng, (size, size)), rand(rng, (size, size))
+            want = reference(a, b, None, 1.0, 0.0, False, False)
+            for i in range(10):
+                stream = cp.cuda.Stream(non_blocking=True)
+                with stream:
+                    cp.matmul(big, big)
+                    da = cp.asarray(a) * 1.0
+                    db = cp.asarray(b) + 0.0
+                    dc = cp.full((size, size), cp.nan, dtype=cp.float32)
+                    out = clgemm.gemm(da, db)
+                    clgemm.gemm(da, db, out=dc)
+                    flat = cp.full(size * size, cp.nan, dtype=cp.float32)
+                    clgemm.gemm_buffers(size, size, size, da.ravel(), db.ravel(), flat, order="C",
+                                        rung=5)
+                stream.synchronize()
+                assert _close(kind.download(out), want), (size, i, "new array")
+                assert _close(kind.download(dc), want), (size, i, "out")
+                assert _close(kind.download(flat).reshape(size, size), want), (size, i, "buffers")
+        # wait_for: CUDA events recorded on another stream
+        other = cp.cuda.Stream(non_blocking=True)
+        with other:
+            cp.matmul(big, big)
+            da = cp.asarray(a) * 1.0
+            ready = other.record()
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            out = clgemm.gemm(da, cp.asarray(b), wait_for=[ready])
+        stream.synchronize()
+        assert _close(kind.download(out), want)
 
 
 def test_kept_buffers_serve_only_their_stream(every_backend, monkeypatch, forced_tiled):
@@ -317,20 +318,21 @@ def test_kept_buffers_serve_only_their_stream(every_backend, monkeypatch, forced
     real = be.scratch
     monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
                         real(count, queue))
-    first, second = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
-    da, db = cp.asarray(a), cp.asarray(b)
-    for stream, name in [(first, "first"), (first, "first again"), (first, "kept"),
-                         (second, "other stream")]:
-        taken.clear()
-        with stream:
-            dc = cp.full((tn, tm), cp.nan, dtype=cp.float32)
-            clgemm.gemm(da, db, dc)
-        stream.synchronize()
-        assert _close(dc.get(), want), name
-        if name == "kept":
-            assert not taken, "a repeated call on its stream takes nothing from the pool"
-        if name == "other stream":
-            assert taken, "on another stream the call takes buffers of its own"
+    with cp.cuda.Device(be.device.handle):  # the arrays on this backend's GPU, of several
+        first, second = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+        da, db = cp.asarray(a), cp.asarray(b)
+        for stream, name in [(first, "first"), (first, "first again"), (first, "kept"),
+                             (second, "other stream")]:
+            taken.clear()
+            with stream:
+                dc = cp.full((tn, tm), cp.nan, dtype=cp.float32)
+                clgemm.gemm(da, db, dc)
+            stream.synchronize()
+            assert _close(dc.get(), want), name
+            if name == "kept":
+                assert not taken, "a repeated call on its stream takes nothing from the pool"
+            if name == "other stream":
+                assert taken, "on another stream the call takes buffers of its own"
     clear_caches()
 
 

@@ -1,8 +1,8 @@
 """The panels' pack (`pack_panels_pair`) on the test device, against NumPy: both operands in
-one launch, read as stored and transposed, at offsets and leading dimensions wider than the
-rows, with panel heights and last runs that are no multiple of 8 (the squares of 8 turned in
-registers meet the loop that finishes a block there) and edge blocks padded with zeros. The
-output is poisoned first, so a value the pack leaves unwritten shows up as NaN."""
+one launch, read as stored and transposed (in squares of 8, a CPU's AVX2 vector, and of 16), at
+offsets and leading dimensions wider than the rows, with panel heights and last runs that are
+no multiple of a square's side and edge blocks padded with zeros. The output is poisoned
+first, so a value the pack leaves unwritten shows up as NaN."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 from typing import Iterator
 
+import numpy as np
 import pytest
 
 # A user's own tuning (in the per-user data folder) must not change what the tests see, and the
@@ -34,6 +35,7 @@ from clgemm.library import gemm as api
 from clgemm.library import stack_tiled
 from clgemm.measure.rung_runner import Workspace
 from clgemm.rungs.tiled import TILED
+from layouts import rand, reference
 
 #: fixtures that promise a test no tuned entries at all
 EMPTY_TUNING_FIXTURES = {"empty_db"}
@@ -130,6 +132,26 @@ def forced_tiled(monkeypatch):
         return config
     yield force
     api.clear_caches()
+
+
+@pytest.fixture
+def split_call_watched(monkeypatch, forced_tiled):
+    """A call of several launches forced on a backend (the tiled kernel, K in four slices, then
+    their sum) with the scratch it takes from the pool watched: `split_call_watched(be, seed)`
+    returns C-ordered host operands A and B, the float64 reference, C's shape and the list
+    every scratch request of the backend goes into."""
+    def make(be, seed):
+        monkeypatch.setattr(choice, "tiled_split", lambda device, config, shape: 4)
+        tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, False)
+        tm, tn, tk = TILED.size_multiples(tiled.params)
+        rng = np.random.default_rng(seed)
+        a, b = rand(rng, (tn, 8 * tk)), rand(rng, (8 * tk, tm))  # the kernels see n x m
+        taken: list[int] = []
+        real = be.scratch
+        monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
+                            real(count, queue))
+        return a, b, reference(a, b, None, 1.0, 0.0, False, False), (tn, tm), taken
+    return make
 
 
 @pytest.fixture

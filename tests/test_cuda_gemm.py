@@ -37,7 +37,6 @@ from clgemm.core.paths import RESULTS, TUNING
 from clgemm.devices.info import DeviceInfo, pick_device
 from clgemm.library import gemm as api
 from clgemm.rungs import REGISTRY, get_rung
-from clgemm.rungs.tiled import TILED
 
 TOL = 1e-5
 
@@ -633,7 +632,7 @@ def test_several_gpus(cp):
 
 
 @pytest.mark.cuda
-def test_kept_buffers_follow_the_stream_of_the_arrays_gpu(cp, monkeypatch, forced_tiled):
+def test_kept_buffers_follow_the_stream_of_the_arrays_gpu(cp, split_call_watched):
     """A call of several launches (K in slices, then their sum) on the second GPU, made while
     the caller's current device is the first, keeps its scratch buffers for the stream of the
     second GPU it ran on: once that GPU's current stream is another, the call takes buffers of
@@ -644,17 +643,7 @@ def test_kept_buffers_follow_the_stream_of_the_arrays_gpu(cp, monkeypatch, force
     gpu = devices[1].handle
     if cp.cuda.Device().id == gpu:
         pytest.skip("the second GPU is the current device already")
-    be = api.backend_for(devices[1])
-    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
-    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, False)
-    tm, tn, tk = TILED.size_multiples(tiled.params)
-    rng = np.random.default_rng(43)
-    a, b = rand(rng, (tn, 8 * tk)), rand(rng, (8 * tk, tm))  # C-ordered: the kernels see n x m
-    want = reference(a, b, None, 1.0, 0.0, False, False)
-    taken: list[int] = []
-    real = be.scratch
-    monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
-                        real(count, queue))
+    a, b, want, (tn, tm), taken = split_call_watched(api.backend_for(devices[1]), 43)
     with cp.cuda.Device(gpu):
         da, db = cp.asarray(a), cp.asarray(b)
         other = cp.cuda.Stream(non_blocking=True)

@@ -297,7 +297,7 @@ def test_non_default_stream(every_backend):
         assert _close(kind.download(out), want)
 
 
-def test_kept_buffers_serve_only_their_stream(every_backend, monkeypatch, forced_tiled):
+def test_kept_buffers_serve_only_their_stream(every_backend, split_call_watched):
     """A call of several launches (here K in slices: partial products, then their sum) keeps
     its scratch buffers for the next call of its signature, on the stream it was made on
     alone: the same signature on another stream takes buffers of its own, so that two streams'
@@ -306,18 +306,7 @@ def test_kept_buffers_serve_only_their_stream(every_backend, monkeypatch, forced
     if be.name != "cuda":
         pytest.skip("CUDA streams")
     cp = pytest.importorskip("cupy")
-    from clgemm.configs import choice
-
-    monkeypatch.setattr(choice, "tiled_split", lambda device, config, shape: 4)
-    tiled = forced_tiled(be, {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1}, False)
-    tm, tn, tk = TILED.size_multiples(tiled.params)
-    rng = np.random.default_rng(41)
-    a, b = rand(rng, (tn, 8 * tk)), rand(rng, (8 * tk, tm))  # C-ordered: the kernels see n x m
-    want = reference(a, b, None, 1.0, 0.0, False, False)
-    taken: list[int] = []
-    real = be.scratch
-    monkeypatch.setattr(be, "scratch", lambda count, queue=None: taken.append(count) or
-                        real(count, queue))
+    a, b, want, (tn, tm), taken = split_call_watched(be, 41)
     with cp.cuda.Device(be.device.handle):  # the arrays on this backend's GPU, of several
         first, second = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
         da, db = cp.asarray(a), cp.asarray(b)

@@ -8,9 +8,10 @@ checked against float64 first. Shapes are the user's (M x N x K); the journals a
 Usage: python scripts/tiled_call_ranking.py DEVICE BACKEND MxNxK TOP ROUNDS JOURNAL [JOURNAL...]"""
 
 import gzip
-import json
 import statistics
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -19,16 +20,23 @@ from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.measure.call_bench import Side, per_call_ms
 from clgemm.rungs.tiled import TILED
+from clgemm.tuner.journal import read_journal
 
 SHOWN = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "WIDTH", "VWM", "VWN", "PIPELINE", "RASTER",
          "UNROLL_K", "WARP_M")
 
 
 def journal_rows(path: str) -> list[dict]:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    return [r for r in rows[1:] if r.get("status") == "ok" and r.get("gflops")
+    """The tiled kernel's measured records of a journal, read as the tuner reads one (its rung
+    numbers as they are today); a gzip-compressed one through a plain copy."""
+    if path.endswith(".gz"):
+        with gzip.open(path) as f, tempfile.NamedTemporaryFile(suffix=".jsonl") as plain:
+            plain.write(f.read())
+            plain.flush()
+            _, records, _ = read_journal(Path(plain.name))
+    else:
+        _, records, _ = read_journal(Path(path))
+    return [r for r in records if r.get("status") == "ok" and r.get("gflops")
             and r.get("rung") == TILED.number]
 
 

@@ -65,6 +65,15 @@ def _moved_from(stream: Callable[[], Any] | None) -> Callable[[], bool] | None:
     return lambda: stream() != kept
 
 
+def _unless(moved: Callable[[], bool], quick: Callable[..., Any]) -> Callable[..., Any]:
+    """`quick`, or None (the whole way, with buffers of its own) once `moved` says the current
+    stream is no longer the one its kept scratch buffers serve: two streams' calls at once
+    would write them both."""
+    def checked(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
+        return None if moved() else quick(a, b, c, wait_for)
+    return checked
+
+
 def pending(be: Backend, kind: DeviceArrays, wait_for: Any, *arrays: Any) -> list[Any]:
     """What a repeated call's first launch waits for: the caller's `wait_for` and, where the
     array library has them, the arrays' events."""
@@ -103,11 +112,6 @@ class HotCall:
     #: the program's one prepared launch, and which of A, B and C (0, 1, 2) it takes, in order
     one_launch: PreparedLaunch | None = field(init=False, default=None)
     slot_index: tuple[int, ...] = field(init=False, default=())
-    #: on a backend of ambient streams (`Backend.current_stream`), for a call of several
-    #: launches with kept scratch buffers: whether the current stream is no longer the one
-    #: they were kept for, on which alone the call may use them (two streams' calls at once
-    #: would write them both); else None
-    moved: Callable[[], bool] | None = field(init=False, default=None)
 
     #: the call with its lookups done once (`_quick_with` into a given C, `_quick_new` into a
     #: new one), where its launches are prepared and its queue steady and in order; else None
@@ -154,7 +158,7 @@ class HotCall:
         object.__setattr__(self, "small", self._operand_bytes() <= ALIAS_MEMO_BYTES)
         if ready is None or not self.steady or not self.be.in_order(self.queue):
             return
-        launches = None
+        launches, moved = None, None
         if len(ready) == 1 and not program.scratch:
             object.__setattr__(self, "one_launch", ready[0])
             object.__setattr__(self, "slot_index", tuple("abc".index(str(slot.name))
@@ -169,11 +173,11 @@ class HotCall:
             weakref.finalize(self, _give_back, nbytes)
             with self.be.activate():
                 kept = [self.be.scratch(count, self.queue) for count in program.scratch]
-                object.__setattr__(self, "moved", _moved_from(self.be.current_stream()))
+                moved = _moved_from(self.be.current_stream())
             launches = self._chain(kept)
         if launches is not None:
-            object.__setattr__(self, "quick", self._quick_with(launches) if self.c_given
-                               else self._quick_new(launches))
+            quick = self._quick_with(launches) if self.c_given else self._quick_new(launches)
+            object.__setattr__(self, "quick", quick if moved is None else _unless(moved, quick))
 
     def _one_launch(self) -> Callable[[tuple, Any, list[Any]], Any]:
         """The one launch, given the buffers of A, B and C as the program sees them."""
@@ -215,7 +219,6 @@ class HotCall:
         arg, settle, empty, has_events = (kind.kernel_arg, kind.replace_events, kind.empty,
                                           kind.has_events)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
-        moved = self.moved
 
         def launch(a: Any, b: Any, waits: list[Any]) -> tuple[Any, Any]:
             c = empty(be, (("a", a), ("b", b)), shape)
@@ -223,8 +226,6 @@ class HotCall:
             return c, queue_launches(bound, queue, waits)
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any:
-            if moved is not None and moved():
-                return None  # the kept buffers are another stream's
             waits = (pending(be, kind, wait_for, a, b)
                      if has_events or wait_for is not None else [])
             with lock:
@@ -251,7 +252,6 @@ class HotCall:
                                           self.swap)
         queue, lock, active, activate = self.queue, be.lock, be.already_active(), be.activate
         may_share, same_alias, has_events = self._may_share, self._same_alias, kind.has_events
-        moved = self.moved
         # This call's last launch: on its in-order queue every later launch follows it anyway,
         # so where an array's events name it, it is left out of the wait list.
         last: list[Any] = [None]
@@ -264,8 +264,6 @@ class HotCall:
         remember = check_alias and self.small
 
         def quick(a: Any, b: Any, c: Any, wait_for: Any) -> Any | None:
-            if moved is not None and moved():
-                return None  # the kept buffers are another stream's
             bound = (arg(b), arg(a), arg(c)) if swap else (arg(a), arg(b), arg(c))
             if check_alias:
                 seen = apart[0]

@@ -40,9 +40,11 @@ def _operands(be, n, seed=0):
 
 
 def _call(be, kind, a, b, c, **kw):
-    c.fill(np.nan)  # poisoned in place: the same C object each time
+    with be.activate():  # on C's own GPU, of several: ordered before the call there
+        c.fill(np.nan)  # poisoned in place: the same C object each time
     out = clgemm.gemm(a, b, c, **kw)
-    be.synchronize()
+    with be.activate():
+        be.synchronize()
     assert out is c
     return kind.download(out)
 

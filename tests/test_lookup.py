@@ -385,3 +385,27 @@ def test_a_broken_file_is_skipped_and_a_program_error_is_not(tmp_path, monkeypat
     monkeypatch.setattr(lookup, "read_any", bug)
     with pytest.raises(TypeError, match="a mistake in clgemm itself"):
         lookup.stored_databases([tmp_path])
+
+
+def test_a_tune_at_a_slot_beats_its_own_database_s_estimates_there(tmp_path):
+    """The direct kernel stored at 512 cubed and at 256 cubed in one database, the first far
+    faster where it was measured: at 256 cubed the entry tuned there runs (its tune measured
+    the other there and beat it); at 192 cubed, measured by neither, the estimates decide.
+    Stored in another database, the entry of 256 cubed was measured against nothing there and
+    competes by its speed."""
+    direct = get_rung(11)
+    large = _entry(11, (512,) * 3, 8700.0, TSM=16, TSN=32, TSK=32, WPTM=2, WPTN=2)
+    small = _entry(11, (256,) * 3, 2800.0, TSM=16, TSN=16, TSK=16, WPTM=1, WPTN=1)
+    _store(tmp_path, GPU, [large, small])
+
+    def chosen(shape, roots):
+        return lookup.best(GPU, direct, shape, roots).params["TSN"]
+
+    assert chosen((256,) * 3, [tmp_path]) == 16
+    assert chosen((192,) * 3, [tmp_path]) == 32
+    assert lookup.expected_gflops(GPU, direct, lookup.best(GPU, direct, (256,) * 3, [tmp_path]),
+                                  (256,) * 3) == 2800.0  # the measured speed, not the lifted one
+    mine, shipped = tmp_path / "mine", tmp_path / "shipped"
+    _store(mine, GPU, [small])
+    _store(shipped, GPU, [large])
+    assert chosen((256,) * 3, [mine, shipped]) == 32

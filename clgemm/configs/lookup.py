@@ -392,12 +392,37 @@ def ranked(device: Any, rung: Rung, shape: Sequence[int], roots: Iterable[Path] 
 
 def _chain_order(device: Any, rung: Rung, shape: Sequence[int], found: Sequence[Found],
                  batch: int = 1, outranked: bool = True) -> list[Found]:
-    """`found` by expected speed, those a more trusted level outranks at their slot last
-    (left out with `outranked` False)."""
-    order = sorted(found, key=lambda f: _score(device, rung, f, shape, batch))
-    live = [not _outranked(f, found) for f in order]
-    return ([f for f, ok in zip(order, live) if ok]
-            + [f for f, ok in zip(order, live) if not ok and outranked])
+    """`found` by expected speed, an entry measured at this very slot lifted to the best
+    expected of its database (`_measured_here`), those a more trusted level outranks at their
+    slot last (left out with `outranked` False)."""
+    scores = {id(f): _score(device, rung, f, shape, batch) for f in found}
+    live = [f for f in found if not _outranked(f, found)]
+    lifted = _measured_here(live, scores, shape, batch)
+    return (sorted(live, key=lambda f: lifted[id(f)])
+            + ([] if not outranked else sorted((f for f in found if _outranked(f, found)),
+                                               key=lambda f: scores[id(f)])))
+
+
+def _measured_here(live: Sequence[Found], scores: Mapping[int, tuple], shape: Sequence[int],
+                   batch: int) -> dict[int, tuple]:
+    """Each entry's score (`_score`), where it was measured at this very slot (shape and
+    batch) raised to the best among the entries of its own database. A tune at a slot starts
+    from the chain's first choice there (`clgemm.tuner.plan.seeds`) and stores what beat it
+    in the device's database, so its entry has been measured against the best estimate that
+    database gave from its other slots; an estimate is a measured speed scaled by a model of
+    waves and distance that knows nothing of a launch's fixed time or of how few warps a small
+    product gives a compute unit. Ranked by estimate, the direct kernel's entry of 512 cubed
+    was expected at 256 cubed at 1.7 times the speed of the entry tuned there, which had
+    measured it there and beaten it (results/h200/direct-step-256). Entries of other
+    databases were not measured against (a newer shipped database, another device's) and keep
+    competing by their estimates."""
+    here = (tuple(int(s) for s in shape), max(1, batch))
+    out = dict(scores)
+    for f in live:
+        if (f.shape, f.batch) == here:
+            best = min(scores[id(g)][0] for g in live if g.path == f.path and g.rank == f.rank)
+            out[id(f)] = (best, *scores[id(f)][1:])
+    return out
 
 
 def best(device: Any, rung: Rung, shape: Sequence[int],

@@ -95,7 +95,7 @@ SKINNY_TILED_GPU: Shape = (4096, 32, 4096)
 #: a GPU's direct kernel is tuned at a small square too: parameters found at 512 cubed ran the
 #: small calls' kernels slower than the shipped entries at 64-256 cubed did
 #: (results/h100/fresh-tune/fourth)
-SMALL_SQUARE_GPU = 128
+SMALL_SQUARE_GPU = 256
 
 #: a GPU tunes the kernel for any size where gemm() runs it, at sizes no tile divides: measured
 #: at 4096 and 1024 cubed, where the tiled kernel runs instead, it stored speeds as high as the

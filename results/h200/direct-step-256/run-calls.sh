@@ -26,15 +26,16 @@ one() {  # BACKEND WAY ROUND
   [ "${way%%-*}" = old ] && tree=$PWD/.cmp/base
   results=$T/${way}-$be
   [ "${way#*-}" = shipped ] && shipped=1 results=$T/empty-$be
-  [ "$be" = opencl ] && extra="--clblast-params results/h100/clblast-xgemm-tuned.json"
+  [ "$be" = opencl ] && extra="--clblast-params $PWD/results/h100/clblast-xgemm-tuned.json"
   local f=$W/call-$be-$way-$round
-  { head_of "$be"; echo "PYTHONPATH=$tree CLGEMM_SHIPPED_TUNING=$shipped CLGEMM_RESULTS=$results" \
+  { head_of "$be"; echo "(in $tree) PYTHONPATH=$tree CLGEMM_SHIPPED_TUNING=$shipped CLGEMM_RESULTS=$results" \
       "python3 -m clgemm bench --call --device NVIDIA --backend $be" \
       "--sizes 64,128,192,256,384,512 --c-given $extra"
-    CUDA_VISIBLE_DEVICES=${gpu[$be]} PYTHONPATH=$tree CLGEMM_SHIPPED_TUNING=$shipped \
-      CLGEMM_RESULTS=$results XDG_DATA_HOME=$T/data-$be timeout 120 python3 -m clgemm bench \
-      --call --device NVIDIA --backend "$be" --sizes 64,128,192,256,384,512 --c-given $extra \
-      --json "$f.json" 2>&1 | grep -v "CompilerWarning\|_prg.build"
+    ( cd "$tree" && CUDA_VISIBLE_DEVICES=${gpu[$be]} PYTHONPATH=$tree:${PYTHONPATH:-} \
+      CLGEMM_SHIPPED_TUNING=$shipped CLGEMM_RESULTS=$results XDG_DATA_HOME=$T/data-$be \
+      timeout 120 python3 -m clgemm bench --call --device NVIDIA --backend "$be" \
+      --sizes 64,128,192,256,384,512 --c-given $extra --json "$f.json" 2>&1 \
+      | grep -v "CompilerWarning\|_prg.build" )
   } > "$f.txt"
 }
 for be in opencl cuda; do

@@ -4,7 +4,7 @@
 # in .cmp/base: gemm()'s repeated call at 64-512 cubed (`bench --call`, C given, device
 # arrays) in turns (ROUNDS, default 3), four ways on each backend:
 #   old-tune   the tree before, the database of ../plain-tune-6837b02 as stored
-#   new-tune   this tree, that database with the direct step at 256 cubed (step/)
+#   new-tune   this tree, that database with the direct step at 256 cubed (step/, gzipped)
 #   old-shipped, new-shipped   either tree with the shipped databases alone
 # Into $OUT/direct-step-calls.
 set -u
@@ -19,7 +19,7 @@ head_of() { echo "# $(nvidia-smi -i "${gpu[$1]}" --query-gpu=name,driver_version
 for be in opencl cuda; do
   mkdir -p "$T/old-tune-$be" "$T/new-tune-$be" "$T/empty-$be"
   zcat "results/h200/plain-tune-6837b02/${db[$be]}.json.gz" > "$T/old-tune-$be/${db[$be]}.json"
-  cp "$HERE/step/${db[$be]}.json" "$T/new-tune-$be/"
+  zcat "$HERE/step/${db[$be]}.json.gz" > "$T/new-tune-$be/${db[$be]}.json"
 done
 one() {  # BACKEND WAY ROUND
   local be=$1 way=$2 round=$3 tree=$PWD shipped=0 results extra=""

@@ -19,7 +19,8 @@ import clgemm
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import Config, from_found
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import NAMED_SHAPES, Side, checked_error, per_call_ms
+from clgemm.measure.call_bench import NAMED_SHAPES, Side, checked_error
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs import get_rung
 from clgemm.rungs.skinny import SKINNY
 from clgemm.rungs.tiled import TILED, reads_b_itself

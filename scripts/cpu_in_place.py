@@ -13,7 +13,8 @@ import numpy as np
 import clgemm
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side, checked_error, per_call_ms
+from clgemm.measure.call_bench import Side, checked_error
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs.tiled import CPU_MICRO_KERNEL, TILED
 
 be = api.backend_for(sys.argv[1], "opencl")

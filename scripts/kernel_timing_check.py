@@ -14,7 +14,8 @@ from bound_launch import bound_launch
 
 import clgemm
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 
 dev, backend_name, sizes = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
 repeats = int(sys.argv[4]) if len(sys.argv) > 4 else 20

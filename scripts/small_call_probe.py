@@ -13,7 +13,8 @@ import numpy as np
 
 from clgemm.library import gemm as api
 from clgemm.library.cache import CACHE
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 
 
 def probe(device: str, backend_name: str, m: int, n: int, k: int) -> None:

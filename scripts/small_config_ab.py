@@ -16,7 +16,8 @@ import clgemm
 from clgemm.configs.configuration import Config
 from clgemm.configs.database import read_any
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs.direct import DIRECT
 
 dev, backend_name = sys.argv[1], sys.argv[2]

@@ -12,7 +12,8 @@ from clgemm.configs import lookup
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.library import stack_tiled
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs.tiled import TILED
 
 STACKS = [(100, 256), (10, 1024)]

@@ -18,7 +18,8 @@ import numpy as np
 import clgemm
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs.tiled import TILED
 from clgemm.tuner.journal import read_journal
 

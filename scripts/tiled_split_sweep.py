@@ -13,7 +13,8 @@ import clgemm
 from clgemm.configs import choice, lookup
 from clgemm.configs.configuration import from_found
 from clgemm.library import gemm as api
-from clgemm.measure.call_bench import Side, per_call_ms
+from clgemm.measure.call_bench import Side
+from clgemm.measure.call_timing import per_call_ms
 from clgemm.rungs.tiled import TILED
 
 SHAPES = [(768, 768, 768), (1024, 1024, 1024), (2048, 2048, 2048), (2048, 2048, 128),

@@ -13,7 +13,7 @@ import clgemm
 from clgemm.cli import main
 from clgemm.core.errors import UsageError
 from clgemm.library import gemm as api
-from clgemm.measure import call_bench
+from clgemm.measure import call_bench, call_timing
 
 
 def test_call_bench_numpy_and_device_arrays(tmp_path, capsys):
@@ -78,8 +78,9 @@ def _call_data(ratio_to_numpy: float) -> dict:
     """A call bench of one shape where gemm() reaches `ratio_to_numpy` of NumPy's GFLOP/s."""
     return {"rows": [{"shape": [1, 1, 1], "status": "ok", "note": "",
                       "choice": "direct kernel (default)", "call_gflops": ratio_to_numpy,
+                      "call_ms": 2e-6 / ratio_to_numpy,
                       "kernel_gflops": 0.01, "overhead_ms": 0.05,
-                      "references": {"NumPy": {"status": "ok", "gflops": 1.0},
+                      "references": {"NumPy": {"status": "ok", "gflops": 1.0, "ms": 2e-6},
                                      "CLBlast": {"status": "failed", "gflops": None}}}]}
 
 
@@ -109,6 +110,51 @@ def test_calls_are_timed_only_once_warm(monkeypatch):
     def call() -> None:
         clock[0] += 0.002 if clock[0] < 0.24 else 0.001
 
-    monkeypatch.setattr(call_bench, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
-    assert call_bench.WARM_S > 0.24
-    assert call_bench.per_call_ms(call, lambda: None) == pytest.approx(1.0)
+    monkeypatch.setattr(call_timing, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    assert call_timing.WARM_S > 0.24
+    assert call_timing.per_call_ms(call, lambda: None) == pytest.approx(1.0)
+
+
+def test_calls_compared_are_timed_in_turns(monkeypatch):
+    """Two calls of equal cost on a clock whose calls grow slower as the run goes on: timed one
+    after the other, the later one reads slower by the drift over a whole timing; in turns,
+    each batch of one sits beside a batch of the other and the two read within one batch's
+    drift. A library that raises while timed is left out of the turns and its failure
+    returned."""
+    clock = [0.0]
+
+    def call() -> None:
+        clock[0] += 0.001 * (1 + clock[0] / 10)
+
+    def sync() -> None:
+        pass
+
+    monkeypatch.setattr(call_timing, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    one, other = call_timing.per_call_ms_in_turns([call, call], sync)
+    clock[0] = 0.0
+    first, later = (call_timing.per_call_ms(call, sync) for _ in range(2))
+    assert isinstance(one, float) and isinstance(other, float)
+    assert abs(other - one) < (later - first) / 3
+
+    def broken() -> None:
+        call()
+        if clock[0] > 1.0:
+            raise RuntimeError("lost the device")
+
+    clock[0] = 0.0
+    got = call_timing.per_call_ms_in_turns([call, broken], sync)
+    assert isinstance(got[0], float) and isinstance(got[1], RuntimeError)
+
+
+def test_gemm_is_compared_with_each_library_beside_it():
+    """The ratio to a library is taken against gemm()'s time measured in turns with it, where a
+    run records one; runs written before that take gemm()'s own time."""
+    row = {"status": "ok", "call_ms": 0.020,
+           "references": {"now": {"status": "ok", "ms": 0.030, "beside_ms": 0.015},
+                          "before": {"status": "ok", "ms": 0.030},
+                          "failed": {"status": "failed"}}}
+    assert call_bench.gemm_over(row, row["references"]["now"]) == pytest.approx(2.0)
+    assert call_bench.gemm_over(row, row["references"]["before"]) == pytest.approx(1.5)
+    assert call_bench.gemm_over(row, row["references"]["failed"]) is None
+    assert call_bench.ratios({"rows": [row]}) == {"before": [pytest.approx(1.5)],
+                                                  "failed": [None], "now": [pytest.approx(2.0)]}

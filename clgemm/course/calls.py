@@ -12,7 +12,7 @@ from tabulate import tabulate
 from clgemm.backends.registry import label
 from clgemm.core.errors import UsageError
 from clgemm.core.files import is_regular_file, read_json
-from clgemm.measure.call_bench import FORMAT
+from clgemm.measure.call_bench import FORMAT, gemm_over
 
 
 def call_runs(results: Path) -> list[tuple[Path, dict]]:
@@ -53,18 +53,18 @@ def _run_block(path: Path, data: dict, here: Path, root: Path) -> list[str]:
         if r["status"] != "ok":
             rows.append([shape, r["status"], "", "", r["note"]] + [""] * (2 * len(names)))
             continue
-        cells = []
+        cells, overs = [], []
         for n in names:
             ref = r["references"].get(n, {})
             g = ref.get("gflops") if ref.get("status") == "ok" else None
             cells.append(_fmt(g) if g else ref.get("status", ""))
-            if g:
-                ratios[n].append(r["call_gflops"] / g)
+            over = gemm_over(r, ref)
+            overs.append(_fmt(over, ".2f") if over else "")
+            if over:
+                ratios[n].append(over)
         kernel = r["choice"].split(" (")[0]
         rows.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
-                     _fmt(r["overhead_ms"], ".3f"), kernel] + cells
-                    + [_fmt(r["call_gflops"] / float(c.replace(",", "")), ".2f")
-                       if c and c[0].isdigit() else "" for c in cells])
+                     _fmt(r["overhead_ms"], ".3f"), kernel] + cells + overs)
     head = ["shape", "gemm() GFLOP/s", "its kernel GFLOP/s", "overhead ms", "kernel"]
     head += [f"{n} GFLOP/s" for n in names] + [f"gemm() / {n}" for n in names]
     lines.append(tabulate(rows, headers=head, tablefmt="github", disable_numparse=True))
@@ -112,9 +112,8 @@ def headline_block(root: Path, here: str = ".") -> str:
                  f"{'device' if prov['mode'] == 'device' else 'NumPy'} arrays)")
         first = True
         for name in names:
-            pairs = [(r["call_gflops"] / r["references"][name]["gflops"], r) for r in ok
-                     if r["references"].get(name, {}).get("status") == "ok"
-                     and r["references"][name].get("gflops")]
+            pairs = [(over, r) for r in ok
+                     if (over := gemm_over(r, r["references"].get(name, {}))) is not None]
             if not pairs:
                 continue
             low, high = min(pairs, key=lambda p: p[0]), max(pairs, key=lambda p: p[0])

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import re
 import statistics
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -42,6 +41,7 @@ from clgemm.core.tables import FULL, Column, Layout, fit_lines, render, status_c
 from clgemm.configs.configuration import Config
 from clgemm.library import gemm as api
 from clgemm.library.stack_tiled import stack_params
+from clgemm.measure.call_timing import per_call_ms_in_turns
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import get_rung
 from clgemm.rungs.direct import DIRECT
@@ -75,14 +75,8 @@ NAMED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "stacks": ((1000, 64, 64, 64), (100, 256, 256, 256), (10, 1024, 1024, 1024)),
 }
 
-#: a batch of calls lasts at least this long
-BATCH_S = 0.2
 #: calls on device arrays queued ahead of each call whose launches are observed (`_kernel_times`)
 WARM_CALLS = 2
-BATCHES = 3
-#: calls run untimed for at least this long before the batches: the first tens of milliseconds
-#: of small calls in a process ran up to twice as long as the rest (results/h100/small-calls)
-WARM_S = 0.25
 #: products up to this many multiply-adds are checked against the whole float64 product
 FULL_CHECK = 2**33
 
@@ -117,31 +111,6 @@ class CallRow:
                 "rel_error": self.rel_error, "c_given": self.c_given,
                 "references": {name: {**r, "gflops": self.gflops(r.get("ms"))}
                                for name, r in self.references.items()}}
-
-
-def per_call_ms(call: Callable[[], Any], sync: Callable[[], None]) -> float:
-    """Median over batches of the wall time per call, calls back to back, drained at the end,
-    once calls have run for WARM_S: a repeated call's own time, not the warming of the driver
-    and clocks, which only the first shape of a run would pay."""
-    start = time.perf_counter()
-    call()
-    sync()
-    while time.perf_counter() - start < WARM_S:  # drained each time: a long call queues no more
-        call()
-        sync()
-    t0 = time.perf_counter()
-    call()
-    sync()
-    one = max(time.perf_counter() - t0, 1e-6)
-    reps = max(3, min(500, int(BATCH_S / one)))
-    means = []
-    for _ in range(BATCHES):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            call()
-        sync()
-        means.append((time.perf_counter() - t0) / reps * 1e3)
-    return statistics.median(means)
 
 
 def checked_error(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 0) -> float:
@@ -232,8 +201,8 @@ def _stack_choice(backend: Any, m: int, n: int, k: int, count: int) -> Config:
 def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
                vendors: Sequence["Vendor"], seed: int = 0, c_given: bool = False) -> CallRow:
     """One shape (or a stack: products, M, N, K): check, then time gemm() and each vendor's
-    call on the same operands, each into a C of its own given to every call where `c_given`,
-    else a new C per call."""
+    call on the same operands in turns (`timed_beside`), each into a C of its own given to
+    every call where `c_given`, else a new C per call."""
     *batch, m, n, k = shape
     row = CallRow(tuple(shape), c_given=c_given)
     side = Side(backend, mode)
@@ -263,16 +232,38 @@ def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
         if not err <= accuracy.TOLERANCE:
             row.status, row.note = "wrong", f"relative error {err:.2e}"
             return row
-        row.call_ms = per_call_ms(call, side.sync)
+        checked = {v.name: v.checked(a_host, b_host, a, b, side, seed, c_given) for v in vendors}
+        row.call_ms = timed_beside(call, checked, side.sync)
         record = get_rung(choice.rung)
         row.kernel_ms, row.launches_ms, row.launches = _kernel_times(backend, side, call,
                                                                      record.kernel)
     except Exception as exc:  # a failure of ours at this shape is this row's finding
         row.status, row.note = "failed", f"{type(exc).__name__}: {exc}"
         return row
-    for vendor in vendors:
-        row.references[vendor.name] = vendor.measure(a_host, b_host, a, b, side, seed, c_given)
+    row.references.update({name: result for name, (result, _) in checked.items()})
     return row
+
+
+Checked = tuple[dict, Callable[[], Any] | None]
+
+
+def timed_beside(call: Callable[[], Any], libraries: dict[str, Checked],
+                 sync: Callable[[], None]) -> float:
+    """gemm()'s time per call, timed in turns with each library's call that passed its check
+    (`call_timing.per_call_ms_in_turns`): each library's result gets its time (`ms`) and
+    gemm()'s beside it (`beside_ms`), which its ratio is taken against. A library that fails
+    while timed is a finding about it; gemm() failing raises."""
+    ready = [(result, run) for result, run in libraries.values() if run is not None]
+    times = per_call_ms_in_turns([call, *(run for _, run in ready)], sync)
+    if isinstance(times[0], Exception):
+        raise times[0]
+    for (result, _), got in zip(ready, times[1:]):
+        if isinstance(got, Exception):
+            result.clear()
+            result.update(status="failed", note=f"{type(got).__name__}: {got}")
+        else:
+            result.update(ms=got, beside_ms=times[0])
+    return times[0]
 
 
 class Vendor:
@@ -280,20 +271,21 @@ class Vendor:
 
     name = ""
 
-    def measure(self, a_host: np.ndarray, b_host: np.ndarray, a: Any, b: Any, side: Side,
-                seed: int, c_given: bool = False) -> dict:
+    def checked(self, a_host: np.ndarray, b_host: np.ndarray, a: Any, b: Any, side: Side,
+                seed: int, c_given: bool = False) -> Checked:
+        """The library's result on a poisoned C checked, and the call to time where it passed
+        (None where it failed or was wrong)."""
         try:
             poisoned = self.run(a, b, side, poison=True)
             side.sync()
             err = checked_error(a_host, b_host, side.get(poisoned), seed)
             if not err <= accuracy.TOLERANCE:
-                return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}
+                return {"status": "wrong", "rel_error": err if math.isfinite(err) else None}, None
             out = (side.put(np.zeros(a_host.shape[:-1] + b_host.shape[-1:], np.float32))
                    if c_given else None)
-            ms = per_call_ms(lambda: self.run(a, b, side, out=out), side.sync)
-            return {"status": "ok", "ms": ms, "rel_error": err}
+            return {"status": "ok", "rel_error": err}, lambda: self.run(a, b, side, out=out)
         except Exception as exc:  # a library failure is a finding about the library
-            return {"status": "failed", "note": f"{type(exc).__name__}: {exc}"}
+            return {"status": "failed", "note": f"{type(exc).__name__}: {exc}"}, None
 
     def run(self, a: Any, b: Any, side: Side, poison: bool = False, out: Any = None) -> Any:
         """The library's call; `out`: the C to write (None: the call makes one)."""
@@ -375,8 +367,17 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, ...]], mode: str,
             *batch, m, n, k = row.shape
             a_host = rng.standard_normal((*batch, m, k), dtype=np.float32)
             b_host = rng.standard_normal((*batch, k, n), dtype=np.float32)
-            row.references[tuned.name] = tuned.measure(a_host, b_host, side.put(a_host),
-                                                       side.put(b_host), side, 0, c_given)
+            a, b = side.put(a_host), side.put(b_host)
+            out = side.put(np.zeros((*batch, m, n), np.float32)) if c_given else None
+            dev = None if mode == "device" else backend.device
+            checked = {tuned.name: tuned.checked(a_host, b_host, a, b, side, 0, c_given)}
+            try:
+                timed_beside(lambda: api.gemm(a, b, out, device=dev), checked, side.sync)
+            except Exception as exc:  # gemm() passed at this shape before: say so, keep the row
+                checked[tuned.name] = ({"status": "failed",
+                                        "note": f"gemm() beside it: {type(exc).__name__}: {exc}"},
+                                       None)
+            row.references[tuned.name] = checked[tuned.name][0]
     return rows
 
 
@@ -440,18 +441,26 @@ def geo_mean(values: Sequence[float | None]) -> float | None:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
+def gemm_over(row: dict, ref: dict) -> float | None:
+    """gemm()'s speed over a library's at one row: the library's time per call over gemm()'s
+    timed beside it in turns (`beside_ms`), or over gemm()'s own time in runs written before
+    the calls were timed in turns; None where the library did not run."""
+    mine = ref.get("beside_ms") or row.get("call_ms")
+    if ref.get("status") != "ok" or not ref.get("ms") or not mine:
+        return None
+    return float(ref["ms"]) / float(mine)
+
+
 def ratios(data: dict) -> dict[str, list[float | None]]:
-    """Per library: gemm()'s GFLOP/s over the library's, one per row that ran (None where the
-    library did not), unrounded."""
+    """Per library: gemm()'s speed over the library's (`gemm_over`), one per row that ran
+    (None where the library did not), unrounded."""
     names = sorted({n for r in data["rows"] for n in r["references"]})
     out: dict[str, list[float | None]] = {n: [] for n in names}
     for r in data["rows"]:
         if r["status"] != "ok":
             continue
         for n in names:
-            ref = r["references"].get(n, {})
-            ok = ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
-            out[n].append(r["call_gflops"] / ref["gflops"] if ok else None)
+            out[n].append(gemm_over(r, r["references"].get(n, {})))
     return out
 
 
@@ -478,9 +487,7 @@ def table(data: dict, layout: Layout = FULL) -> str:
                          + [""] * (len(columns) - 3))
             continue
         refs = [r["references"].get(n, {}) for n in names]
-        shares = [(r["call_gflops"] / ref["gflops"])
-                  if ref.get("status") == "ok" and ref.get("gflops") and r.get("call_gflops")
-                  else None for ref in refs]
+        shares = [gemm_over(r, ref) for ref in refs]
         lines.append([shape, _fmt(r["call_gflops"]), _fmt(r["kernel_gflops"]),
                       _fmt(r["overhead_ms"], ".3f"), r["choice"].split(" (")[0]]
                      + [_fmt(ref.get("gflops")) if ref.get("status") == "ok"

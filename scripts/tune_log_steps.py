@@ -14,7 +14,7 @@ from pathlib import Path
 
 #: a row of the summary table: rung, name, shape, measured, failed (a count, or a status and its
 #: count), then parameters and speeds
-_ROW = re.compile(r"^(\d+)\s+(\S+)\s+(\d+x\d+x\d+)\s+(\d+)\s+((?:[a-z-]+ )?\d+)\s+(.*)$")
+_ROW = re.compile(r"^(\d+)\s+(\S+)\s+(\d+(?:x\d+){2,3})\s+(\d+)\s+((?:[a-z-]+ )?\d+)\s+(.*)$")
 _GFLOPS = re.compile(r"\s(\d+\.\d+)\s")
 
 

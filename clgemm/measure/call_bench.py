@@ -7,7 +7,8 @@ allocates scratch and queues every launch. This module times exactly that call, 
 * `gemm()`: C-ordered device arrays in, a new device array out (pyopencl arrays on OpenCL, CuPy
   arrays on CUDA), or NumPy arrays in and out (`numpy` mode, what a CPU user passes). Calls run
   back to back and the queue or stream is drained once at the end, as an application would: the
-  time per call is the batch's wall time over its length (median of batches).
+  time per call is the batch's wall time over its length (median of batches), gemm()'s batches
+  in turns with the libraries' (`call_timing`).
 * kernel-only: the device time of the one launch that multiplies (the rung or the direct
   kernel), from a launch log (`Backend.observe`), and of every launch of the call together; the
   overhead is the call's time beyond its launches.

@@ -20,7 +20,9 @@ speed they lead one to expect at the shape (`expected_gflops`); a level outranks
 only at a slot (rung and shape) it measured itself (`ranked`): there the device's own
 measurement is better evidence than another device's, but a tune of one rung at 128^3 says
 nothing about 1024^3 and must not push aside the faster kernels measured there. So a tune of any
-rung at any size adds choices and takes none away that it did not measure against. Files are
+rung at any size adds choices and takes none away that it did not measure against; at the
+slot it measured, its entry is expected at least as fast as the best estimate of its own
+database there, which it was measured against (`_measured_here`). Files are
 parsed once per modification time; one that cannot be read is skipped with one warning.
 Entries of an earlier parameter set of a rung are counted as stale so the commands can say so,
 never used.

@@ -96,8 +96,8 @@ SKINNY_TILED_GPU: Shape = (4096, 32, 4096)
 #: small calls' kernels slower than the shipped entries at 64-256 cubed did
 #: (results/h100/fresh-tune/fourth). At 256 cubed rather than 128: a measurement at 128 cubed
 #: is mostly a launch's fixed time, and its entry lost 192-256 cubed to the estimate from 512
-#: cubed, which ran the CUDA path's call at 256 cubed in 10.4 µs against 9.0
-#: (results/h200/direct-step-256)
+#: cubed, which ran the CUDA path's call at 256 cubed in 10.3 µs against its 8.2
+#: (results/h200/direct-256, direct-step-256)
 SMALL_SQUARE_GPU = 256
 
 #: a GPU tunes the kernel for any size where gemm() runs it, at sizes no tile divides: measured

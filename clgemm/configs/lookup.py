@@ -398,11 +398,12 @@ def _chain_order(device: Any, rung: Rung, shape: Sequence[int], found: Sequence[
     expected of its database (`_measured_here`), those a more trusted level outranks at their
     slot last (left out with `outranked` False)."""
     scores = {id(f): _score(device, rung, f, shape, batch) for f in found}
-    live = [f for f in found if not _outranked(f, found)]
+    hidden = [_outranked(f, found) for f in found]
+    live = [f for f, out in zip(found, hidden) if not out]
     lifted = _measured_here(live, scores, shape, batch)
+    rest = [f for f, out in zip(found, hidden) if out] if outranked else []
     return (sorted(live, key=lambda f: lifted[id(f)])
-            + ([] if not outranked else sorted((f for f in found if _outranked(f, found)),
-                                               key=lambda f: scores[id(f)])))
+            + sorted(rest, key=lambda f: scores[id(f)]))
 
 
 def _measured_here(live: Sequence[Found], scores: Mapping[int, tuple], shape: Sequence[int],

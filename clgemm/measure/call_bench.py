@@ -207,26 +207,24 @@ def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
     *batch, m, n, k = shape
     row = CallRow(tuple(shape), c_given=c_given)
     side = Side(backend, mode)
-    rng = np.random.default_rng(seed)
-    a_host = rng.standard_normal((*batch, m, k), dtype=np.float32)
-    b_host = rng.standard_normal((*batch, k, n), dtype=np.float32)
+    a_host, b_host = _operands(shape, seed)
     try:
         a, b = side.put(a_host), side.put(b_host)
     except Exception as exc:  # out of memory and the like: a note, not a crash
         row.status, row.note = "skipped", f"cannot hold the operands: {type(exc).__name__}"
         return row
-    dev = None if mode == "device" else backend.device
     out = side.put(np.zeros((*batch, m, n), np.float32)) if c_given else None
+    run = _gemm(backend, mode)
 
     def call() -> Any:
-        return api.gemm(a, b, out, device=dev, backend=backend if mode == "numpy" else None)
+        return run(a, b, out)
 
     try:
         choice = (api.choose_kernel(backend.device, n, m, k) if not batch  # C-ordered: swapped
                   else _stack_choice(backend, n, m, k, math.prod(batch)))
         row.choice = choice.describe() if not batch else f"{get_rung(choice.rung).slug} kernel (stack)"
         poisoned = side.nan((*batch, m, n))
-        api.gemm(a, b, poisoned, device=dev, backend=backend if mode == "numpy" else None)
+        run(a, b, poisoned)
         side.sync()
         err = checked_error(a_host, b_host, side.get(poisoned), seed)
         row.rel_error = err if math.isfinite(err) else None
@@ -246,6 +244,23 @@ def bench_call(backend: Any, shape: tuple[int, ...], mode: str,
 
 
 Checked = tuple[dict, Callable[[], Any] | None]
+
+
+def _operands(shape: Sequence[int], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The bench's A and B for a product or a stack (products, M, N, K): the same for a seed
+    in every pass over the shapes."""
+    *batch, m, n, k = shape
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((*batch, m, k), dtype=np.float32),
+            rng.standard_normal((*batch, k, n), dtype=np.float32))
+
+
+def _gemm(backend: Any, mode: str) -> Callable[[Any, Any, Any], Any]:
+    """gemm() as the bench calls it: on device arrays, where the arrays are; on NumPy arrays,
+    on the bench's device and backend."""
+    if mode == "numpy":
+        return lambda a, b, c: api.gemm(a, b, c, device=backend.device, backend=backend)
+    return lambda a, b, c: api.gemm(a, b, c)
 
 
 def timed_beside(call: Callable[[], Any], libraries: dict[str, Checked],
@@ -363,17 +378,14 @@ def run_bench(backend: Any, shapes: Sequence[tuple[int, ...]], mode: str,
             if row.status != "ok":
                 continue
             say(f"{shape_text(row.shape)}: {tuned.name}")
-            side = Side(backend, mode)
-            rng = np.random.default_rng(0)
-            *batch, m, n, k = row.shape
-            a_host = rng.standard_normal((*batch, m, k), dtype=np.float32)
-            b_host = rng.standard_normal((*batch, k, n), dtype=np.float32)
+            side, run = Side(backend, mode), _gemm(backend, mode)
+            a_host, b_host = _operands(row.shape, 0)
             a, b = side.put(a_host), side.put(b_host)
-            out = side.put(np.zeros((*batch, m, n), np.float32)) if c_given else None
-            dev = None if mode == "device" else backend.device
+            out = (side.put(np.zeros(a_host.shape[:-1] + b_host.shape[-1:], np.float32))
+                   if c_given else None)
             checked = {tuned.name: tuned.checked(a_host, b_host, a, b, side, 0, c_given)}
             try:
-                timed_beside(lambda: api.gemm(a, b, out, device=dev), checked, side.sync)
+                timed_beside(lambda: run(a, b, out), checked, side.sync)
             except Exception as exc:  # gemm() passed at this shape before: say so, keep the row
                 checked[tuned.name] = ({"status": "failed",
                                         "note": f"gemm() beside it: {type(exc).__name__}: {exc}"},

@@ -362,9 +362,9 @@ def _shape_scores(records: list[dict], number: int) -> dict[tuple[int, int], flo
     for r in records:
         if r.get("status") != "ok" or not r.get("gflops"):
             continue
-        try:
-            rows, cols = rung.local_size(r["config"])
-            shape = (int(rows), int(cols))
+        try:  # a journal older than a parameter has its default
+            derived = rung.derive({**rung.defaults(), **r["config"]})
+            shape = (int(derived["RTSM"]), int(derived["RTSN"]))
         except (KeyError, TypeError, ZeroDivisionError):
             continue
         best[shape] = max(best.get(shape, 0.0), float(r["gflops"]))

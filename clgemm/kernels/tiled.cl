@@ -36,6 +36,13 @@
 //          memory; it makes a CPU runtime that runs a work-group as loops over its work-items
 //          run every work-item through one tile before any starts the next, so the tile's
 //          values that they share are still in cache when the next work-item reads them.
+//   KSPLIT 1: one work-group walks all of K. S = 2 or 4 (with local tiles, no PIPELINE): S
+//          slices of the group's work-items, each with its own tiles, walk one S-th of K each,
+//          and slice 0 adds the others' sums through local memory before it stores. On a GPU a
+//          product too small to fill every compute unit with enough warps then has S times as
+//          many of them at work, each over a shorter loop, with no second launch. The slices
+//          lie along the group's second dimension (RTSN * KSPLIT work-items), so the launch's
+//          geometry is that of KSPLIT = 1 with taller groups.
 //   TSM, TSN, TSK, WPTM, WPTN, WIDTH: as in rung 7
 //   RTSM, RTSN, VTSM, VTSN, LPTA, LPTB: derived as in rung 7;  VPTM = WPTM/VWM, VPTN = WPTN/VWN
 
@@ -87,6 +94,15 @@
 #endif
 #ifndef UNROLL_K
   #define UNROLL_K 0   // 1: the loop over a tile's depth unrolled outright
+#endif
+#ifndef KSPLIT
+  #define KSPLIT 1     // S: K in S slices of one work-group, summed in local memory
+#endif
+#if KSPLIT != 1 && KSPLIT != 2 && KSPLIT != 4
+  #error "KSPLIT is 1, 2 or 4"
+#endif
+#if KSPLIT > 1 && (PIPELINE || WARP_M || !CACHE_A || !CACHE_B)
+  #error "KSPLIT > 1 needs CACHE_A = CACHE_B = 1, PIPELINE = 0 and WARP_M = 0"
 #endif
 // ---- set by the call, not tuned -----------------------------------------------------------
 #ifndef BATCHED
@@ -151,11 +167,11 @@
 
 // Registers -> local buffer `buf`: component i of a vector goes to the next row (column); of
 // B itself, to the next step of k.
-#define A_SLOT(i) Atile[buf][ek][WIDTH * ev + (i)]
+#define A_SLOT(i) Atile[ks][buf][ek][WIDTH * ev + (i)]
 #if BT_FROM_B
-#define B_SLOT(i) Btile[buf][WIDTH * ev + (i)][eo]
+#define B_SLOT(i) Btile[ks][buf][WIDTH * ev + (i)][eo]
 #else
-#define B_SLOT(i) Btile[buf][eo][WIDTH * ev + (i)]
+#define B_SLOT(i) Btile[ks][buf][eo][WIDTH * ev + (i)]
 #endif
 #define STORE_A(buf_index)                                                           \
     {                                                                                \
@@ -189,13 +205,13 @@
 #define ASYNC_A(buf, k0)                                                               \
     for (int l = 0; l < LPTA; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
-        CP_ASYNC(&Atile[buf][e / VTSM][WIDTH * (e % VTSM)],                            \
+        CP_ASYNC(&Atile[0][buf][e / VTSM][WIDTH * (e % VTSM)],                            \
                  A + ((k0) + e / VTSM) * Mv + offm / WIDTH + e % VTSM, 4 * WIDTH);     \
     }
 #define ASYNC_B(buf, k0)                                                               \
     for (int l = 0; l < LPTB; l++) {                                                   \
         const int e = tid + l * RTSM * RTSN;                                           \
-        CP_ASYNC(&Btile[buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0), 4 * WIDTH); \
+        CP_ASYNC(&Btile[0][buf][e / VTSN][WIDTH * (e % VTSN)], BT + B_AT(e, k0), 4 * WIDTH); \
     }
 #define BUFFERS PIPELINE
 #else
@@ -207,14 +223,14 @@
 // (TSN rows of BT) that one work-group reads lie contiguously over k, so each work-item walks a
 // stream instead of touching a new column, often a new page, at every step.
 #if CACHE_A
-  #define A_VEC(k, v) LOCAL_VEC(floatM, &Atile[cur][k][VWM * (v)])
+  #define A_VEC(k, v) LOCAL_VEC(floatM, &Atile[ks][cur][k][VWM * (v)])
 #elif PANELS
   #define A_VEC(k, v) VLOADM(Af + ((offm / TSM) * K + k0 + (k)) * TSM + VWM * (v))
 #else
   #define A_VEC(k, v) VLOADM(Af + (k0 + (k)) * M + offm + VWM * (v))
 #endif
 #if CACHE_B
-  #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[cur][k][VWN * (v)])
+  #define B_VEC(k, v) LOCAL_VEC(floatN, &Btile[ks][cur][k][VWN * (v)])
 #elif BT_FROM_B
   // B itself without local memory (a CPU's micro-kernel on the caller's operands): column
   // offn + v of B, one float at each step, so each work-item walks WPTN streams down columns.
@@ -243,7 +259,7 @@
   #define DEPTH_LOOP
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RTSM, RTSN, 1)))
+__kernel __attribute__((reqd_work_group_size(RTSM, RTSN * KSPLIT, 1)))
 void gemm_tiled(const int M, const int N, const int K,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
                    __global float* C
@@ -266,8 +282,9 @@ void gemm_tiled(const int M, const int N, const int K,
     const int tidn = (warp / (RTSM / WARP_M)) * (32 / WARP_M) + lane / WARP_M;
 #else
     const int tidm = get_local_id(0);
-    const int tidn = get_local_id(1);
+    const int tidn = (int)get_local_id(1) % RTSN;
 #endif
+    const int ks = (int)get_local_id(1) / RTSN;   // the group's slice of K (0 where KSPLIT = 1)
 #if RASTER
     BANDED_TILE(offm, offn)   // common.h: the tiles of C in bands of RASTER tile rows
 #else
@@ -276,7 +293,7 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 #if CACHE_A || CACHE_B
     // The tile loads follow the launch's order of work-items, whatever WARP_M makes of them.
-    const int tid = (int)get_local_id(1) * RTSM + (int)get_local_id(0);
+    const int tid = ((int)get_local_id(1) % RTSN) * RTSM + (int)get_local_id(0);
 #endif
     // Column lengths in vectors for the tile loads; the inputs seen as floats for direct reads.
 #if CACHE_A
@@ -301,10 +318,10 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
 #if CACHE_A
-    __local float Atile[BUFFERS][TSK][TSM] __attribute__((aligned(64)));
+    __local float Atile[KSPLIT][BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
 #if CACHE_B
-    __local float Btile[BUFFERS][TSK][TSN] __attribute__((aligned(64)));
+    __local float Btile[KSPLIT][BUFFERS][TSK][TSN] __attribute__((aligned(64)));
 #endif
 #if CACHE_A && !PIPELINE
     floatX Anext[LPTA];
@@ -318,7 +335,8 @@ void gemm_tiled(const int M, const int N, const int K,
     for (int vm = 0; vm < VPTM; vm++)
         for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] = (floatM)(0.0f);
 
-    const int tiles = K / TSK;
+    const int tiles = K / TSK / KSPLIT;
+    const int kb = ks * tiles * TSK;   // where this slice's part of K starts
 #if PIPELINE
     PIPELINE_START(tiles)   // common.h
     for (int t = 0; t < tiles; t++) {
@@ -335,11 +353,11 @@ void gemm_tiled(const int M, const int N, const int K,
 #else
     // Prologue: the first pair of tiles, with nothing yet to overlap them with.
 #if CACHE_A
-    FETCH_A(0)
+    FETCH_A(kb)
     STORE_A(0)
 #endif
 #if CACHE_B
-    FETCH_B(0)
+    FETCH_B(kb)
     STORE_B(0)
 #endif
 #if CACHE_A || CACHE_B
@@ -347,7 +365,7 @@ void gemm_tiled(const int M, const int N, const int K,
 #endif
 
     for (int t = 0; t < tiles; t++) {
-        const int k0 = TSK * t;
+        const int k0 = kb + TSK * t;
 #if CACHE_A || CACHE_B
         const int cur = t % 2;
         const bool more = t + 1 < tiles;
@@ -391,6 +409,21 @@ void gemm_tiled(const int M, const int N, const int K,
     }
 #endif
 
+#if KSPLIT > 1
+    // Every slice has passed the loop's last barrier: slices 1.. leave their sums in local
+    // memory, each work-item's at its own index so that a warp's stores are consecutive, and
+    // slice 0 adds them to its own and stores the tile.
+    __local floatM parts[KSPLIT - 1][VPTM * WPTN][RTSM * RTSN];
+    const int own = tidn * RTSM + tidm;
+    if (ks > 0)
+        for (int vm = 0; vm < VPTM; vm++)
+            for (int wn = 0; wn < WPTN; wn++) parts[ks - 1][vm * WPTN + wn][own] = acc[vm][wn];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (ks > 0) return;
+    for (int s = 0; s < KSPLIT - 1; s++)
+        for (int vm = 0; vm < VPTM; vm++)
+            for (int wn = 0; wn < WPTN; wn++) acc[vm][wn] += parts[s][vm * WPTN + wn][own];
+#endif
     // Accumulator acc[vm][VWN*vn + i] holds rows VWM*(tidm + vm*RTSM) ... + VWM-1 of column
     // VWN*(tidn + vn*RTSN) + i; C is column-major, so each is one contiguous vector store.
     for (int vn = 0; vn < VPTN; vn++) {

@@ -172,6 +172,9 @@ class Rung:
     #: which configurations have that form (None: all): the tuner measures only those on a
     #: stack
     stack_accepts: Callable[[Params], bool] | None = None
+    #: into how many slices of K along its second dimension one work-group is cut (the tiled
+    #: kernel's KSPLIT; None: one): the work-items of one slice hold a block of outputs each
+    group_slices: Callable[[Params], int] | None = None
     #: whether the tuner's tile heuristics (register reuse, work-groups per compute unit)
     #: judge this kernel: not for one that spreads K over the work-items of a group
     tile_heuristics: bool = True
@@ -183,6 +186,12 @@ class Rung:
     def args(self, m: int, n: int, k: int, a: object, b: object, c: object) -> list:
         """The arguments of one launch computing C := A B (M x N x K, tight, column-major)."""
         return self.launch_args(m, n, k, a, b, c) if self.launch_args else [m, n, k, a, b, c]
+
+    def slice_local_size(self, params: Params) -> tuple[int, int]:
+        """The work-items of one slice of a work-group (`group_slices`): the whole group where
+        it is not cut."""
+        rows, cols = self.local_size(params)
+        return rows, cols // (self.group_slices(params) if self.group_slices else 1)
 
     def slice_depth(self, params: Params, k: int, slices: int) -> int:
         """How deep each slice of K is where the batched form runs K in `slices`: an even

@@ -127,6 +127,30 @@ UNROLL_CONSTRAINTS = (
 )
 
 
+KSPLIT_PARAM = Param("KSPLIT", (1, 2, 4), 1, "1: a work-group walks all of K; S: S slices of "
+                     "it walk one S-th each, summed in local memory (GPUs)")
+
+KSPLIT_CONSTRAINTS = (
+    Constraint("KSPLIT is 1, 2 or 4", "divisibility", lambda p, d: p["KSPLIT"] in (1, 2, 4)),
+    Constraint("KSPLIT=1 or CACHE_A = CACHE_B = 1, PIPELINE=0 and WARP_M=0 (each slice's own "
+               "tiles, loaded through registers)", "divisibility",
+               lambda p, d: p["KSPLIT"] == 1 or (p["CACHE_A"] == 1 and p["CACHE_B"] == 1
+                                                 and p["PIPELINE"] == 0 and p["WARP_M"] == 0)),
+    # A CPU's compute units each run whole work-groups one after another: slicing a group's K
+    # gives them no more to do at once, only the sums to add.
+    Constraint("KSPLIT = 1 on CPUs", "heuristic",
+               lambda p, d: d.device_type != "CPU" or p["KSPLIT"] == 1),
+)
+
+
+def split_local_size(p: Params) -> tuple[int, int]:
+    """The group of KSPLIT slices: each slice's work-items as `local_size` lays them out,
+    the slices one after another along the second dimension, so that the launch's groups and
+    their tiles of C are those of KSPLIT = 1."""
+    rows, cols = local_size(p)
+    return rows, cols * p["KSPLIT"]
+
+
 def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
     """Packing of A (rows of TSM) and of BT (rows of TSN) into panels contiguous over k; they
     run after the transpose of B, on its output."""
@@ -153,6 +177,11 @@ def double_tile_bytes(p: Params) -> int:
 def pipeline_tile_bytes(p: Params) -> int:
     """The tiled kernel's buffers: two of each tile, or PIPELINE of them in its cp.async form."""
     return max(2, p["PIPELINE"]) * double_tile_bytes(p) // 2
+
+
+def sliced_tile_bytes(p: Params) -> int:
+    """The same for each of KSPLIT slices, and the sums of the slices that slice 0 adds."""
+    return p["KSPLIT"] * pipeline_tile_bytes(p) + 4 * (p["KSPLIT"] - 1) * p["TSM"] * p["TSN"]
 
 
 def tiled_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
@@ -186,7 +215,8 @@ STACK_MACROS = {"BT_FROM_B": 1, "STACKED_B": 1}
 #: tiles through local memory with wide loads; register vectors of sums and of B; B read
 #: from global memory; no local memory and no barrier; A and BT from panels; the same with a
 #: barrier after every tile; warp blocks of work-items with tiles in bands; a cp.async pipeline
-#: (NVIDIA sm_80 and newer: skipped elsewhere)
+#: (NVIDIA sm_80 and newer: skipped elsewhere); K in four slices of a work-group (GPUs: skipped
+#: on CPUs)
 FORMS = {
     "local-memory": {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4},
     "vectors": {"VWM": 8, "VWN": 2},
@@ -202,6 +232,8 @@ FORMS = {
                     "RASTER": 8, "VWM": 4, "VWN": 2},
     "pipeline": {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WIDTH": 4, "VWM": 2,
                  "PIPELINE": 3},
+    "k-slices": {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
+                 "VWN": 4, "KSPLIT": 4},
 }
 
 TILED = Rung(
@@ -209,14 +241,16 @@ TILED = Rung(
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
     params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
-    + (PIPELINE_PARAM,) + ORDER_PARAMS + (UNROLL_PARAM,),
+    + (PIPELINE_PARAM,) + ORDER_PARAMS + (UNROLL_PARAM, KSPLIT_PARAM),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
-    + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS,
-    local_size=local_size,
+    + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS
+    + KSPLIT_CONSTRAINTS,
+    local_size=split_local_size,
+    group_slices=lambda p: p["KSPLIT"],
     output_tile=output_tile,
-    k_step=lambda p: p["TSK"],
-    local_mem_bytes=pipeline_tile_bytes,
+    k_step=lambda p: p["TSK"] * p["KSPLIT"],
+    local_mem_bytes=sliced_tile_bytes,
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
     extra_helpers=helpers_with_panels,

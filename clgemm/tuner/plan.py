@@ -247,6 +247,35 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     if rung.number == TILED.number and not device.is_cpu and found:
         out += [p for p in grown_blocks(found[0].params, device.compute_units, shape)
                 if p not in out]
+        out += [p for p in sliced_groups(found[0].params, device.compute_units, shape)
+                if p not in out]
+    return out
+
+
+#: work-groups per compute unit below which a tune of the tiled kernel also tries its work-groups
+#: cut into slices of K (KSPLIT): with more, every unit has warps enough without them
+SLICED_WAVES = 4
+
+
+def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape
+                  ) -> list[dict[str, int]]:
+    """The tiled kernel's configuration with its work-groups cut into 2 and 4 slices of K,
+    with its tiles as they were and halved along M and N (its register block kept): on a
+    product whose tiles of C leave the compute units few warps each, slices put more of them
+    to work over a shorter loop, and smaller tiles more groups, at no second launch. A random
+    search of a space three times as large as without slices rarely draws such a pair in a
+    plain tune's seconds (results/h200/k-slices). Only where the product gives fewer than
+    SLICED_WAVES work-groups of those tiles per compute unit."""
+    base = {**TILED.resolve(dict(params)), "CACHE_A": 1, "CACHE_B": 1, "PIPELINE": 0,
+            "WARP_M": 0, "PANELS": 0, "LOCKSTEP": 0}
+    out: list[dict[str, int]] = []
+    for shrink in (1, 2):
+        for slices in (2, 4):
+            p = {**base, "TSM": base["TSM"] // shrink, "TSN": base["TSN"] // shrink,
+                 "KSPLIT": slices}
+            tiles = -(-shape[0] // p["TSM"]) * -(-shape[1] // p["TSN"])
+            if tiles < SLICED_WAVES * compute_units and p not in out:
+                out.append(p)
     return out
 
 

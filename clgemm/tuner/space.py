@@ -121,9 +121,10 @@ class SearchSpace:
 # -- the tuner's heuristics --------------------------------------------------------------------
 
 def work_item_block(rung: Rung, p: Params) -> tuple[float, float]:
-    """Outputs one work-item computes along M and along N, from the rung's own geometry."""
+    """Outputs one work-item computes along M and along N, from the rung's own geometry (of
+    one slice of a group that is cut along K: each slice's work-items hold the whole tile)."""
     tm, tn = rung.output_tile(p)
-    lx, ly = rung.local_size(p)
+    lx, ly = rung.slice_local_size(p)
     return tm / max(lx, 1), tn / max(ly, 1)
 
 

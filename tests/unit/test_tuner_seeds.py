@@ -141,9 +141,10 @@ def test_the_kernel_for_any_size_starts_from_the_tiled_kernels_tiles_too(stored,
     assert seeds[0] == stored[TILED_ANY.number][0].params
     assert seeds[1] == TILED_ANY.resolve({**tiles, "RASTER": 8, "UNROLL_K": 1})
     assert len(seeds) == 2
-    # the tiled kernel's own search starts from its own configurations alone
-    assert sorted(map(str, plan.seeds(GPU, TILED, (1024, 1024, 1024)))) == sorted(
-        str(f.params) for f in stored[TILED.number])
+    # the tiled kernel's own search starts from its own configurations alone (and the first
+    # with its groups cut along K: `sliced_groups`)
+    whole = [p for p in plan.seeds(GPU, TILED, (1024, 1024, 1024)) if p["KSPLIT"] == 1]
+    assert sorted(map(str, whole)) == sorted(str(f.params) for f in stored[TILED.number])
 
 
 def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_register_block(
@@ -151,7 +152,7 @@ def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_regist
     """After the stored configurations, the first one with twice the sums per work-item along
     M or N (the group as it was or twice as large, the reads as wide or twice as wide): at
     4096 cubed every one of the eight gives the 132 units two work-groups each; at 1024 cubed
-    none does, and nothing is added; a CPU's tune never adds them."""
+    none does, and none is added; a CPU's tune never adds them."""
     block = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "VWM": 2, "VWN": 4,
              "PIPELINE": 2}
     stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
@@ -164,7 +165,8 @@ def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_regist
                      (128, 128, 16, 8, 4, 4), (64, 128, 8, 16, 2, 4), (64, 128, 8, 16, 2, 8),
                      (128, 128, 8, 16, 2, 4), (128, 128, 8, 16, 2, 8)}
     assert all(p["TSK"] == 16 and p["PIPELINE"] == 2 for p in seeds[1:])
-    assert plan.seeds(GPU, TILED, (1024, 1024, 1024)) == [TILED.resolve(block)]
+    at_1024 = plan.seeds(GPU, TILED, (1024, 1024, 1024))
+    assert at_1024[0] == TILED.resolve(block) and not any(p in at_1024 for p in seeds[1:])
     on_cpu = plan.seeds(dataclasses.replace(GPU, type="CPU"), TILED, (4096, 4096, 4096))
     assert TILED.resolve(block) in on_cpu and not any(p in on_cpu for p in seeds[1:])
 
@@ -189,3 +191,24 @@ def test_a_tune_measures_every_level_s_configuration_at_its_own_slot(stored, mon
     assert seeds[0] == lookup.ranked(GPU, TILED, here)[0].params == others[0].params
     assert seeds[1:3] == [own.params, theirs.params]
     assert others[-1].params not in seeds
+
+
+def test_a_gpu_tune_of_a_small_product_tries_the_first_seed_with_its_groups_cut_along_k(
+        stored, monkeypatch):
+    """Where the first seed's tiles of C, or its tiles halved, give the 132 units fewer than
+    four work-groups each, the tune also tries it with 2 and 4 slices of K per group: at 512
+    cubed all four, through local memory without a pipeline; at 4096 cubed none; never on a
+    CPU, whose compute units run whole groups one after another."""
+    block = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 8, "VWM": 4, "VWN": 4,
+             "PIPELINE": 2}
+    stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
+                                         (512, 512, 512), 20000.0, Path("made-up.json"))]
+    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+    seeds = plan.seeds(GPU, TILED, (512, 512, 512))
+    cut = [(p["TSM"], p["TSN"], p["KSPLIT"]) for p in seeds if p["KSPLIT"] > 1]
+    assert cut == [(64, 64, 2), (64, 64, 4), (32, 32, 2), (32, 32, 4)]
+    assert all(p["PIPELINE"] == 0 and p["CACHE_A"] == p["CACHE_B"] == 1 and p["WPTM"] == 4
+               for p in seeds if p["KSPLIT"] > 1)
+    assert not any(p["KSPLIT"] > 1 for p in plan.seeds(GPU, TILED, (4096, 4096, 4096)))
+    on_cpu = plan.seeds(dataclasses.replace(GPU, type="CPU"), TILED, (512, 512, 512))
+    assert not any(p["KSPLIT"] > 1 for p in on_cpu)

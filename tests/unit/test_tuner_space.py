@@ -319,7 +319,8 @@ def test_groups_count_the_split_of_a_configuration_that_reads_b():
                         local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
                         compute_capability="9.0")
     one = {"TSM": (32,), "TSN": (16, 64), "TSK": (32,), "WPTM": (4,), "WPTN": (8,), "WIDTH": (4,),
-           "VWM": (2,), "VWN": (8,), "PIPELINE": (0,), "WARP_M": (0,), "RASTER": (0,)}
+           "VWM": (2,), "VWN": (8,), "PIPELINE": (0,), "WARP_M": (0,), "RASTER": (0,),
+           "KSPLIT": (1,)}
     problem = Problem(32, 4096, 4096)
     reading = build_space(TILED, h100, problem, only=one, read_b_pays=True)
     packing = build_space(TILED, h100, problem, only=one, read_b_pays=False)

@@ -24,7 +24,7 @@ from clgemm.rungs.tiled import TILED
 from clgemm.tuner.journal import read_journal
 
 SHOWN = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "WIDTH", "VWM", "VWN", "PIPELINE", "RASTER",
-         "UNROLL_K", "WARP_M")
+         "UNROLL_K", "WARP_M", "KSPLIT")
 
 
 def journal_rows(path: str) -> list[dict]:

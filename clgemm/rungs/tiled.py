@@ -143,12 +143,18 @@ KSPLIT_CONSTRAINTS = (
 )
 
 
+def slices_of(p: Params) -> int:
+    """A configuration's KSPLIT; one stored before the parameter was has none, and its kernel
+    was built with the default, one slice."""
+    return p.get("KSPLIT", 1)
+
+
 def split_local_size(p: Params) -> tuple[int, int]:
     """The group of KSPLIT slices: each slice's work-items as `local_size` lays them out,
     the slices one after another along the second dimension, so that the launch's groups and
     their tiles of C are those of KSPLIT = 1."""
     rows, cols = local_size(p)
-    return rows, cols * p["KSPLIT"]
+    return rows, cols * slices_of(p)
 
 
 def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
@@ -247,9 +253,9 @@ TILED = Rung(
     + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS
     + KSPLIT_CONSTRAINTS,
     local_size=split_local_size,
-    group_slices=lambda p: p["KSPLIT"],
+    group_slices=slices_of,
     output_tile=output_tile,
-    k_step=lambda p: p["TSK"] * p["KSPLIT"],
+    k_step=lambda p: p["TSK"] * slices_of(p),
     local_mem_bytes=sliced_tile_bytes,
     transposed_b=True,
     helpers=(TRANSPOSE_B,),

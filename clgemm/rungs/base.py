@@ -260,8 +260,11 @@ class Rung:
 
     # -- constraints --------------------------------------------------------------------------
     def all_constraints(self) -> tuple[Constraint, ...]:
-        """Every constraint, in funnel order (stable within a stage)."""
-        every = (_range_constraint(self),) + self.constraints + _device_constraints(self)
+        """Every constraint, in funnel order (stable within a stage). The minimum values come
+        after the rung's own divisibility: they read every parameter, so the tuner can apply
+        them only once its variants are added, and by then the rung's own have thinned the
+        configurations they multiply."""
+        every = self.constraints + (_range_constraint(self),) + _device_constraints(self)
         return tuple(sorted(every, key=lambda c: STAGES.index(c.stage)))
 
     def first_violation(self, params: Params, limits: DeviceLimits | None,

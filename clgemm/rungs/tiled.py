@@ -15,6 +15,7 @@ must be multiples of its tiles; `tiled_any.py` is the same kernel for any size.
 
 from __future__ import annotations
 
+from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs.base import TRANSPOSE_B, Constraint, Helper, Param, Params, Rung, divisible
 from clgemm.rungs.r06_register_blocking import (BLOCKING_CONSTRAINTS, TILE_PARAMS, local_size,
                                                 output_tile)
@@ -128,7 +129,7 @@ UNROLL_CONSTRAINTS = (
 
 
 KSPLIT_PARAM = Param("KSPLIT", (1, 2, 4), 1, "1: a work-group walks all of K; S: S slices of "
-                     "it walk one S-th each, summed in local memory (GPUs)")
+                     "it walk one S-th each, summed in local memory (GPUs)", variant=True)
 
 KSPLIT_CONSTRAINTS = (
     Constraint("KSPLIT is 1, 2 or 4", "divisibility", lambda p, d: p["KSPLIT"] in (1, 2, 4)),
@@ -136,6 +137,10 @@ KSPLIT_CONSTRAINTS = (
                "tiles, loaded through registers)", "divisibility",
                lambda p, d: p["KSPLIT"] == 1 or (p["CACHE_A"] == 1 and p["CACHE_B"] == 1
                                                  and p["PIPELINE"] == 0 and p["WARP_M"] == 0)),
+    # The device's limits with the slices, read from KSPLIT itself: the tuner adds a variant
+    # after the rest, and the limits of the kernel's geometry, read before, saw one slice.
+    Constraint("KSPLIT slices' work-items and local memory within the device's limits", "device",
+               lambda p, d: sliced_group_fits(p, d)),
     # A CPU's compute units each run whole work-groups one after another: slicing a group's K
     # gives them no more to do at once, only the sums to add.
     Constraint("KSPLIT = 1 on CPUs", "heuristic",
@@ -149,12 +154,19 @@ def slices_of(p: Params) -> int:
     return p.get("KSPLIT", 1)
 
 
+def sliced_group_fits(p: Params, d: DeviceLimits) -> bool:
+    """Whether the work-items of all KSPLIT slices, and their tiles and sums, fit the device."""
+    rows, cols = local_size(p)
+    return (rows * cols * p["KSPLIT"] <= d.max_work_group_size
+            and cols * p["KSPLIT"] <= d.max_work_item_sizes[1]
+            and sliced_tile_bytes(p) <= d.local_mem_bytes)
+
+
 def split_local_size(p: Params) -> tuple[int, int]:
     """The group of KSPLIT slices: each slice's work-items as `local_size` lays them out,
     the slices one after another along the second dimension, so that the launch's groups and
     their tiles of C are those of KSPLIT = 1."""
-    rows, cols = local_size(p)
-    return rows, cols * slices_of(p)
+    return p["TSM"] // p["WPTM"], p["TSN"] // p["WPTN"] * p.get("KSPLIT", 1)
 
 
 def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:
@@ -187,7 +199,8 @@ def pipeline_tile_bytes(p: Params) -> int:
 
 def sliced_tile_bytes(p: Params) -> int:
     """The same for each of KSPLIT slices, and the sums of the slices that slice 0 adds."""
-    return p["KSPLIT"] * pipeline_tile_bytes(p) + 4 * (p["KSPLIT"] - 1) * p["TSM"] * p["TSN"]
+    slices = slices_of(p)
+    return slices * pipeline_tile_bytes(p) + 4 * (slices - 1) * p["TSM"] * p["TSN"]
 
 
 def tiled_slice_args(m: int, n: int, k: int, depth: int, a: object, bt: object,
@@ -247,7 +260,7 @@ TILED = Rung(
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
     params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
-    + (PIPELINE_PARAM,) + ORDER_PARAMS + (UNROLL_PARAM, KSPLIT_PARAM),
+    + (PIPELINE_PARAM, KSPLIT_PARAM) + ORDER_PARAMS + (UNROLL_PARAM,),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
     + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS

@@ -31,6 +31,7 @@ from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
 from clgemm.rungs.tiled import TILED
 from clgemm.rungs.tiled_any import TILED_ANY
 from clgemm.tuner.budget import DEFAULT_MINUTES
+from clgemm.tuner.space import SLICED_WAVES
 
 #: a step's shape: (M, N, K), or (BATCH, M, N, K) for a stack (`Problem.dims`)
 Shape = tuple[int, ...]
@@ -252,11 +253,6 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     return out
 
 
-#: work-groups per compute unit below which a tune of the tiled kernel also tries its work-groups
-#: cut into slices of K (KSPLIT): with more, every unit has warps enough without them
-SLICED_WAVES = 4
-
-
 def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape
                   ) -> list[dict[str, int]]:
     """The tiled kernel's configuration with its work-groups cut into 2 and 4 slices of K,
@@ -265,7 +261,7 @@ def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape
     to work over a shorter loop, and smaller tiles more groups, at no second launch. A random
     search of a space three times as large as without slices rarely draws such a pair in a
     plain tune's seconds (results/h200/k-slices). Only where the product gives fewer than
-    SLICED_WAVES work-groups of those tiles per compute unit."""
+    SLICED_WAVES work-groups of those tiles per compute unit (where the search keeps slices)."""
     base = {**TILED.resolve(dict(params)), "CACHE_A": 1, "CACHE_B": 1, "PIPELINE": 0,
             "WARP_M": 0, "PANELS": 0, "LOCKSTEP": 0}
     out: list[dict[str, int]] = []

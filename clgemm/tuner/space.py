@@ -44,6 +44,10 @@ REUSE_FRACTION = 0.25
 #: A work-item's sums and one step's values of A and B beyond that spill to memory. The model's
 #: bound does not count registers, so without this line it ranks such blocks first.
 GPU_WORK_ITEM_REGISTERS = 255
+#: work-groups per compute unit from which a product keeps every unit busy with whole groups:
+#: below it a group cut into slices of K (the tiled kernel's KSPLIT) may put more warps to work,
+#: from it the slices only add their sums, and the search leaves them out
+SLICED_WAVES = 4
 
 
 @dataclass(frozen=True)
@@ -168,9 +172,20 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
                                      (problem.m, problem.n, problem.k), read_b_pays)
         return groups >= d.compute_units
 
+    def whole_groups_or_few(p: Params, d: DeviceLimits) -> bool:
+        if rung.group_slices is None or rung.group_slices(p) == 1:
+            return True
+        tm, tn = rung.output_tile(p)
+        groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch
+        return groups < SLICED_WAVES * d.compute_units
+
     def one_launch(p: Params, d: DeviceLimits) -> bool:
         return reads_b_itself(p)
 
+    sliced = ((Constraint(f"groups cut into slices of K only where the tiles give fewer than "
+                          f"{SLICED_WAVES} work-groups per compute unit", "heuristic",
+                          whole_groups_or_few),)
+              if rung.group_slices is not None else ())
     reading = ((Constraint("reads B as it lies where gemm() runs only such (one launch)",
                            "heuristic", one_launch),)
                if kept_to_reading(rung, limits, problem, read_b_pays) else ())
@@ -181,7 +196,7 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
         Constraint(f"sums and one step's operands <= {GPU_WORK_ITEM_REGISTERS} registers a "
                    f"work-item on GPUs", "heuristic", registers_hold),
         Constraint("work-groups >= compute units (occupancy)", "heuristic", enough_groups),
-    )
+    ) + sliced
 
 
 def kept_to_reading(rung: Rung, limits: DeviceLimits, problem: Problem, read_b_pays: bool

@@ -32,8 +32,8 @@ def test_funnel_counts_rung3_by_hand():
     rows = [(r.stage, r.name, r.removed, r.left) for r in space.funnel]
     assert space.generated == 20
     assert rows == [
-        ("divisibility", "parameters within their minimum values", 0, 20),
         ("divisibility", "TS % WPT == 0", 1, 19),                     # TS=8, WPT=16
+        ("divisibility", "parameters within their minimum values", 0, 19),
         # TS*TS/WPT <= 64: TS=16 needs WPT >= 4 (-2), TS=32 WPT=16 (-4), TS=64 never (-5)
         ("device", "work-group size <= device maximum", 11, 8),
         ("device", "work-group sides <= device maximum work-item sizes", 0, 8),
@@ -349,7 +349,7 @@ def test_where_reading_b_pays_a_gpus_space_keeps_what_reads_it():
     reading = build_space(TILED, h100, problem, only=some, heuristics=True, read_b_pays=True)
     assert reading.configs and pipelines(reading) == {0}
     assert all(reads_b_itself(reading.params(c)) for c in reading.configs)
-    assert "reads B as it lies" in reading.funnel[-5].name
+    assert "reads B as it lies" in reading.funnel[-6].name
     assert reading.reads_b_only
     long_k = build_space(TILED, h100, Problem(512, 512, 16384), only=some, read_b_pays=True)
     assert pipelines(long_k) == {0} and long_k.reads_b_only
@@ -390,3 +390,18 @@ def test_the_workspace_check_asks_one_configuration_per_helper_set():
         firsts) == len({(p["PANELS"], p["TSM"], p["TSN"]) for p in every})
     rung6 = get_rung(6)
     assert helper_configs(rung6, build_space(rung6, cpu, problem)) == [rung6.defaults()]
+
+
+def test_groups_are_cut_into_slices_of_k_only_where_the_tiles_leave_units_few_groups():
+    """At 512 cubed, 32 x 32 tiles give the 132 units 256 groups, under four each: the search
+    keeps their slices of K; at 4096 cubed (16,384 groups) only whole groups are left."""
+    h100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
+                        local_mem_bytes=227 * 1024, compute_units=132, device_type="GPU",
+                        compute_capability="9.0")
+    one = {"TSM": (32,), "TSN": (32,), "TSK": (8,), "WPTM": (4,), "WPTN": (8,), "WIDTH": (4,),
+           "VWM": (4,), "VWN": (4,), "PIPELINE": (0,), "WARP_M": (0,), "RASTER": (0,),
+           "UNROLL_K": (0,)}
+    small = build_space(TILED, h100, Problem(512, 512, 512), only=one)
+    large = build_space(TILED, h100, Problem(4096, 4096, 4096), only=one)
+    assert sorted(small.params(c)["KSPLIT"] for c in small.configs) == [1, 2, 4]
+    assert [large.params(c)["KSPLIT"] for c in large.configs] == [1]

@@ -4,7 +4,8 @@
 # shipped database) into an empty results folder; the six fastest distinct configurations of
 # its 512-cubed journal forced on gemm()'s repeated call in turns beside gemm()'s own choice
 # (scripts/tiled_call_ranking.py); `bench --call` over the small set with that tune's database;
-# verify's quick sweep of the tiled kernel. Into $OUT/k-slices-BACKEND.
+# verify's quick sweep of the tiled kernel. Into $OUT/k-slices-BACKEND. With
+# CLGEMM_SHIPPED_TUNING=0 nothing seeds the tune: a GPU nothing was tuned for.
 #   bash results/h200/k-slices/run.sh BACKEND
 set -u
 be=$1 W=$OUT/k-slices-$1 T=/tmp/k-slices-$1
@@ -14,7 +15,8 @@ head() { echo "# $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --forma
 quiet() { grep -v "CompilerWarning\|_prg.build"; }
 run() {  # FILE SECONDS COMMAND...
   local file=$1 seconds=$2; shift 2
-  { head; echo "CLGEMM_RESULTS=(this run's tune) $*"; timeout "$seconds" "$@" 2>&1 | quiet; } \
+  { head; echo "CLGEMM_SHIPPED_TUNING=${CLGEMM_SHIPPED_TUNING:-1} CLGEMM_RESULTS=(this run's tune) $*"
+    timeout "$seconds" "$@" 2>&1 | quiet; } \
     > "$W/$file"
 }
 run tune.txt 230 python3 -m clgemm tune --device NVIDIA --backend "$be" --rungs tiled \

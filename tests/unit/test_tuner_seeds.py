@@ -147,6 +147,13 @@ def test_the_kernel_for_any_size_starts_from_the_tiled_kernels_tiles_too(stored,
     assert sorted(map(str, whole)) == sorted(str(f.params) for f in stored[TILED.number])
 
 
+def _only_stored(stored, monkeypatch, block, shape, gflops):
+    """The tiled kernel's one stored configuration, at `shape`; nothing under other backends."""
+    stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
+                                         shape, gflops, Path("made-up.json"))]
+    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+
+
 def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_register_block(
         stored, monkeypatch):
     """After the stored configurations, the first one with twice the sums per work-item along
@@ -155,9 +162,7 @@ def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_regist
     none does, and none is added; a CPU's tune never adds them."""
     block = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 8, "VWM": 2, "VWN": 4,
              "PIPELINE": 2}
-    stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
-                                         (4096, 4096, 4096), 50000.0, Path("made-up.json"))]
-    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+    _only_stored(stored, monkeypatch, block, (4096, 4096, 4096), 50000.0)
     seeds = plan.seeds(GPU, TILED, (4096, 4096, 4096))
     assert seeds[0] == TILED.resolve(block) and len(seeds) == 9
     grown = {(p["TSM"], p["TSN"], p["WPTM"], p["WPTN"], p["VWM"], p["VWN"]) for p in seeds[1:]}
@@ -201,9 +206,7 @@ def test_a_gpu_tune_of_a_small_product_tries_the_first_seed_with_its_groups_cut_
     CPU, whose compute units run whole groups one after another."""
     block = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 8, "VWM": 4, "VWN": 4,
              "PIPELINE": 2}
-    stored[TILED.number] = [lookup.Found(TILED.number, TILED.resolve(block), "tuned", "tuned",
-                                         (512, 512, 512), 20000.0, Path("made-up.json"))]
-    monkeypatch.setattr(lookup, "other_backends", lambda *args, **kw: [])
+    _only_stored(stored, monkeypatch, block, (512, 512, 512), 20000.0)
     seeds = plan.seeds(GPU, TILED, (512, 512, 512))
     cut = [(p["TSM"], p["TSN"], p["KSPLIT"]) for p in seeds if p["KSPLIT"] > 1]
     assert cut == [(64, 64, 2), (64, 64, 4), (32, 32, 2), (32, 32, 4)]

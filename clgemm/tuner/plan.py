@@ -258,10 +258,12 @@ def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape
     """The tiled kernel's configuration with its work-groups cut into 2 and 4 slices of K,
     with its tiles as they were and halved along M and N (its register block kept): on a
     product whose tiles of C leave the compute units few warps each, slices put more of them
-    to work over a shorter loop, and smaller tiles more groups, at no second launch. A random
-    search of a space three times as large as without slices rarely draws such a pair in a
-    plain tune's seconds (results/h200/k-slices). Only where the product gives fewer than
-    SLICED_WAVES work-groups of those tiles per compute unit (where the search keeps slices)."""
+    to work over a shorter loop, and smaller tiles more groups, at no second launch. The seeds'
+    variants try slices on their own tiles only, and the fastest tiles with slices need not be
+    the fastest without: at 512 cubed on an H200's CUDA path, 32 x 32 with slices and 64 x 16
+    without (results/h200/k-slices). Only where the
+    product gives fewer than SLICED_WAVES work-groups of those tiles per compute unit (where the
+    search keeps slices)."""
     base = {**TILED.resolve(dict(params)), "CACHE_A": 1, "CACHE_B": 1, "PIPELINE": 0,
             "WARP_M": 0, "PANELS": 0, "LOCKSTEP": 0}
     out: list[dict[str, int]] = []

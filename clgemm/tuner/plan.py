@@ -261,9 +261,8 @@ def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape
     to work over a shorter loop, and smaller tiles more groups, at no second launch. The seeds'
     variants try slices on their own tiles only, and the fastest tiles with slices need not be
     the fastest without: at 512 cubed on an H200's CUDA path, 32 x 32 with slices and 64 x 16
-    without (results/h200/k-slices). Only where the
-    product gives fewer than SLICED_WAVES work-groups of those tiles per compute unit (where the
-    search keeps slices)."""
+    without (results/h200/k-slices). Only where the product gives fewer than SLICED_WAVES
+    work-groups of those tiles per compute unit (where the search keeps slices)."""
     base = {**TILED.resolve(dict(params)), "CACHE_A": 1, "CACHE_B": 1, "PIPELINE": 0,
             "WARP_M": 0, "PANELS": 0, "LOCKSTEP": 0}
     out: list[dict[str, int]] = []

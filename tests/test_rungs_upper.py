@@ -14,11 +14,13 @@ import pytest
 
 from clgemm.configs.splits import reads_b_as_gemm
 from clgemm.core.errors import ConstraintError
+from clgemm.core.problem import Problem
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.core.paths import KERNELS
 from clgemm.devices.limits import DeviceLimits
 from clgemm.measure.rung_runner import run_rung
 from clgemm.rungs import get_rung
+from clgemm.tuner.space import build_space
 
 #: the limits the defaults must also fit: an NVIDIA H100 as OpenCL/CUDA reports it
 H100 = DeviceLimits(max_work_group_size=1024, max_work_item_sizes=(1024, 1024, 64),
@@ -241,6 +243,23 @@ def test_device_limits_refused_by_name(number):
     with pytest.raises(ConstraintError) as info:
         rung.validate(rung.resolve({"WPTM": 2, "WPTN": 4, "TSK": 32, "WIDTH": 2}), H100)  # 64 x 32
     assert info.value.constraint == "work-group size <= device maximum"
+
+
+def test_slices_of_k_are_refused_where_their_tiles_and_sums_do_not_fit():
+    """Two slices of 64 x 64 tiles 16 deep keep two pairs of double tiles (32 KiB) and one
+    slice's sums (16 KiB) in local memory: 48 KiB, which fits; four keep 112 KiB, which does
+    not, where one slice alone needs 16. The tuner's space (its heuristics aside) leaves the
+    four out too."""
+    rung = get_rung(12)
+    whole = rung.resolve({"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4})
+    rung.validate(whole, H100)
+    rung.validate({**whole, "KSPLIT": 2}, H100)
+    with pytest.raises(ConstraintError) as info:
+        rung.validate({**whole, "KSPLIT": 4}, H100)
+    assert info.value.constraint.startswith("KSPLIT > 1")
+    only = {name: (value,) for name, value in whole.items() if name != "KSPLIT"}
+    space = build_space(rung, H100, Problem(512, 512, 512), heuristics=False, only=only)
+    assert sorted(space.params(c)["KSPLIT"] for c in space.configs) == [1, 2]
 
 
 # -- the opt-in shuffle path of rung 8 -----------------------------------------------------------

@@ -919,6 +919,30 @@ def test_split_k_on_the_tiled_kernel_padded(every_backend, monkeypatch, forced_t
     api.clear_caches()
 
 
+#: the tiled kernel with its work-groups in two slices of K, tiles small enough for any device
+SLICED = {"PANELS": 0, "CACHE_A": 1, "CACHE_B": 1, "TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4,
+          "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4, "KSPLIT": 2}
+
+
+@pytest.mark.parametrize("pays", [True, False])
+@pytest.mark.parametrize("trans", [(False, False), (True, True)])
+def test_slices_of_k_in_a_group_under_gemms_own_split(every_backend, monkeypatch, forced_tiled,
+                                                      trans, pays):
+    """A configuration whose groups walk K in two slices (KSPLIT) under gemm()'s own split of
+    K in four, its B read as it lies where that pays: K a multiple of both (the kernel's K
+    step is the two slices' tiles), and padded to them; right for both transposes, C read or
+    not, on device and NumPy arrays."""
+    be = every_backend
+    monkeypatch.setattr(kernel_choice, "tiled_split", lambda device, config, shape: 4)
+    tiled = forced_tiled(be, SLICED, pays)
+    tm, tn, tk = TILED.size_multiples(tiled.params)
+    assert tk == 2 * SLICED["TSK"]
+    for shape in [(tm, 2 * tn, 8 * tk), (2 * tn + 5, tm + 3, 8 * tk - 3)]:
+        for names in _split_calls(be, shape, trans, 43):
+            assert names[-2:] == ["gemm_tiled", "reduce_splits"], names
+    api.clear_caches()
+
+
 def _split_calls(be, shape, trans, seed):
     """gemm() at `shape` with the transposes `trans`, on device arrays with alpha 1 and beta 0
     and again with C read, each result checked against float64, then on NumPy arrays: the

@@ -170,7 +170,8 @@ def split_local_size(p: Params) -> tuple[int, int]:
     """The group of KSPLIT slices: each slice's work-items as `local_size` lays them out,
     the slices one after another along the second dimension, so that the launch's groups and
     their tiles of C are those of KSPLIT = 1."""
-    return p["TSM"] // p["WPTM"], p["TSN"] // p["WPTN"] * p.get("KSPLIT", 1)
+    rows, cols = local_size(p)
+    return rows, cols * slices_of(p)
 
 
 def panel_helpers(panel_a: int, panel_b: int) -> tuple[Helper, Helper]:

@@ -162,9 +162,12 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
         bm, bn = work_item_block(rung, p)
         return d.device_type != "GPU" or bm * bn + bm + bn <= GPU_WORK_ITEM_REGISTERS
 
-    def enough_groups(p: Params, d: DeviceLimits) -> bool:
+    def tile_groups(p: Params) -> int:
         tm, tn = rung.output_tile(p)
-        groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
+        return -(-problem.m // tm) * -(-problem.n // tn) * problem.batch  # a stack: one grid
+
+    def enough_groups(p: Params, d: DeviceLimits) -> bool:
+        groups = tile_groups(p)
         if problem.batch == 1:
             # gemm()'s slices of K run as one grid with the tiles; a configuration that reads
             # B as it lies is split on thinner products than one that packs it
@@ -175,9 +178,7 @@ def tuner_heuristics(rung: Rung, limits: DeviceLimits, problem: Problem,
     def whole_groups_or_few(p: Params, d: DeviceLimits) -> bool:
         if rung.group_slices is None or rung.group_slices(p) == 1:
             return True
-        tm, tn = rung.output_tile(p)
-        groups = -(-problem.m // tm) * -(-problem.n // tn) * problem.batch
-        return groups < SLICED_WAVES * d.compute_units
+        return tile_groups(p) < SLICED_WAVES * d.compute_units
 
     def one_launch(p: Params, d: DeviceLimits) -> bool:
         return reads_b_itself(p)

@@ -1,8 +1,10 @@
 """The panels' pack (`pack_panels_pair`) on the test device, against NumPy: both operands in
 one launch, read as stored and transposed (in squares of 8, a CPU's AVX2 vector, and of 16), at
 offsets and leading dimensions wider than the rows, with panel heights and last runs that are
-no multiple of a square's side and edge blocks padded with zeros. The output is poisoned
-first, so a value the pack leaves unwritten shows up as NaN."""
+no multiple of a square's side and edge blocks padded with zeros, and an operand read as
+stored packed by blocks of a panel or by whole columns (a CPU's form; with more blocks than
+columns some are empty). The output is poisoned first, so a value the pack leaves unwritten
+shows up as NaN."""
 
 from __future__ import annotations
 
@@ -31,16 +33,20 @@ def _operand(rng: np.random.Generator, rows: int, cols: int, trans: int,
     return rng.standard_normal(offset + ld * (rows if trans else cols), dtype=np.float32), ld
 
 
+@pytest.mark.parametrize("columns", [0, 1])
 @pytest.mark.parametrize("sub", [8, 16])
 @pytest.mark.parametrize("panels", [(16, 16), (12, 20), (8, 24), (32, 4)])
 @pytest.mark.parametrize("rows, cols, out_cols", [(64, 128, 128), (61, 100, 104),
-                                                    (48, 67, 67), (40, 200, 256)])
-@pytest.mark.parametrize("trans", [(1, 0), (0, 1), (1, 1)])
-def test_panels_match_numpy(backend, sub: int, panels: tuple[int, int], rows: int, cols: int,
-                            out_cols: int, trans: tuple[int, int]) -> None:
+                                                    (48, 67, 67), (40, 200, 256),
+                                                    (200, 5, 8)])
+@pytest.mark.parametrize("trans", [(1, 0), (0, 1), (1, 1), (0, 0)])
+def test_panels_match_numpy(backend, columns: int, sub: int, panels: tuple[int, int],
+                            rows: int, cols: int, out_cols: int,
+                            trans: tuple[int, int]) -> None:
     rng = np.random.default_rng(rows * 1000 + cols)
     knl = backend.program(HELPERS_FILE, {"PANEL_A": panels[0], "PANEL_B": panels[1],
-                                         "PANEL_RUN": RUN, "PACK_SUB": sub}, "pack_panels_pair")
+                                         "PANEL_RUN": RUN, "PACK_SUB": sub,
+                                         "PACK_COLUMNS": columns}, "pack_panels_pair")
     runs = -(-out_cols // RUN)
     args, wants, outs = [], [], []
     for panel, flag, offset, extra in zip(panels, trans, (3, 0), (5, 0)):

@@ -114,6 +114,7 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 //   PANEL_A, PANEL_B: rows per panel of each operand (the kernel's TSM and TSN)
 //   PANEL_RUN: columns per block
 //   PACK_SUB: the side of the squares of a transposed block
+//   PACK_COLUMNS: 1 packs an operand read as stored by whole columns (`PACK_COLUMNS_BLOCK`)
 #ifndef PANEL_A
   #define PANEL_A 128
 #endif
@@ -125,6 +126,9 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 #endif
 #ifndef PACK_SUB
   #define PACK_SUB 16
+#endif
+#ifndef PACK_COLUMNS
+  #define PACK_COLUMNS 0
 #endif
 
 // One block of op(X)'s panels of PANEL rows (X at its offset already): block b is panel
@@ -159,6 +163,40 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
         }                                                                                     \
     }
 
+// The same panels of an operand read as stored, by whole columns: of the launch's `blocks`
+// blocks, block b takes columns [b * width, (b + 1) * width) of every panel, so a work-item reads
+// each of its columns as one run of floats and stores PANEL floats into each panel. A panel's
+// block reads PANEL floats from each of PANEL_RUN columns a leading dimension apart, which the
+// CPU's prefetchers do not follow once the operand is out of the cache, as it is when a call
+// comes after a long kernel (results/pocl/pack-columns). The panels are blocks / runs.
+#define PACK_COLUMNS_BLOCK(PANEL, rows, cols, out_cols, X, ld, out, blocks, b)                 \
+    {                                                                                         \
+        const int panels = (blocks) / (((out_cols) + PANEL_RUN - 1) / PANEL_RUN);            \
+        const int width = ((out_cols) + (blocks) - 1) / (blocks);                             \
+        const int j1 = min((b) * width + width, (out_cols));                                  \
+        for (int j = (b) * width; j < j1; j++)                                                \
+            for (int p = 0; p < panels; p++) {                                                \
+                __global float* dst = (out) + ((long)p * (out_cols) + j) * (PANEL);           \
+                const int i0 = p * (PANEL);                                                   \
+                if (j < (cols) && i0 + (PANEL) <= (rows)) {                                   \
+                    for (int r = 0; r < (PANEL); r++)                                         \
+                        dst[r] = (X)[i0 + r + (long)j * (ld)];                                \
+                } else {                                                                      \
+                    for (int r = 0; r < (PANEL); r++)                                         \
+                        dst[r] = (i0 + r < (rows) && j < (cols))                              \
+                                     ? (X)[i0 + r + (long)j * (ld)] : 0.0f;                   \
+                }                                                                             \
+            }                                                                                 \
+    }
+
+// One block of an operand's panels, by whole columns where PACK_COLUMNS and X is read as stored.
+#define PACK_ANY_BLOCK(PANEL, rows, cols, out_cols, X, trans, ld, out, blocks, b)              \
+    if (PACK_COLUMNS && !(trans)) {                                                           \
+        PACK_COLUMNS_BLOCK(PANEL, rows, cols, out_cols, X, ld, out, blocks, b)                \
+    } else {                                                                                  \
+        PACK_PANEL_BLOCK(PANEL, rows, cols, out_cols, X, trans, ld, out, b)                   \
+    }
+
 __kernel void pack_panels_pair(const int rows_a, const int cols_a, const int out_cols_a,
                                const __global float* A, const int offset_a, const int ld_a,
                                const int trans_a, __global float* out_a, const int blocks_a,
@@ -168,11 +206,11 @@ __kernel void pack_panels_pair(const int rows_a, const int cols_a, const int out
     const int g = get_global_id(0);
     if (g < blocks_a) {
         const __global float* X = A + offset_a;
-        PACK_PANEL_BLOCK(PANEL_A, rows_a, cols_a, out_cols_a, X, trans_a, ld_a, out_a, g)
+        PACK_ANY_BLOCK(PANEL_A, rows_a, cols_a, out_cols_a, X, trans_a, ld_a, out_a, blocks_a, g)
     } else if (g - blocks_a < blocks_b) {
         const __global float* X = B + offset_b;
         const int b = g - blocks_a;
-        PACK_PANEL_BLOCK(PANEL_B, rows_b, cols_b, out_cols_b, X, trans_b, ld_b, out_b, b)
+        PACK_ANY_BLOCK(PANEL_B, rows_b, cols_b, out_cols_b, X, trans_b, ld_b, out_b, blocks_b, b)
     }
 }
 

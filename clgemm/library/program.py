@@ -126,10 +126,13 @@ def pack_square(device: DeviceInfo) -> int:
 
 
 def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
-    """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT."""
+    """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT. On a
+    CPU an operand read as stored is packed by whole columns, which its prefetchers follow; on
+    a GPU the work-items of a panel's block read neighbouring floats, as its loads want."""
     return backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
                                           "PANEL_RUN": PANEL_RUN,
-                                          "PACK_SUB": pack_square(backend.device)},
+                                          "PACK_SUB": pack_square(backend.device),
+                                          "PACK_COLUMNS": int(backend.device.is_cpu)},
                            "pack_panels_pair")
 
 

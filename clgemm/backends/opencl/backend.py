@@ -24,6 +24,9 @@ try:
 except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but stay importable
     HAVE_PYOPENCL = False
 
+#: the platform name of PoCL, whose CPU devices work in the host's memory (`sync_host`)
+POCL_PLATFORM = "Portable Computing Language"
+
 _TYPES = {"CPU": 1 << 1, "GPU": 1 << 2, "ACCELERATOR": 1 << 3, "CUSTOM": 1 << 4}
 
 
@@ -96,6 +99,10 @@ class OpenCLBackend(Backend):
         #: per kernel, what its arguments were set to last and the buffers kept alive until
         #: its next launch (see `_set_args`)
         self._last_args: dict[int, tuple[list[Any], list[Any]]] = {}
+        #: PoCL's CPU drivers keep no memory of their own behind a USE_HOST_PTR buffer: the
+        #: kernels store into the host's array itself (its common driver's allocation), so
+        #: `sync_host` only waits there, where a map would queue one more command
+        self._kernels_write_host = device.is_cpu and device.platform.startswith(POCL_PLATFORM)
 
     @classmethod
     def in_context(cls, context: Any, device: DeviceInfo) -> "OpenCLBackend":
@@ -169,6 +176,9 @@ class OpenCLBackend(Backend):
         return cl.Buffer(self.context, access | cl.mem_flags.USE_HOST_PTR, hostbuf=host)
 
     def sync_host(self, buf: Any, host: np.ndarray) -> None:
+        if self._kernels_write_host:
+            self.queue.finish()
+            return
         mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, host.shape,
                                           host.dtype, is_blocking=True)
         try:

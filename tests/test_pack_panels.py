@@ -2,8 +2,8 @@
 one launch, read as stored and transposed (in squares of 8, a CPU's AVX2 vector, and of 16), at
 offsets and leading dimensions wider than the rows, with panel heights and last runs that are
 no multiple of a square's side and edge blocks padded with zeros, and an operand read as
-stored packed by blocks of a panel or by whole columns (a CPU's form; with more blocks than
-columns some are empty). The output is poisoned first, so a value the pack leaves unwritten
+stored packed by blocks of a panel or down its columns (a CPU's form, whose blocks share the
+columns' pieces in runs of equal length, the last runs short or empty). The output is poisoned first, so a value the pack leaves unwritten
 shows up as NaN."""
 
 from __future__ import annotations

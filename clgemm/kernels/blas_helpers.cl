@@ -114,7 +114,7 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 //   PANEL_A, PANEL_B: rows per panel of each operand (the kernel's TSM and TSN)
 //   PANEL_RUN: columns per block
 //   PACK_SUB: the side of the squares of a transposed block
-//   PACK_COLUMNS: 1 packs an operand read as stored by whole columns (`PACK_COLUMNS_BLOCK`)
+//   PACK_COLUMNS: 1 packs an operand read as stored down its columns (`PACK_COLUMNS_BLOCK`)
 #ifndef PANEL_A
   #define PANEL_A 128
 #endif
@@ -163,33 +163,40 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
         }                                                                                     \
     }
 
-// The same panels of an operand read as stored, by whole columns: of the launch's `blocks`
-// blocks, block b takes columns [b * width, (b + 1) * width) of every panel, so a work-item reads
-// each of its columns as one run of floats and stores PANEL floats into each panel. A panel's
-// block reads PANEL floats from each of PANEL_RUN columns a leading dimension apart, which the
-// CPU's prefetchers do not follow once the operand is out of the cache, as it is when a call
-// comes after a long kernel (results/pocl/pack-columns). The panels are blocks / runs.
+// The same panels of an operand read as stored, down its columns: the launch's `blocks` blocks
+// share the pieces of PANEL floats (piece q: panel q % panels of column q / panels) in runs of
+// equal length, so a work-item reads one stretch of a column or more as one run of floats and
+// stores PANEL floats into each panel it meets. A panel's block reads PANEL floats from each of
+// PANEL_RUN columns a leading dimension apart, which a CPU's prefetchers do not follow once the
+// operand is out of the cache, as it is when a call comes after a long kernel
+// (results/pocl/pack-columns). The panels are blocks / runs, so a run holds at most
+// PANEL_RUN pieces, as a panel's block does.
 #define PACK_COLUMNS_BLOCK(PANEL, rows, cols, out_cols, X, ld, out, blocks, b)                 \
     {                                                                                         \
         const int panels = (blocks) / (((out_cols) + PANEL_RUN - 1) / PANEL_RUN);            \
-        const int width = ((out_cols) + (blocks) - 1) / (blocks);                             \
-        const int j1 = min((b) * width + width, (out_cols));                                  \
-        for (int j = (b) * width; j < j1; j++)                                                \
-            for (int p = 0; p < panels; p++) {                                                \
-                __global float* dst = (out) + ((long)p * (out_cols) + j) * (PANEL);           \
-                const int i0 = p * (PANEL);                                                   \
-                if (j < (cols) && i0 + (PANEL) <= (rows)) {                                   \
-                    for (int r = 0; r < (PANEL); r++)                                         \
-                        dst[r] = (X)[i0 + r + (long)j * (ld)];                                \
-                } else {                                                                      \
-                    for (int r = 0; r < (PANEL); r++)                                         \
-                        dst[r] = (i0 + r < (rows) && j < (cols))                              \
-                                     ? (X)[i0 + r + (long)j * (ld)] : 0.0f;                   \
-                }                                                                             \
+        const long pieces = (long)(out_cols) * panels;                                        \
+        const long per = (pieces + (blocks) - 1) / (blocks);                                  \
+        const long q0 = (b) * per, q1 = min(q0 + per, pieces);                                \
+        int j = q0 / panels, p = q0 % panels;                                                 \
+        for (long q = q0; q < q1; q++) {                                                      \
+            __global float* dst = (out) + ((long)p * (out_cols) + j) * (PANEL);               \
+            const int i0 = p * (PANEL);                                                       \
+            if (j < (cols) && i0 + (PANEL) <= (rows)) {                                       \
+                for (int r = 0; r < (PANEL); r++)                                             \
+                    dst[r] = (X)[i0 + r + (long)j * (ld)];                                    \
+            } else {                                                                          \
+                for (int r = 0; r < (PANEL); r++)                                             \
+                    dst[r] = (i0 + r < (rows) && j < (cols))                                  \
+                                 ? (X)[i0 + r + (long)j * (ld)] : 0.0f;                       \
             }                                                                                 \
+            if (++p == panels) {                                                              \
+                p = 0;                                                                        \
+                j++;                                                                          \
+            }                                                                                 \
+        }                                                                                     \
     }
 
-// One block of an operand's panels, by whole columns where PACK_COLUMNS and X is read as stored.
+// One block of an operand's panels, down its columns where PACK_COLUMNS and X is read as stored.
 #define PACK_ANY_BLOCK(PANEL, rows, cols, out_cols, X, trans, ld, out, blocks, b)              \
     if (PACK_COLUMNS && !(trans)) {                                                           \
         PACK_COLUMNS_BLOCK(PANEL, rows, cols, out_cols, X, ld, out, blocks, b)                \

@@ -15,7 +15,7 @@ head() { echo "# $(nvidia-smi --query-gpu=name,pci.bus_id --format=csv,noheader)
 quiet() { grep -v "CompilerWarning\|_prg.build"; }
 { head; echo "PYTHONPATH=OLD (67ca0b2) and this tree in turns: python3 scripts/cpu_call_timeline.py xeon 9 1024 2048"
   for i in 1 2 3; do
-    echo "before:"; PYTHONPATH=$old timeout 150 python3 scripts/cpu_call_timeline.py xeon 9 1024 2048 2>&1 | quiet
+    echo "before:"; PYTHONPATH=$old:${PYTHONPATH:-} timeout 150 python3 scripts/cpu_call_timeline.py xeon 9 1024 2048 2>&1 | quiet
     echo "after:"; timeout 150 python3 scripts/cpu_call_timeline.py xeon 9 1024 2048 2>&1 | quiet
   done; } > "$W/timeline.txt"
 { head; for n in 1024 2048; do
@@ -24,4 +24,4 @@ quiet() { grep -v "CompilerWarning\|_prg.build"; }
 { head; echo "python3 -m clgemm bench --call --device xeon --arrays numpy --sizes 1024,2048,4096 --json call.json"
   timeout 200 python3 -m clgemm bench --call --device xeon --arrays numpy \
     --sizes 1024,2048,4096 --json "$W/call.json" 2>&1 | quiet; } > "$W/call.txt"
-tail -3 "$W/timeline.txt" "$W/pack.txt" "$W/call.txt"
+tail -n 3 "$W/timeline.txt" "$W/pack.txt" "$W/call.txt"

@@ -169,8 +169,8 @@ void pack_transpose(const int rows, const int cols, const int out_rows, const in
 // stores PANEL floats into each panel it meets. A panel's block reads PANEL floats from each of
 // PANEL_RUN columns a leading dimension apart, which a CPU's prefetchers do not follow once the
 // operand is out of the cache, as it is when a call comes after a long kernel
-// (results/pocl/pack-columns). The panels are blocks / runs, so a run holds at most
-// PANEL_RUN pieces, as a panel's block does.
+// (results/pocl/pack-columns). Since the panels number blocks / runs, a block takes at most
+// PANEL_RUN pieces, as a panel's block takes PANEL_RUN columns.
 #define PACK_COLUMNS_BLOCK(PANEL, rows, cols, out_cols, X, ld, out, blocks, b)                 \
     {                                                                                         \
         const int panels = (blocks) / (((out_cols) + PANEL_RUN - 1) / PANEL_RUN);            \

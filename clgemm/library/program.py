@@ -127,8 +127,9 @@ def pack_square(device: DeviceInfo) -> int:
 
 def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
     """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT. On a
-    CPU an operand read as stored is packed by whole columns, which its prefetchers follow; on
-    a GPU the work-items of a panel's block read neighbouring floats, as its loads want."""
+    CPU an operand read as stored is packed down its columns, long runs of floats that its
+    prefetchers follow; elsewhere by a panel's blocks, as the tunes that chose panels there
+    measured it."""
     return backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
                                           "PANEL_RUN": PANEL_RUN,
                                           "PACK_SUB": pack_square(backend.device),

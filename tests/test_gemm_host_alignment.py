@@ -114,3 +114,55 @@ def test_a_fallback_the_operands_do_not_fit_is_an_error_not_a_fault(wide, monkey
     assert clgemm.gemm(a, b, c, backend=be) is c
     want = reference(a, b, None, 1.0, 0.0, False, False)
     assert np.abs(c - want).max() < 1e-4 * np.abs(want).max()
+
+
+def _host_buffer(be, x: np.ndarray):
+    """A buffer the caller made over its own host array (USE_HOST_PTR)."""
+    cl = pytest.importorskip("pyopencl")
+    return cl.Buffer(be.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=x)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_buffers_made_over_host_arrays_off_the_vector_are_copied(wide, order, monkeypatch):
+    """gemm_buffers on buffers the caller made over host arrays: PoCL's kernels read them at
+    the array's own address, so one that starts off the kernel's vectors is copied first (the
+    kernel's aligned loads killed the process there), and one that starts on them is not."""
+    be, _ = wide
+    if be.name != "opencl":
+        pytest.skip("host buffers are OpenCL's")
+    copies: list[int] = []
+    copy_buffer = be.copy_buffer
+
+    def counted(dst, src, nbytes, queue, wait_for):
+        copies.append(nbytes)
+        return copy_buffer(dst, src, nbytes, queue, wait_for)
+    monkeypatch.setattr(be, "copy_buffer", counted)
+    rng = np.random.default_rng(6)
+    for byte in (0, 4, 16, 32):
+        a, b = (starting_at(rng.random((64, 64), np.float32), byte) for _ in range(2))
+        c = starting_at(np.full((64, 64), np.nan, np.float32), byte)
+        copies.clear()
+        clgemm.gemm_buffers(64, 64, 64, _host_buffer(be, a), _host_buffer(be, b),
+                            _host_buffer(be, c), order=order, backend=be, rung=12,
+                            params=WIDE)
+        be.sync_host(_host_buffer(be, c), c)
+        a64, b64, got = (x.reshape(-1).reshape(64, 64, order=order) for x in (a, b, c))
+        want = a64.astype(np.float64) @ b64
+        assert np.abs(got - want).max() < 1e-4 * want.max(), byte
+        assert copies == ([] if byte % 32 == 0 else [4 * 64 * 64] * 2), byte
+
+
+def test_pyopencl_arrays_over_host_arrays_off_the_vector_are_copied(wide):
+    """gemm() on pyopencl arrays over such buffers: the same, the first call and the next."""
+    be, _ = wide
+    if be.name != "opencl":
+        pytest.skip("host buffers are OpenCL's")
+    cla = pytest.importorskip("pyopencl.array")
+    rng = np.random.default_rng(7)
+    for byte in (4, 0, 16, 16):
+        a = starting_at(rng.random((64, 64), np.float32), byte)
+        da = cla.Array(be.queue, (64, 64), np.float32, data=_host_buffer(be, a))
+        db = cla.to_device(be.queue, rng.random((64, 64), np.float32))
+        got = clgemm.gemm(da, db).get()
+        want = a.astype(np.float64) @ db.get()
+        assert np.abs(got - want).max() < 1e-4 * want.max(), byte

@@ -16,6 +16,16 @@ from clgemm.core.kernel_sources import kernel_source
 from clgemm.core.validation import is_int, is_macro_name
 from clgemm.devices.info import DeviceInfo
 
+#: the widest vector the kernels read through a vector pointer, in bytes (the tiled kernels'
+#: WIDTH = 8); CUDA faults on a vector load off its own size, and so does a CPU through PoCL
+#: on the caller's own memory
+VECTOR_BYTES = 32
+
+
+def off_the_vectors(ptr: int, size: int) -> bool:
+    """Whether a non-empty array starting at address `ptr` starts off the kernels' vectors."""
+    return bool(size) and ptr % VECTOR_BYTES != 0
+
 #: a kernel argument: an int (passed as a 32-bit int) or a buffer from `to_device`/`alloc`
 Arg = Any
 
@@ -80,6 +90,17 @@ class Backend(ABC):
         not start on a multiple of `align` bytes: a kernel that reads vectors through vector
         pointers is compiled to aligned loads, which fault on a CPU at any other address."""
         return None
+
+    def host_address(self, buf: Any) -> int | None:
+        """The host address a kernel reads `buf` at, where that is the caller's own memory (a
+        CPU's buffer made over a host array): the caller chose it, so it may start off the
+        kernels' vectors. None where the driver placed the buffer (on its own alignment)."""
+        return None
+
+    def copy_buffer(self, dst: Any, src: Any, nbytes: int, queue: Any,
+                    wait_for: list[Any] | None) -> Any:
+        """Queue a copy of `src`'s first `nbytes` bytes into `dst`; its event, if any."""
+        raise NotImplementedError(f"the {self.name} backend copies no buffers")
 
     def sync_host(self, buf: Any, host: np.ndarray) -> None:
         """Once the work queued before is done, make `host` hold what the kernels wrote into

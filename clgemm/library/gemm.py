@@ -37,7 +37,7 @@ from clgemm.library.cache import CACHE
 from clgemm.library.hot_call import HotCall
 from clgemm.library.hot_host import HostCall, host_key
 from clgemm.library.order import LaunchOrder
-from clgemm.library.placing import upload
+from clgemm.library.placing import readable_buffers, upload
 from clgemm.library.plan import Plan, aliases, in_place_alignment, reads_while_writing_c
 from clgemm.library.program import CallProgram
 from clgemm.library.signatures import program_for, run_program, signature_of
@@ -188,7 +188,8 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         program = program_for(sig, ma, mb, mc, [])
         run_on = kind.buffers_queue(be, queue)
         chain = LaunchOrder(be, run_on, waits)
-        run_program(sig, program, ma, mb, mc, chain, [])
+        (ma, mb), fits = readable_buffers(be, chain, program, (ma, mb))
+        run_program(sig, program, ma, mb, mc, chain, [], fits)
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
     return chain.last

@@ -50,6 +50,11 @@ class LaunchOrder:
         self._queued(self.backend.enqueue(kernel, global_size, local_size, args, self.queue,
                                           wait_for=self.wait or None))
 
+    def copy(self, dst: Any, src: Any, nbytes: int) -> None:
+        """Queue a copy of `src`'s first `nbytes` bytes into `dst`, ordered as a launch."""
+        self._queued(self.backend.copy_buffer(dst, src, nbytes, self.queue,
+                                              self.wait or None))
+
     def run(self, launch: PreparedLaunch, buffers: list) -> None:
         """Queue a prepared launch on the call's buffers, ordered as `enqueue` orders one."""
         self._queued(launch(buffers, self.queue, self.wait))

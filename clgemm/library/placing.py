@@ -3,12 +3,14 @@ device that works in host memory (a CPU) takes the NumPy arrays themselves, any 
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from clgemm.backends import Backend, Operand
+from clgemm.backends import Backend, Mat, Operand
 from clgemm.library.order import LaunchOrder
+from clgemm.library.plan import STACK_ALIGNMENT, in_place_alignment, stored
+from clgemm.library.program import CallProgram
 
 
 def upload(be: Backend, order: LaunchOrder, ops: list[Operand], c_op: Operand, read_c: bool,
@@ -49,3 +51,31 @@ def flat_view(x: Any, layout: str) -> np.ndarray | None:
         flat = x.reshape(-1, order=layout)  # type: ignore[call-overload]
         return flat if np.shares_memory(flat, x) else None
     return None
+
+
+def readable_buffers(be: Backend, order: LaunchOrder, program: CallProgram,
+                     mats: tuple[Mat, Mat]) -> tuple[tuple[Mat, Mat],
+                                                     Callable[[CallProgram], bool]]:
+    """The caller's buffers A and B as the program may read them: one that the program reads
+    where it lies (offset 0, columns tight) at a host address of the caller's that is off its
+    vectors (`Backend.host_address`, `plan.in_place_alignment`) is copied first into a buffer
+    the driver places, since the vector loads fault there on a CPU. Also whether another
+    program may read the buffers as placed (`run_program`'s `fits`)."""
+    plan = program.plan
+    sizes = ((plan.m, plan.k), (plan.k, plan.n))
+    placed, out = [], []
+    for x, (rows, cols), need in zip(mats, sizes, in_place_alignment(plan)):
+        address = be.host_address(x.buf)
+        start = None if address is None else address + 4 * x.offset
+        sr, sc = stored(x, rows, cols)
+        if start is not None and need > 4 and start % need and x.offset == 0 and x.ld == max(
+                1, sr):
+            copy = order.scratch(sr * sc)
+            order.copy(copy, x.buf, 4 * sr * sc)
+            x, start = Mat(copy, 0, x.ld, x.trans), None
+        placed.append(min(STACK_ALIGNMENT, start & -start) if start else STACK_ALIGNMENT)
+        out.append(x)
+
+    def fits(other: CallProgram) -> bool:
+        return all(need <= have for need, have in zip(in_place_alignment(other.plan), placed))
+    return (out[0], out[1]), fits

@@ -8,20 +8,11 @@ from typing import Any
 import numpy as np
 
 from clgemm.backends.base import (Backend, DeviceArrays, Lookups, Named, Operand,
-                                  strided_operand)
+                                  off_the_vectors, strided_operand)
 from clgemm.backends.cuda.backend import cupy
 from clgemm.core.errors import ArgumentTypeError, UsageError
 from clgemm.devices.info import DeviceInfo
 
-
-#: the widest vector the kernels read through a vector pointer, in bytes (the tiled kernels'
-#: WIDTH = 8); CUDA faults on a vector load off its own size
-VECTOR_BYTES = 32
-
-
-def _off_the_vectors(ptr: int, size: int) -> bool:
-    """Whether a non-empty array starting at address `ptr` starts off the kernels' vectors."""
-    return bool(size) and ptr % VECTOR_BYTES != 0
 
 
 class CuPyArrays(DeviceArrays):
@@ -60,7 +51,7 @@ class CuPyArrays(DeviceArrays):
 
     def signature(self, x: Any) -> tuple | None:
         data = x.data
-        if _off_the_vectors(data.ptr, x.size):
+        if off_the_vectors(data.ptr, x.size):
             return None  # read through a copy (`readable`), which a repeated call cannot keep
         return (type(x), x.shape, x.strides, x.dtype.char, data.ptr % 4, data.device_id)
 
@@ -68,7 +59,7 @@ class CuPyArrays(DeviceArrays):
         # An operand read in place is passed as its first element's address, so one that
         # starts off the vectors is copied; CuPy's pool starts every allocation on 512 bytes.
         ptr = x.data.ptr
-        if _off_the_vectors(ptr, x.size) and ptr % 4 == 0:
+        if off_the_vectors(ptr, x.size) and ptr % 4 == 0:
             return x.copy(order="K")
         return x
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from clgemm.backends.base import Backend, DeviceArrays, Lookups, Named, Operand, strided_operand
-from clgemm.backends.opencl.backend import OpenCLBackend, opencl_backend
+from clgemm.backends.base import (Backend, DeviceArrays, Lookups, Named, Operand,
+                                  off_the_vectors, strided_operand)
+from clgemm.backends.opencl.backend import OpenCLBackend, host_pointer, opencl_backend
 from clgemm.core.errors import UsageError
 from clgemm.devices.info import DeviceInfo
 
@@ -44,6 +45,8 @@ class PyOpenCLArrays(DeviceArrays):
         #: empty arrays holding no memory, by (queue, pool, shape): what `empty` makes its
         #: arrays from
         self._templates: dict[tuple, Any] = {}
+        #: whether every device of a context is a CPU, by the context's handle
+        self._cpu_contexts: dict[int, bool] = {}
 
     def in_context(self, context: Any, device: Any) -> OpenCLBackend:
         """The backend of a pyopencl context and one of its devices (a caller's arrays')."""
@@ -70,6 +73,8 @@ class PyOpenCLArrays(DeviceArrays):
                 self._templates.clear()  # they hold the backends' queues and pools
 
     def signature(self, x: Any) -> tuple | None:
+        if self._off_the_vectors(x):
+            return None  # read through a copy (`readable`), which a repeated call cannot keep
         queue = x.queue
         return (type(x), x.shape, x.strides, x.dtype.char, x.offset, x.context.int_ptr,
                 queue.int_ptr if queue is not None else 0)
@@ -83,6 +88,30 @@ class PyOpenCLArrays(DeviceArrays):
         shape, strides, offset, dtype, context, queue = basis
         return (x.shape is shape and x.strides is strides and x.offset is offset
                 and x.dtype is dtype and x.context is context and x.queue is queue)
+
+    def readable(self, x: Any) -> Any:
+        # A buffer made over the caller's host array (USE_HOST_PTR) is read by a CPU's kernels
+        # at that array's address, so an array read in place (at offset 0, contiguous) that
+        # starts off the vectors is copied; a buffer goes through `readable_buffers`.
+        if isinstance(x, cla.Array) and self._off_the_vectors(x):
+            return x.copy()
+        return x
+
+    def _off_the_vectors(self, x: Any) -> bool:
+        """Whether a contiguous array at offset 0 in a CPU context lies at a host address of
+        the caller's that starts off the kernels' vectors."""
+        if x.offset or not (x.flags.c_contiguous or x.flags.f_contiguous):
+            return False  # (gemm() packs it first)
+        context = x.context
+        cpu = self._cpu_contexts.get(context.int_ptr)
+        if cpu is None:
+            cpu = all(d.type & cl.device_type.CPU for d in context.devices)
+            self._cpu_contexts[context.int_ptr] = cpu
+        buf = x.base_data
+        if not cpu or buf is None:
+            return False
+        address = host_pointer(buf)
+        return address is not None and off_the_vectors(address, x.size)
 
     def is_array(self, x: Any) -> bool:
         return HAVE_PYOPENCL and isinstance(x, cla.Array)

@@ -27,6 +27,17 @@ except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but sta
 #: the platform name of PoCL, whose CPU devices work in the host's memory (`sync_host`)
 POCL_PLATFORM = "Portable Computing Language"
 
+def host_pointer(buf: Any) -> int | None:
+    """The host address of the array a buffer was made over (USE_HOST_PTR); None for any other
+    buffer."""
+    if not isinstance(buf, cl.MemoryObject):
+        return None
+    flags: Any = buf.get_info(cl.mem_info.FLAGS)
+    if not flags & cl.mem_flags.USE_HOST_PTR:
+        return None
+    return int(buf.get_host_array((1,), np.dtype(np.uint8)).ctypes.data)
+
+
 _TYPES = {"CPU": 1 << 1, "GPU": 1 << 2, "ACCELERATOR": 1 << 3, "CUSTOM": 1 << 4}
 
 
@@ -174,6 +185,17 @@ class OpenCLBackend(Backend):
             return None
         access = cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY
         return cl.Buffer(self.context, access | cl.mem_flags.USE_HOST_PTR, hostbuf=host)
+
+    def host_address(self, buf: Any) -> int | None:
+        return host_pointer(buf) if self.device.is_cpu else None
+
+    def copy_buffer(self, dst: Any, src: Any, nbytes: int, queue: Any,
+                    wait_for: list[Any] | None) -> Any:
+        try:
+            return cl.enqueue_copy(queue or self.queue, dst, src, byte_count=nbytes,
+                                   wait_for=wait_for)
+        except cl.Error as exc:
+            raise LaunchError(f"copy failed: {exc}") from exc
 
     def sync_host(self, buf: Any, host: np.ndarray) -> None:
         if self._kernels_write_host:

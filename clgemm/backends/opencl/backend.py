@@ -110,10 +110,12 @@ class OpenCLBackend(Backend):
         #: per kernel, what its arguments were set to last and the buffers kept alive until
         #: its next launch (see `_set_args`)
         self._last_args: dict[int, tuple[list[Any], list[Any]]] = {}
-        #: PoCL's CPU drivers keep no memory of their own behind a USE_HOST_PTR buffer: the
-        #: kernels store into the host's array itself (its common driver's allocation), so
-        #: `sync_host` only waits there, where a map would queue one more command
-        self._kernels_write_host = device.is_cpu and device.platform.startswith(POCL_PLATFORM)
+        #: whether the kernels store into a USE_HOST_PTR buffer's host array itself, so that
+        #: `sync_host` only waits, where a map would queue one more command: PoCL's CPU drivers
+        #: keep no memory of their own behind such a buffer (its common driver's allocation),
+        #: which `_stores_reach_host` checks once (None until then)
+        self._kernels_write_host: bool | None = (
+            None if device.is_cpu and device.platform.startswith(POCL_PLATFORM) else False)
 
     @classmethod
     def in_context(cls, context: Any, device: DeviceInfo) -> "OpenCLBackend":
@@ -198,6 +200,8 @@ class OpenCLBackend(Backend):
             raise LaunchError(f"copy failed: {exc}") from exc
 
     def sync_host(self, buf: Any, host: np.ndarray) -> None:
+        if self._kernels_write_host is None:
+            self._kernels_write_host = self._stores_reach_host()
         if self._kernels_write_host:
             self.queue.finish()
             return
@@ -208,6 +212,20 @@ class OpenCLBackend(Backend):
                 host[...] = mapped
         finally:
             mapped.base.release(self.queue)
+
+    def _stores_reach_host(self) -> bool:
+        """Whether the device's stores into a buffer made over a host array reach that array
+        with no map: a fill of one that starts off every vector, seen by the host once the
+        queue is done. A driver of PoCL's that keeps its own copy (a remote device) fails it."""
+        raw = np.zeros(20, np.float32)
+        host = raw[1:17]
+        buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
+                        hostbuf=host)
+        cl.enqueue_fill_buffer(self.queue, buf, np.ones(1, np.float32), 0, host.nbytes)
+        self.queue.finish()
+        seen = bool((host == 1.0).all())
+        buf.release()
+        return seen
 
     def alloc(self, count: int) -> Any:
         return cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=max(4, 4 * count))

@@ -1,5 +1,7 @@
-"""Host operands onto the device, shared by the two-dimensional call and the stacked one: a
-device that works in host memory (a CPU) takes the NumPy arrays themselves, any other copies."""
+"""Operands where the kernels can read them: host operands onto the device, shared by the
+two-dimensional call and the stacked one (a device that works in host memory, a CPU, takes the
+NumPy arrays themselves, any other copies), and the caller's buffers that a CPU reads at a host
+address of the caller's (`readable_buffers`)."""
 
 from __future__ import annotations
 

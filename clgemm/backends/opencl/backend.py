@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - pyopencl is a hard dependency, but sta
 #: the platform name of PoCL, whose CPU devices work in the host's memory (`sync_host`)
 POCL_PLATFORM = "Portable Computing Language"
 
+
 def host_pointer(buf: Any) -> int | None:
     """The host address of the array a buffer was made over (USE_HOST_PTR); None for any other
     buffer."""

@@ -33,7 +33,8 @@ HELPER_FILES = {
                         {"BATCHED": 0, "PACK_TILE": pack_tile(SimpleNamespace(
                             device=SimpleNamespace(max_work_group_size=1024))),
                          "PANEL_A": TILED.defaults()["TSM"], "PANEL_B": TILED.defaults()["TSN"],
-                         "PANEL_RUN": program.PANEL_RUN, "PACK_SUB": program.PACK_SUB}),
+                         "PANEL_RUN": program.PANEL_RUN, "PACK_SUB": program.PACK_SUB,
+                         "PACK_COLUMNS": 0}),
 }
 
 

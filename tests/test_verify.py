@@ -236,3 +236,41 @@ def test_magnitude_sets_the_scale_and_must_match():
     assert accuracy.relative_error(got, ref, magnitude=np.array([10.0, 0.0])) == pytest.approx(1e-7)
     with pytest.raises(ValueError, match="magnitude"):
         accuracy.relative_error(got, ref, magnitude=np.ones(3))
+
+
+def test_a_case_that_ends_the_process_is_named_by_the_next_sweep(tmp_path):
+    """A runtime that kills the sweep's process (here the process kills itself as its third
+    case starts) leaves that case behind: the next verify of the device names it, and the file
+    it names replays it."""
+    import os
+    env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
+    script = ("import os, signal, sys\n"
+              "from clgemm.measure import verify\n"
+              "run_case, seen = verify.run_case, []\n"
+              "def dying(backend, case):\n"
+              "    seen.append(case)\n"
+              "    if len(seen) == 3:\n"
+              "        print('dying at', case.label(), file=sys.stderr, flush=True)\n"
+              "        os.kill(os.getpid(), signal.SIGKILL)\n"
+              "    return run_case(backend, case)\n"
+              "verify.run_case = dying\n"
+              "from clgemm.cli import main\n"
+              "sys.argv = ['clgemm', 'verify', '--rungs', '1', '--quick']\n"
+              "sys.exit(main())\n")
+    died = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert died.returncode != 0
+    label = died.stderr.split("dying at ", 1)[1].splitlines()[0]
+    assert len(list((tmp_path / "verify-running").glob("*.json"))) == 1
+    after = subprocess.run([sys.executable, "-m", "clgemm", "verify", "--rungs", "1",
+                            "--quick"], capture_output=True, text=True, env=env, timeout=120)
+    assert after.returncode == 0, after.stderr
+    said = " ".join(after.stderr.split())  # (wrapped to the terminal's width)
+    assert f"ended while running {label} [rung 1]" in said
+    crashed = list((tmp_path / "verify-crashed").glob("*.json"))
+    assert len(crashed) == 1 and not list((tmp_path / "verify-running").glob("*.json"))
+    replayed = clgemm("verify", "--replay", str(crashed[0]), timeout=120)
+    assert replayed.returncode == 0 and ": 1/1 passed" in replayed.stderr
+    again = subprocess.run([sys.executable, "-m", "clgemm", "verify", "--rungs", "1",
+                            "--quick"], capture_output=True, text=True, env=env, timeout=120)
+    assert "ended while running" not in again.stderr  # named once

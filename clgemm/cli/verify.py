@@ -12,8 +12,10 @@ from clgemm.cli.output import Output, progress
 from clgemm.core.errors import ClgemmError
 from clgemm.core.paths import write_output
 from clgemm.core.tables import csv_text
+from clgemm.devices.info import DeviceInfo
 from clgemm.measure.verify import (failures_json, read_cases, replay, report_json, run_verify,
                                    summary_rows, summary_table)
+from clgemm.measure.verify_running import RunningCase, left_behind
 from clgemm.rungs import kernel_label, parse_rungs
 from clgemm.tuner.first_launch import Trials
 
@@ -38,17 +40,23 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
     dev = select_device(device, backend=backend)
     trial = Trials(dev, progress)
     numbers = None
-    if replay_file:
-        cases, recorded = read_cases(replay_file)
-        if recorded and recorded != dev.key:
-            out.note(f"note: the cases were recorded on {recorded}; replaying them on {dev.key}")
-        report = replay(dev, cases, progress, trial)
-    else:
-        numbers = parse_rungs(rungs)
-        out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
-                 f"{', '.join(kernel_label(n).removeprefix('rung ') for n in numbers)}, "
-                 f"{'quick' if quick else 'full'} sweep")
-        report = run_verify(dev, numbers, quick, progress, trial)
+    _name_left_behind(dev, out)
+    running = RunningCase(dev)
+    try:
+        if replay_file:
+            cases, recorded = read_cases(replay_file)
+            if recorded and recorded != dev.key:
+                out.note(f"note: the cases were recorded on {recorded}; replaying them on "
+                         f"{dev.key}")
+            report = replay(dev, cases, progress, trial, running.mark)
+        else:
+            numbers = parse_rungs(rungs)
+            out.note(f"verify on device {dev.index}: {dev.name} ({dev.backend}), rungs "
+                     f"{', '.join(kernel_label(n).removeprefix('rung ') for n in numbers)}, "
+                     f"{'quick' if quick else 'full'} sweep")
+            report = run_verify(dev, numbers, quick, progress, trial, running.mark)
+    finally:
+        running.clear()
     out.table(summary_table(report, out.layout))
     for r in report.failures[:SHOWN_FAILURES]:
         out.note(f"FAILED {r.case.label()} "
@@ -65,3 +73,16 @@ def verify(device: str | None, backend: str | None, rungs: str, quick: bool,
               csv_text(summary_rows(report)))
     if report.failures:
         raise ClgemmError(f"{len(report.failures)} of {report.total} cases failed")
+
+
+def _name_left_behind(dev: DeviceInfo, out: Output) -> None:
+    """Name the cases that earlier sweeps of this device were running when their process
+    ended (a runtime that crashed on a kernel), each with the file that replays it."""
+    for path, _ in left_behind(dev):
+        try:
+            case = read_cases(path)[0][0]
+        except (ClgemmError, IndexError):
+            continue
+        kernel = kernel_label(case.rung) if case.rung else "chosen by gemm()"
+        out.note(f"note: an earlier verify of this device ended while running "
+                 f"{case.label()} [{kernel}]; 'clgemm verify --replay {path}' runs it again")

@@ -589,10 +589,15 @@ class Report:
 
 
 def run_groups(backend: Any, planned: list[tuple[Group, list[Case]]],
-               progress: Callable[[str], None] | None = None) -> list[Group]:
+               progress: Callable[[str], None] | None = None,
+               mark: Callable[[Case], None] | None = None) -> list[Group]:
+    """Run the groups' cases; `mark` is told of each case before it runs
+    (`verify_running.RunningCase`), so that one that kills the process is known after it."""
     for group, cases in planned:
         t0 = time.perf_counter()
         for case in cases:
+            if mark is not None:
+                mark(case)
             group.results.append(run_case(backend, case))
         group.seconds = time.perf_counter() - t0
         if progress:
@@ -628,16 +633,19 @@ def _tried(planned: list[tuple[Group, list[Case]]],
 
 def run_verify(device: DeviceInfo, rungs: list[int], quick: bool = False,
                progress: Callable[[str], None] | None = None,
-               trial: Trial | None = None) -> Report:
+               trial: Trial | None = None,
+               mark: Callable[[Case], None] | None = None) -> Report:
     """The whole sweep on one device: every rung's configurations, then the gemm() paths."""
     t0 = time.perf_counter()
     backend = api.backend_for(device)
-    groups = run_groups(backend, _tried(plan_cases(device, rungs, quick), trial), progress)
+    groups = run_groups(backend, _tried(plan_cases(device, rungs, quick), trial), progress,
+                        mark)
     return Report(device, groups, time.perf_counter() - t0)
 
 
 def replay(device: DeviceInfo, cases: list[Case],
-           progress: Callable[[str], None] | None = None, trial: Trial | None = None) -> Report:
+           progress: Callable[[str], None] | None = None, trial: Trial | None = None,
+           mark: Callable[[Case], None] | None = None) -> Report:
     """Run saved cases again, grouped as the sweep grouped them."""
     t0 = time.perf_counter()
     by_group: dict[tuple, tuple[Group, list[Case]]] = {}
@@ -654,7 +662,7 @@ def replay(device: DeviceInfo, cases: list[Case],
                                    params=case.params), [])
         by_group[key][1].append(case)
     groups = run_groups(api.backend_for(device), _tried(list(by_group.values()), trial),
-                        progress)
+                        progress, mark)
     return Report(device, groups, time.perf_counter() - t0)
 
 

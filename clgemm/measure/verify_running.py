@@ -77,9 +77,9 @@ def left_behind(device: DeviceInfo, folder: Path | None = None) -> list[tuple[Pa
     root = folder or results_dir()
     found = []
     for path in sorted((root / "verify-running").glob(f"{_stem(device)}-*.json")):
-        pid = path.stem.rsplit("-", 1)[-1]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
+        stem, pid = path.stem.rsplit("-", 1)
+        if stem != _stem(device) or not pid.isdigit() or _alive(int(pid)):
+            continue  # another device whose name starts as this one's, or a sweep running
         target = root / "verify-crashed" / path.name
         try:
             data = json.loads(path.read_text())

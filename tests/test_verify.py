@@ -4,6 +4,7 @@ bug, and writes failures that --replay runs again."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -242,7 +243,6 @@ def test_a_case_that_ends_the_process_is_named_by_the_next_sweep(tmp_path):
     """A runtime that kills the sweep's process (here the process kills itself as its third
     case starts) leaves that case behind: the next verify of the device names it, and the file
     it names replays it."""
-    import os
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
     script = ("import os, signal, sys\n"
               "from clgemm.measure import verify\n"
@@ -274,3 +274,28 @@ def test_a_case_that_ends_the_process_is_named_by_the_next_sweep(tmp_path):
     again = subprocess.run([sys.executable, "-m", "clgemm", "verify", "--rungs", "1",
                             "--quick"], capture_output=True, text=True, env=env, timeout=120)
     assert "ended while running" not in again.stderr  # named once
+
+
+def test_cases_left_behind_are_those_of_the_device_and_of_ended_processes(device, tmp_path):
+    """A file of a running sweep (this process) and one of another device whose name starts as
+    this one's are left where they are; a file of an ended process of this device is named."""
+    import dataclasses
+
+    from clgemm.measure.verify_running import RunningCase, left_behind
+    other = dataclasses.replace(device, driver_version=f"{device.driver_version}-b")
+    case = verify.Case("numpy", 4, 4, 4)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True).stdout.strip()
+    for info in (device, other):
+        gone = RunningCase(info, tmp_path)
+        gone.mark(case)
+        gone.path.rename(gone.path.with_name(gone.path.name.replace(
+            f"-{os.getpid()}.json", f"-{ended}.json")))
+    mine = RunningCase(device, tmp_path)
+    mine.mark(case)
+    found = left_behind(device, tmp_path)
+    assert [p.name for p, _ in found] == [f"{mine.path.name.rsplit('-', 1)[0]}-{ended}.json"]
+    assert found[0][1]["m"] == 4 and mine.path.exists()
+    assert len(list((tmp_path / "verify-running").glob("*.json"))) == 2
+    mine.clear()
+    assert not mine.path.exists()

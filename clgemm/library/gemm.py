@@ -188,8 +188,8 @@ def gemm_buffers(m: int, n: int, k: int, a: Any, b: Any, c: Any, *,
         program = program_for(sig, ma, mb, mc, [])
         run_on = kind.buffers_queue(be, queue)
         chain = LaunchOrder(be, run_on, waits)
-        (ma, mb), fits = readable_buffers(be, chain, program, (ma, mb))
-        run_program(sig, program, ma, mb, mc, chain, [], fits)
+        (ma, mb), placed = readable_buffers(be, chain, program, (ma, mb))
+        run_program(sig, program, ma, mb, mc, chain, [], _fits(placed, False))
         if queue is None and run_on is not None:
             run_on.finish()  # the caller has no queue to wait on
     return chain.last

@@ -5,7 +5,7 @@ address of the caller's (`readable_buffers`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
@@ -56,13 +56,12 @@ def flat_view(x: Any, layout: str) -> np.ndarray | None:
 
 
 def readable_buffers(be: Backend, order: LaunchOrder, program: CallProgram,
-                     mats: tuple[Mat, Mat]) -> tuple[tuple[Mat, Mat],
-                                                     Callable[[CallProgram], bool]]:
+                     mats: tuple[Mat, Mat]) -> tuple[tuple[Mat, Mat], dict[str, int]]:
     """The caller's buffers A and B as the program may read them: one that the program reads
     where it lies (offset 0, columns tight) at a host address of the caller's that is off its
     vectors (`Backend.host_address`, `plan.in_place_alignment`) is copied first into a buffer
-    the driver places, since the vector loads fault there on a CPU. Also whether another
-    program may read the buffers as placed (`run_program`'s `fits`)."""
+    the driver places, since the vector loads fault there on a CPU. Also the bytes each starts
+    on as placed, by name, which another program's reads must fit (as `upload`'s `align`)."""
     plan = program.plan
     sizes = ((plan.m, plan.k), (plan.k, plan.n))
     placed, out = [], []
@@ -78,6 +77,4 @@ def readable_buffers(be: Backend, order: LaunchOrder, program: CallProgram,
         placed.append(min(STACK_ALIGNMENT, start & -start) if start else STACK_ALIGNMENT)
         out.append(x)
 
-    def fits(other: CallProgram) -> bool:
-        return all(need <= have for need, have in zip(in_place_alignment(other.plan), placed))
-    return (out[0], out[1]), fits
+    return (out[0], out[1]), {"a": placed[0], "b": placed[1]}

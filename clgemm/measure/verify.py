@@ -724,14 +724,20 @@ def report_json(report: Report, command: str = "", rungs: list[int] | None = Non
 
 
 def failures_json(report: Report, command: str = "") -> dict[str, Any]:
-    return {"format": FORMAT, "version": 1, "device": report.device.key,
-            "device_name": report.device.name, "command": command,
-            "replay": f"clgemm verify --device N --backend {report.device.backend} "
+    return failures_document(report.device, command, report.failures)
+
+
+def failures_document(device: DeviceInfo, command: str,
+                      results: list[CaseResult]) -> dict[str, Any]:
+    """A --failures file of these results, which --replay reads (`read_cases`)."""
+    return {"format": FORMAT, "version": 1, "device": device.key,
+            "device_name": device.name, "command": command,
+            "replay": f"clgemm verify --device N --backend {device.backend} "
                       f"--replay THIS_FILE",
             "cases": [{**asdict(r.case), "message": r.message,
                        "rel_error": r.rel_error if r.rel_error is None or np.isfinite(r.rel_error)
                        else None}
-                      for r in report.failures]}
+                      for r in results]}
 
 
 def load_cases(path: str | Path) -> list[Case]:

@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from clgemm.configs.database import results_dir
 from clgemm.devices.info import DeviceInfo
-from clgemm.measure.verify import FORMAT, Case
+from clgemm.measure.verify import Case, CaseResult, failures_document
 
 #: what a case left behind says of itself
 MESSAGE = "the verify process ended while running this case"
@@ -39,13 +38,9 @@ class RunningCase:
         self.path = (folder or results_dir()) / "verify-running" / \
             f"{_stem(device)}-{os.getpid()}.json"
         self._tmp = self.path.with_name(f".{self.path.name}.tmp")
-        self._head = {"format": FORMAT, "version": 1, "device": device.key,
-                      "device_name": device.name, "pid": os.getpid(),
-                      "replay": f"clgemm verify --device N --backend {device.backend} "
-                                f"--replay THIS_FILE"}
 
     def mark(self, case: Case) -> None:
-        data = {**self._head, "cases": [{**asdict(case), "message": MESSAGE}]}
+        data = failures_document(self.device, "", [CaseResult(case, False, None, MESSAGE)])
         try:
             self._tmp.parent.mkdir(parents=True, exist_ok=True)
             self._tmp.write_text(json.dumps(data) + "\n")

@@ -100,15 +100,15 @@ class PyOpenCLArrays(DeviceArrays):
     def _off_the_vectors(self, x: Any) -> bool:
         """Whether a contiguous array at offset 0 in a CPU context lies at a host address of
         the caller's that starts off the kernels' vectors."""
-        if x.offset or not (x.flags.c_contiguous or x.flags.f_contiguous):
-            return False  # (gemm() packs it first)
         context = x.context
         cpu = self._cpu_contexts.get(context.int_ptr)
         if cpu is None:
             cpu = all(d.type & cl.device_type.CPU for d in context.devices)
             self._cpu_contexts[context.int_ptr] = cpu
+        if not cpu or x.offset or not (x.flags.c_contiguous or x.flags.f_contiguous):
+            return False  # a GPU reads its own memory; an offset or strides: gemm() packs it
         buf = x.base_data
-        if not cpu or buf is None:
+        if buf is None:
             return False
         address = host_pointer(buf)
         return address is not None and off_the_vectors(address, x.size)

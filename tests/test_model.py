@@ -66,6 +66,23 @@ def test_pipeline_copies_in_one_instruction_each():
     assert piped.share == pytest.approx(16 * 44 / (16 * 44 + 4 + 4 + 2))
 
 
+def test_a_group_in_slices_of_k_walks_a_shorter_loop_then_sums():
+    tiled = {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 8, "WPTN": 4, "WIDTH": 4}
+    whole = bound(12, tiled, 640).term(model_bound.TILE)
+    sliced = bound(12, {**tiled, "KSPLIT": 2}, 640).term(model_bound.TILE)
+    # Each slice's work-items load their own tiles of 16 steps, as the whole group's do, and
+    # walk 320 steps; then the 8 x 4 sums: slice 1 stores them, slice 0 loads and adds them,
+    # and each passes one barrier: (32 + 64 + 2) / 2 slots per work-item.
+    per_tile = 16 * 44 + 8 + 4
+    assert whole.share == pytest.approx(16 * 44 / per_tile)
+    assert sliced.share == pytest.approx(
+        16 * 44 / per_tile * (20 * per_tile) / (20 * per_tile + 49))
+    assert "2 slices of the group, 320 steps each" in sliced.detail
+    # the shorter the loop, the more the sums weigh
+    short = bound(12, {**tiled, "KSPLIT": 2}, (640, 640, 64)).term(model_bound.TILE)
+    assert short.share < sliced.share
+
+
 def test_register_blocked_step_by_hand():
     b = bound(6, BLOCK, 640)
     # 16 FMAs and 4 + 4 loads share 2 issue slots per clock: 12 clocks, of which the FMAs

@@ -193,6 +193,10 @@ def _k_tile(rung: Rung, params: Mapping[str, int]) -> int:
     return rung.k_step(params)
 
 
+def _padded(size: int, step: int) -> int:
+    return -(-size // step) * step
+
+
 def _count(n: float, noun: str) -> str:
     number = f"{n:,}" if isinstance(n, int) else f"{n:g}"
     return f"{number} {noun}{'' if n == 1 else 's'}"
@@ -247,11 +251,15 @@ def _mix_term(step: LoopStep, hw: Hardware, lanes: float) -> Term:
 TILE_FIXED = 4
 
 
-def _tile_term(rung: Rung, params: Mapping[str, int], step: LoopStep, tk: int) -> Term:
+def _tile_term(rung: Rung, params: Mapping[str, int], step: LoopStep, tk: int,
+               loop: tuple[int, int] = (1, 0)) -> Term:
     """The instructions a work-item issues once per tile of K rather than once per step: the
     loads of the next tiles from global memory and their stores into local memory (one
     cp.async each in a PIPELINE, which also commits and waits), a barrier, the loop. They take
-    issue slots from the steps' FMAs; the share the steps keep is the ceiling."""
+    issue slots from the steps' FMAs; the share the steps keep is the ceiling. `tk` is the
+    depth of one work-item's tile; `loop` is (the group's slices of K, the steps each walks):
+    a group cut into slices walks a loop that many times shorter and then sums the slices,
+    which the loop's steps share too (`_slice_sums`)."""
     derived = {**params, **rung.derive(dict(params))}
     if "LPTA" not in derived or "LPTB" not in derived or tk <= 1:
         return Term(TILE, math.inf, 1.0, "no tiles of K staged in local memory")
@@ -264,9 +272,25 @@ def _tile_term(rung: Rung, params: Mapping[str, int], step: LoopStep, tk: int) -
     share = per_tile / (per_tile + copies + fixed) if a + b else 1.0
     how = (f"{_count(a + b, 'cp.async')}, commit and wait" if pipeline else
            f"{_count(a + b, 'global load')} and as many local stores")
-    return Term(TILE, math.inf, share,
-                f"{how}, {TILE_FIXED} for the barrier and loop, per tile of {tk} steps "
-                f"({per_tile:,.0f} slots)")
+    detail = (f"{how}, {TILE_FIXED} for the barrier and loop, per tile of {tk} steps "
+              f"({per_tile:,.0f} slots)")
+    slices, steps = loop
+    if slices > 1:
+        sums = _slice_sums(derived, slices)
+        in_loop = steps / tk * (per_tile + copies + fixed)
+        share *= in_loop / (in_loop + sums)
+        detail += (f"; K in {slices} slices of the group, {steps:,} steps each, then "
+                   f"{sums:,.0f} slots per work-item to sum them")
+    return Term(TILE, math.inf, share, detail)
+
+
+def _slice_sums(derived: Mapping[str, int], slices: int) -> float:
+    """Issue slots per work-item, averaged over a group of `slices` slices of K, for adding
+    the slices' sums: each work-item of slices 1.. stores its VPTM x WPTN sums in local memory,
+    one of slice 0 loads and adds those of every other slice; and the barrier between."""
+    sums = derived["VPTM"] * derived["WPTN"]
+    stores, loads_and_adds, barriers = (slices - 1) * sums, 2 * (slices - 1) * sums, slices
+    return (stores + loads_and_adds + barriers) / slices
 
 
 def _local_term(step: LoopStep, hw: Hardware, l0: int, l1: int) -> Term:
@@ -360,6 +384,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
         problem = Problem(problem.n, problem.m, problem.k, problem.batch)
     step = step_for(rung, params).in_loads_of(hw.widest_load_floats)
     l0, l1 = rung.local_size(params)
+    group_slices = rung.group_slices(params) if rung.group_slices else 1
     tm, tn = rung.output_tile(params)
     groups = -(-problem.m // tm) * -(-problem.n // tn)
     slices = (slices_of_rung(rung.number, hw.compute_units, params, problem.as_tuple(),
@@ -374,7 +399,8 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     lanes = _lanes_term(hw, l0 * l1)
     dram, tiles = _traffic(problem, tm, tn)
     mix = _mix_term(step, hw, lanes.share)
-    tile = _tile_term(rung, params, step, _k_tile(rung, params))
+    tile = _tile_term(rung, params, step, _k_tile(rung, params) // group_slices,
+                      (group_slices, _padded(problem.k, _k_tile(rung, params)) // group_slices))
     tile = Term(TILE, mix.gflops * tile.share, tile.share, tile.detail)
     terms = [_peak_term(hw), lanes, mix, tile, _local_term(step, hw, l0, l1), _latency_term(step, hw, occ, lanes.share),
              _distribution_term(problem, hw, groups, (tm, tn, _k_tile(rung, params))),

@@ -75,6 +75,9 @@ class SearchSpace:
     #: every one left does: a heuristic never empties a space), so the entry its tune stores
     #: displaces one at its slot not measured reading B (`Database.record`)
     reads_b_only: bool = False
+    #: the caller's --only: a configuration kept or stored with a value it leaves out stays
+    #: out (`left_out_by_only`)
+    only: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index: dict[Config, int] = {c: i for i, c in enumerate(self.configs)}
@@ -397,7 +400,7 @@ def build_space(rung: Rung, limits: DeviceLimits, problem: Problem,
             items = _apply(rows, c, limits, items)
     configs = [tuple(p[n] for n in names) for p in items]
     return SearchSpace(names, candidates, configs, rows, generated,
-                       reading and all(reads_b_itself(p) for p in items))
+                       reading and all(reads_b_itself(p) for p in items), dict(only))
 
 
 def with_stored(space: SearchSpace, rung: Rung, limits: DeviceLimits, problem: Problem,
@@ -406,17 +409,17 @@ def with_stored(space: SearchSpace, rung: Rung, limits: DeviceLimits, problem: P
     heuristics, and how many were added. A run's funnels are built before its first step is
     measured, so the entries its earlier steps store (the seeds of a later step) were not there
     to be kept: a 128 x 128 tile stored at 4096 cubed, which with K split beat every tile of
-    the 768-cubed step's space, was dropped by the occupancy heuristic there. Values outside
-    the space's candidates (left out by --only) keep a configuration out."""
+    the 768-cubed step's space, was dropped by the occupancy heuristic there. As for the
+    configurations build_space keeps, a value outside the candidates is no reason to leave
+    one out (a CPU's hand-made seed has such values), a value --only leaves out is."""
     names = space.names
     added: list[Config] = []
     for key in sorted(_resolved_keys(rung, names, configs)):  # a set: each key once
         if key in space:
             continue
-        if not all(v in c for v, c in zip(key, space.candidates)):
-            continue
         params = dict(zip(names, key))
-        if (rung.first_violation(params, limits) is not None
+        if (left_out_by_only(params, space.only)
+                or rung.first_violation(params, limits) is not None
                 or rung.size_problem(params, problem.m, problem.n, problem.k) is not None
                 or (problem.batch > 1 and rung.stack_accepts is not None
                     and not rung.stack_accepts(params))
@@ -428,7 +431,7 @@ def with_stored(space: SearchSpace, rung: Rung, limits: DeviceLimits, problem: P
     row = FunnelRow("heuristic", "stored by this run's earlier steps, kept", 0,
                     len(space) + len(added), f"{len(added)} put back")
     return SearchSpace(names, space.candidates, space.configs + added, [*space.funnel, row],
-                       space.generated, space.reads_b_only), len(added)
+                       space.generated, space.reads_b_only, space.only), len(added)
 
 
 def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
@@ -444,7 +447,7 @@ def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
         if all(v in c for v, c in zip(key, candidates)):
             continue  # generated with the rest
         params = dict(zip(names, key))
-        if any(n in only and params[n] not in only[n] for n in names):
+        if left_out_by_only(params, only):
             continue
         if rung.first_violation(params, limits) is None:
             out.append(params)
@@ -453,6 +456,12 @@ def _kept_outside(rung: Rung, limits: DeviceLimits, names: tuple[str, ...],
                               rows[-1].left + len(out) if rows else len(out),
                               f"{len(out)} added"))
     return out
+
+
+def left_out_by_only(params: Mapping[str, Any], only: Mapping[str, Sequence[int]]) -> bool:
+    """Whether --only (`only`) leaves out one of the values of `params`: the caller's choice,
+    where a value outside the generated candidates alone is a gap in them."""
+    return any(name in only and value not in only[name] for name, value in params.items())
 
 
 def _resolved_keys(rung: Rung, names: tuple[str, ...],

@@ -272,17 +272,24 @@ def test_occupancy_counts_the_slices_of_k_gemm_runs_the_tiled_kernel_in():
 def test_a_configuration_stored_after_the_funnel_joins_the_space_as_a_kept_one_would():
     """A run builds its funnels before its first step: what an earlier step stores comes in at
     the later step as `keep` would have brought it (TS=8 WPT=8, dropped by the heuristics at 40
-    cubed), and what keep would refuse stays out: TS=16 does not divide 40, a name the rung
-    lacks, a value --only left out of the candidates."""
+    cubed; TS=4, outside the candidates), and what keep would refuse stays out: TS=16 does not
+    divide 40, a name the rung lacks, a value --only left out of the candidates."""
     rung, problem = get_rung(3), Problem(40, 40, 40)
     space = build_space(rung, GPU, problem)
-    stored = [{"TS": 8, "WPT": 8}, {"TS": 16, "WPT": 4}, {"NOPE": 1}, {"TS": 8, "WPT": 2}]
+    stored = [{"TS": 8, "WPT": 8}, {"TS": 16, "WPT": 4}, {"NOPE": 1}, {"TS": 8, "WPT": 2},
+              {"TS": 4, "WPT": 4}]
     grown, added = with_stored(space, rung, GPU, problem, stored)
-    assert added == 1 and sorted(grown.configs) == [(8, 1), (8, 2), (8, 4), (8, 8)]
-    assert (grown.funnel[-1].left, grown.funnel[-1].note) == (4, "1 put back")
+    assert added == 2 and sorted(grown.configs) == [(4, 4), (8, 1), (8, 2), (8, 4), (8, 8)]
+    assert (grown.funnel[-1].left, grown.funnel[-1].note) == (5, "2 put back")
     assert (8, 8) not in space  # the space it was made from is left as it was
     only = build_space(rung, GPU, problem, only={"WPT": (1, 2, 4)})
-    assert with_stored(only, rung, GPU, problem, stored) == (only, 0)
+    grown_only, added = with_stored(only, rung, GPU, problem, stored)
+    assert added == 1 and (4, 4) in grown_only and (8, 8) not in grown_only
+    for given in ({}, {"WPT": (1, 2, 4)}, {"TS": (8,)}):
+        kept = build_space(rung, GPU, problem, only=given, keep=stored)
+        late, _ = with_stored(build_space(rung, GPU, problem, only=given), rung, GPU, problem,
+                              stored)
+        assert sorted(kept.configs) == sorted(late.configs), given
 
 
 def test_a_kept_configuration_outside_the_candidates_joins_the_space():

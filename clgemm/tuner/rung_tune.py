@@ -89,6 +89,10 @@ class RungOutcome:
 
 #: the stored configurations (after the default) whose variants are measured with the seeds
 VARIANT_SEEDS = 2
+#: a seed measured below this share of the best so far has its variants left unmeasured: on a
+#: CPU at 2048 cubed the default's (local-memory tiles, a tenth of the seeds' speed there) took
+#: most of a plain tune's step, before any variant of the seeds it stores
+VARIANT_WORTH = 0.5
 
 
 def kernel_digest(rung: Rung) -> str:
@@ -229,6 +233,8 @@ class _Search:
     #: each seed whose variants are measured with the seeds and not yet combined (`combined`),
     #: with those variants: each one's configuration and the parameter and value it changes
     bases: list[tuple[Config, list[tuple[Config, str, int]]]] = field(default_factory=list)
+    #: each variant queued with the seeds, and the seeds it varies (`worth_measuring`)
+    variant_of: dict[Config, list[Config]] = field(default_factory=dict)
 
     def resume(self, stream: TextIO | None) -> None:
         """Count what the journal already holds, so that a resumed search goes on where it
@@ -277,10 +283,28 @@ class _Search:
                     key = self.space.key({**params, name: value})
                     if value != params[name] and key is not None and key in self.space.index:
                         own.append((key, name, value))
+                        self.variant_of.setdefault(key, []).append(seed)
                         if key not in found:
                             found.append(key)
             self.bases.append((seed, own))
         return found
+
+    def worth_measuring(self, queue: list[Config]) -> list[Config]:
+        """The queued seeds less the variants whose every seed has measured below
+        VARIANT_WORTH of the best so far, or failed; those seeds are combined no more either.
+        A variant changes how a configuration runs, not its tiles: on a seed that far behind
+        it has too far to go to be worth a step's time."""
+        if self.best is None or not self.variant_of:
+            return queue
+        floor = VARIANT_WORTH * self.best["gflops"]
+        scores = {t.config: t.score for t in self.history}
+
+        def behind(seed: Config) -> bool:
+            return seed in scores and (scores[seed] or 0.0) < floor
+
+        self.bases = [(seed, own) for seed, own in self.bases if not behind(seed)]
+        return [c for c in queue
+                if c not in self.variant_of or not all(map(behind, self.variant_of[c]))]
 
     def combined(self) -> list[Config]:
         """For each base whose variants are all measured (`bases`), once: the base with every
@@ -344,7 +368,7 @@ class _Search:
                         self.remaining())
                 # the seeds first (a base's helpful variants combined as soon as all are
                 # measured), the strategy filling the batch (every device busy)
-                seeds = self.combined() + seeds
+                seeds = self.combined() + self.worth_measuring(seeds)
                 proposed, seeds = seeds[:n], seeds[n:]
                 if len(proposed) < n:
                     proposed += strategy.propose(self.space, self.history, rng,

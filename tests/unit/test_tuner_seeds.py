@@ -1,7 +1,7 @@
 """The seeds a rung's search measures first: the default, the stored configurations, then each of
 the first stored ones with one variant parameter set otherwise, so that a kernel option added
-after they were stored is tried on them before the strategy strays, and each of those with the
-variants that helped it made together."""
+after they were stored is tried on them before the strategy strays (but not on a seed far
+behind the best), and each of those with the variants that helped it made together."""
 
 from __future__ import annotations
 
@@ -76,10 +76,9 @@ def test_a_seeds_helpful_variants_are_combined_once_all_are_measured():
     assert one.combined() == []  # one change helped, and a failure is no help
 
 
-def test_the_combination_is_measured_before_the_strategy_strays():
-    """In a run, the combination of a base's helpful variants is measured as soon as they
-    are, ahead of anything the strategy proposes; here it is the fastest configuration."""
-    speed = {(16, 0, 0): 10.0, (16, 8, 0): 12.0, (16, 0, 1): 11.0, (16, 8, 1): 20.0}
+def _run(speed: dict, seeds: list, budget: int) -> tuple[list, _Search]:
+    """The configurations a run of the made-up rung measures, in order, at `speed`, and the
+    search that measured them."""
     measured: list[Config] = []
 
     class Made:
@@ -95,15 +94,36 @@ def test_the_combination_is_measured_before_the_strategy_strays():
         def append(self, record, keep=True):
             pass
 
-    search = _search([])
+    search = _search(seeds)
     search.rung = SimpleNamespace(params=PARAMS, number=0)
     search.journal, search.evaluator = Kept(), Made()
-    search.options = TuneOptions(budget=6, batch=1)
+    search.options = TuneOptions(seeds=tuple(seeds), budget=budget, batch=1)
     search.out = RungOutcome(0, "made up", len(search.space), "random")
     search.run(make_strategy("random"), random.Random(0), search.seeds((16, 0, 0)),
                io.StringIO())
+    return measured, search
+
+
+def test_the_combination_is_measured_before_the_strategy_strays():
+    """In a run, the combination of a base's helpful variants is measured as soon as they
+    are, ahead of anything the strategy proposes; here it is the fastest configuration."""
+    speed = {(16, 0, 0): 10.0, (16, 8, 0): 12.0, (16, 0, 1): 11.0, (16, 8, 1): 20.0}
+    measured, search = _run(speed, [], 6)
     assert measured[:4] == [(16, 0, 0), (16, 8, 0), (16, 0, 1), (16, 8, 1)]
     assert max(search.history, key=lambda t: t.score or 0).config == (16, 8, 1)
+
+
+def test_the_variants_of_a_seed_far_behind_the_best_are_not_measured():
+    """The default measures a tenth of the stored seed's speed: its variants are dropped
+    from the queue once the seed is measured, and the seed's own come next."""
+    slow = {(16, 0, 0): 1.0, (32, 0, 0): 10.0, (32, 8, 0): 11.0, (32, 0, 1): 9.0}
+    assert _run(slow, [dict(T=32, R=0, U=0)], 4)[0] == [(16, 0, 0), (32, 0, 0), (32, 8, 0),
+                                                          (32, 0, 1)]
+    # at over half the best, the default's variants are measured as before
+    close = {**slow, (16, 0, 0): 6.0}
+    assert _run(close, [dict(T=32, R=0, U=0)], 4)[0] == [(16, 0, 0), (32, 0, 0), (16, 8, 0),
+                                                           (16, 0, 1)]
+
 
 def test_a_register_vectors_width_is_tried_on_the_seeds_too():
     """A parameter that says how wide a work-item's register reads are (`read_width`), not

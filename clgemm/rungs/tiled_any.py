@@ -26,11 +26,10 @@ from clgemm.rungs.tiled import (ORDER_PARAMS, PIPELINE_CONSTRAINTS, PIPELINE_PAR
 #: the tiled kernel's order of tiles (RASTER), without its order of work-items (WARP_M)
 RASTER_PARAM = next(p for p in ORDER_PARAMS if p.name == "RASTER")
 
+#: (on CPUs too: the groups the cores run at one time share the last-level cache, as for the
+#: tiled kernel)
 RASTER_CONSTRAINTS = (
     Constraint("RASTER >= 0", "divisibility", lambda p, d: p["RASTER"] >= 0),
-    # as for the tiled kernel: a CPU runs a core's groups one after another
-    Constraint("RASTER = 0 on CPUs (work-items run as loops)", "heuristic",
-               lambda p, d: d.device_type != "CPU" or p["RASTER"] == 0),
 )
 
 

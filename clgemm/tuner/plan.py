@@ -227,30 +227,44 @@ def seeds(device: Any, rung: Rung, shape: Shape, count: int = 6,
     backend starts where the other backend's ended. A GPU's tune of the tiled kernel then
     tries the first with a larger register block (`grown_blocks`)."""
     found = lookup.ranked(device, rung, shape, batch=batch)
-    out: list[dict[str, int]] = []
-    if rung.number == DIRECT.number and device.is_cpu:
-        out.append(DIRECT.resolve(DIRECT_CPU_DEFAULTS))  # what gemm() runs with nothing stored
-    if rung.number == TILED.number and device.is_cpu:
-        out.extend(TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE))
-    # the chain's first, then this device's nearest under the other backend, then the tiled
-    # kernel's (for the kernel for any size), then the rest
+    # the chain's first, then this device's nearest under the other backend, then a CPU's
+    # starting points, then the tiled kernel's (for the kernel for any size), then the rest
     other = lookup.other_backends(device, rung, shape, batch=batch)
     if batch > 1 and not other:
         other = lookup.other_backends(device, rung, shape)
-    first = [f.params for f in [*found[:1], *other[:1]]]
-    at_slot = [f.params for f in found[1:] if f.shape == tuple(shape) and f.batch == batch]
-    borrowed = tiled_for_any_size(device, shape) if rung.number == TILED_ANY.number else []
-    for params in [*first, *at_slot, *borrowed, *(f.params for f in found[1:])]:
+    out: list[dict[str, int]] = []
+    for params in [*(f.params for f in [*found[:1], *other[:1]]), *_starting_points(device, rung)]:
         if params not in out:
             out.append(params)
+    at_slot = [f.params for f in found[1:] if f.shape == tuple(shape) and f.batch == batch]
+    borrowed = tiled_for_any_size(device, shape) if rung.number == TILED_ANY.number else []
+    for params in [*at_slot, *borrowed, *(f.params for f in found[1:])]:
         if len(out) >= count:
             break
+        if params not in out:
+            out.append(params)
     if rung.number == TILED.number and not device.is_cpu and found:
         out += [p for p in grown_blocks(found[0].params, device.compute_units, shape)
                 if p not in out]
         out += [p for p in sliced_groups(found[0].params, device.compute_units, shape)
                 if p not in out]
     return out
+
+
+def _starting_points(device: Any, rung: Rung) -> list[dict[str, int]]:
+    """A CPU's hand-made configurations, measured whatever is stored: what gemm() runs there
+    with nothing stored. They follow what the lookup chain would run, so that the first
+    seeds, whose variants are measured with them (`rung_tune.VARIANT_SEEDS`), are the ones
+    this device or its family measured fastest near the shape: a plain tune at 2048 cubed on
+    a CPU had its variants spent on these while the entries its earlier steps stored went
+    without."""
+    if not device.is_cpu:
+        return []
+    if rung.number == DIRECT.number:
+        return [DIRECT.resolve(DIRECT_CPU_DEFAULTS)]
+    if rung.number == TILED.number:
+        return [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE)]
+    return []
 
 
 def sliced_groups(params: dict[str, int], compute_units: int, shape: Shape

@@ -196,6 +196,23 @@ def test_a_gpu_tune_of_a_large_product_tries_the_first_seed_with_a_larger_regist
     assert TILED.resolve(block) in on_cpu and not any(p in on_cpu for p in seeds[1:])
 
 
+def test_a_cpu_tune_starts_from_what_is_stored_then_from_its_hand_made_forms(
+        stored, monkeypatch):
+    """What the chain would run comes first, so that the seeds whose variants are measured
+    are those measured fastest near the shape; a CPU's hand-made forms follow, and with
+    nothing stored they lead."""
+    from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
+
+    cpu = dataclasses.replace(GPU, type="CPU")
+    block = {"TSM": 16, "TSN": 32, "TSK": 32, "WPTM": 16, "WPTN": 4, "VWM": 8, "CACHE_A": 0,
+             "CACHE_B": 0, "PANELS": 1}
+    _only_stored(stored, monkeypatch, block, (1024, 1024, 1024), 80.0)
+    hand = [TILED.resolve(CPU_MICRO_KERNEL), TILED.resolve(CPU_IN_PLACE)]
+    assert plan.seeds(cpu, TILED, (2048, 2048, 2048))[:3] == [TILED.resolve(block), *hand]
+    stored[TILED.number] = []
+    assert plan.seeds(cpu, TILED, (2048, 2048, 2048)) == hand
+
+
 def test_a_tune_measures_every_level_s_configuration_at_its_own_slot(stored, monkeypatch):
     """A configuration another device stored at the very shape being tuned is measured among
     the first, however many faster ones stand ahead of it: the entry the tune stores there

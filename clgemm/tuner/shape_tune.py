@@ -26,7 +26,7 @@ from clgemm.rungs import Rung, get_rung
 from clgemm.tuner.evaluate import Evaluator, Measurer
 from clgemm.tuner.journal import (PYTHON, Journal, Wording, check_journal, default_journal_path,
                                   refuse_in_use)
-from clgemm.tuner.plan import TuneStep, bound_seeds, seeds
+from clgemm.tuner.plan import TuneStep, model_seeds, seeds
 from clgemm.tuner.rung_tune import (RungOutcome, TuneOptions, journal_header, resolve_strategy,
                                     tune_rung)
 from clgemm.tuner.funnels import Funnels, FunnelTask, build
@@ -163,7 +163,7 @@ def run_shape(dev: DeviceInfo, shape: PreparedShape, options: TuneOptions, bound
                         note(f"rung {rung.number} at {problem.label}: {added} configuration(s) "
                              f"stored since the funnel was built kept in its space")
                     if bounded:
-                        start += bound_seeds(dev, rung, space, problem.as_tuple(),
+                        start += model_seeds(dev, rung, space, problem.as_tuple(),
                                              seed=options.seed, batch=problem.batch)
                     opts = replace(options, seeds=tuple(start),
                                    time_s=seconds[rung.number] if bounded else options.time_s)

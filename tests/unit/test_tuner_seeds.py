@@ -252,3 +252,14 @@ def test_a_gpu_tune_of_a_small_product_tries_the_first_seed_with_its_groups_cut_
     assert not any(p["KSPLIT"] > 1 for p in plan.seeds(GPU, TILED, (4096, 4096, 4096)))
     on_cpu = plan.seeds(dataclasses.replace(GPU, type="CPU"), TILED, (512, 512, 512))
     assert not any(p["KSPLIT"] > 1 for p in on_cpu)
+
+
+def test_the_models_seeds_are_measured_on_gpus_only(monkeypatch):
+    """On a CPU the model's highest-bound configurations measured a few percent of each step's
+    best (results/pocl/model-seeds): a CPU's plain tune starts from what is stored alone."""
+    picked = [{"TSM": 64}]
+    monkeypatch.setattr(plan, "bound_seeds", lambda *args, **kw: picked)
+    space = SimpleNamespace()
+    assert plan.model_seeds(GPU, TILED, space, (2048, 2048, 2048)) == picked
+    cpu = dataclasses.replace(GPU, type="CPU")
+    assert plan.model_seeds(cpu, TILED, space, (2048, 2048, 2048)) == []

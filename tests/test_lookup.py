@@ -366,10 +366,12 @@ def test_an_own_measurement_takes_its_slot_from_another_device(tmp_path, monkeyp
     found = lookup.best(CPU, get_rung(12), (1024,) * 3, roots)
     assert (found.label, found.params["TSM"]) == ("tuned", 32)
     monkeypatch.setattr(lookup, "read_roots", lambda: roots)
-    # the CPU's micro-kernel (16 rows) and its form in place (32 rows, no panels) first, then
-    # what is stored, best expected first
-    assert [(p["TSM"], p["PANELS"]) for p in seeds(CPU, get_rung(12), (1024,) * 3)] == [
-        (16, 1), (32, 0), (32, 0), (64, 0), (128, 0)]
+    # what the chain would run first (its own entry at the slot), then the CPU's micro-kernel
+    # (16 rows) and its form in place (32 rows, no panels), then the rest of what is stored
+    got = seeds(CPU, get_rung(12), (1024,) * 3)
+    assert got[0] == ranked[1].params
+    assert [(p["TSM"], p["PANELS"]) for p in got] == [
+        (32, 0), (16, 1), (32, 0), (64, 0), (128, 0)]
 
 
 def test_a_broken_file_is_skipped_and_a_program_error_is_not(tmp_path, monkeypatch):

@@ -32,7 +32,9 @@ def _wrong_at_edges(text: str) -> str:
 @pytest.fixture
 def miscompiled(every_backend, monkeypatch):
     """The skinny kernel built from a source that leaves a partial block of rows unwritten,
-    and the lookup answering with PARAMS as a stored configuration until it is rejected."""
+    and the lookup answering with PARAMS as a stored configuration until it is rejected. The
+    backend is a new one: the shared one keeps its builds by file and macros, and a right build
+    of PARAMS that an earlier test of the same process made would hide the wrong one."""
     real_source, real_choose = base.kernel_source, choice.choose_kernel
     params = SKINNY.resolve(PARAMS)
     stored = Config(SKINNY.number, params, "database")
@@ -48,8 +50,8 @@ def miscompiled(every_backend, monkeypatch):
 
     monkeypatch.setattr(base, "kernel_source", source)
     monkeypatch.setattr(choice, "choose_kernel", choose)
-    api.clear_caches()
-    yield every_backend, params
+    api.clear_caches(backends=True)
+    yield api.backend_for(every_backend.device), params
     monkeypatch.undo()
     api.clear_caches(backends=True)  # the backends keep the wrong build by its macros
 

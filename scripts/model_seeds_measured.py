@@ -7,11 +7,13 @@ that a bench JSON file of the same machine records (its "device"), without the d
 import glob
 import json
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 from clgemm.core.problem import Problem
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs.tiled import TILED
+from clgemm.tuner.journal import read_journal
 from clgemm.tuner.plan import bound_seeds
 from clgemm.tuner.space import build_space
 
@@ -32,12 +34,10 @@ def measured(path: str) -> dict[str, tuple[float, float]]:
     """Each configuration's GFLOP/s in the journal's search and the seconds its measurement
     took, by its full parameter set."""
     out = {}
-    with open(path) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get("kind") == "search" and "config" in r:
-                key = json.dumps(TILED.resolve(r["config"]), sort_keys=True)
-                out[key] = (r.get("gflops") or 0.0, r.get("eval_s") or 0.0)
+    for r in read_journal(Path(path))[1]:
+        if r.get("kind") == "search" and "config" in r:
+            key = json.dumps(TILED.resolve(r["config"]), sort_keys=True)
+            out[key] = (r.get("gflops") or 0.0, r.get("eval_s") or 0.0)
     return out
 
 

@@ -3,21 +3,21 @@ and in bands (RASTER > 0), side by side: what the order alone changed, in that j
 GFLOP/s (each a median of the tune's own repeats).
     python scripts/raster_pairs.py JOURNAL [JOURNAL...]"""
 
-import json
 import sys
+from pathlib import Path
+
+from clgemm.tuner.journal import read_journal
 
 
 def pairs(path: str) -> list[str]:
     """One line per configuration measured at more than one RASTER, by its other values."""
     by_rest: dict[tuple, dict[int, float]] = {}
-    with open(path) as f:
-        for line in f:
-            record = json.loads(line)
-            if record.get("status") != "ok" or not record.get("gflops"):
-                continue
-            config = record["config"]
-            rest = tuple(sorted((k, v) for k, v in config.items() if k != "RASTER"))
-            by_rest.setdefault(rest, {})[config.get("RASTER", 0)] = record["gflops"]
+    for record in read_journal(Path(path))[1]:
+        if record.get("status") != "ok" or not record.get("gflops"):
+            continue
+        config = record["config"]
+        rest = tuple(sorted((k, v) for k, v in config.items() if k != "RASTER"))
+        by_rest.setdefault(rest, {})[config.get("RASTER", 0)] = record["gflops"]
     lines, ratios = [], []
     shown_names = ("TSM", "TSN", "TSK", "WPTM", "WPTN", "WIDTH", "VWM", "VWN", "CACHE_A",
                    "CACHE_B", "PANELS")

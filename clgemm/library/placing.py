@@ -69,12 +69,11 @@ def readable_buffers(be: Backend, order: LaunchOrder, program: CallProgram,
         address = be.host_address(x.buf)
         start = None if address is None else address + 4 * x.offset
         sr, sc = stored(x, rows, cols)
-        if start is not None and need > 4 and start % need and x.offset == 0 and x.ld == max(
-                1, sr):
+        in_place = x.offset == 0 and x.ld == max(1, sr)
+        if start is not None and need > 4 and start % need and in_place:
             copy = order.scratch(sr * sc)
             order.copy(copy, x.buf, 4 * sr * sc)
             x, start = Mat(copy, 0, x.ld, x.trans), None
         placed.append(min(STACK_ALIGNMENT, start & -start) if start else STACK_ALIGNMENT)
         out.append(x)
-
     return (out[0], out[1]), {"a": placed[0], "b": placed[1]}

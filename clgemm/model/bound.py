@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from clgemm.configs.launch import round_up
 from clgemm.configs.splits import read_b_pays_on, slices_of_rung
 from clgemm.core.problem import Problem
 from clgemm.core.tables import BRIEF_NOTE, FULL, Column, Layout, fit_lines, params_brief, render
@@ -191,10 +192,6 @@ def _k_tile(rung: Rung, params: Mapping[str, int]) -> int:
     if rung.any_size:
         return params.get("TSK", 1)
     return rung.k_step(params)
-
-
-def _padded(size: int, step: int) -> int:
-    return -(-size // step) * step
 
 
 def _count(n: float, noun: str) -> str:
@@ -400,7 +397,7 @@ def bound(rung: Rung, params: Mapping[str, int], problem: Problem, hw: Hardware)
     dram, tiles = _traffic(problem, tm, tn)
     mix = _mix_term(step, hw, lanes.share)
     tile = _tile_term(rung, params, step, _k_tile(rung, params) // group_slices,
-                      (group_slices, _padded(problem.k, _k_tile(rung, params)) // group_slices))
+                      (group_slices, round_up(problem.k, _k_tile(rung, params)) // group_slices))
     tile = Term(TILE, mix.gflops * tile.share, tile.share, tile.detail)
     terms = [_peak_term(hw), lanes, mix, tile, _local_term(step, hw, l0, l1), _latency_term(step, hw, occ, lanes.share),
              _distribution_term(problem, hw, groups, (tm, tn, _k_tile(rung, params))),

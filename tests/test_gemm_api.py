@@ -794,14 +794,18 @@ def test_numpy_operands_read_where_they_lie_on_a_cpu(device):
     assert np.abs(view - (2 * want + 2.5)).max() < 1e-3 and (big[:, 1::2] == 5.0).all()
 
 
-def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, forced_tiled):
-    """The tiled kernel's form without local memory and without panels (a CPU's micro-kernel
-    on the caller's operands) reads a C-ordered call's operands where they lie whatever
-    `read_b_pays` says: one launch that writes C itself, an epilogue only for alpha and beta,
-    a pack only of an operand that is not tight. Right every way, C poisoned first."""
+@pytest.mark.parametrize("form", [CPU_IN_PLACE, TILED.forms["self-packing"]],
+                         ids=["in-place", "self-packing"])
+def test_the_cpu_in_place_form_reads_every_operand_where_it_lies(every_backend, forced_tiled,
+                                                                 form):
+    """The tiled kernel's forms without local memory and without panels (a CPU's micro-kernel
+    on the caller's operands, and the form that copies its own blocks of them) read a
+    C-ordered call's operands where they lie whatever `read_b_pays` says: one launch that
+    writes C itself, an epilogue only for alpha and beta, a pack only of an operand that is
+    not tight. Right every way, C poisoned first; K over several of the copies' depths."""
     be = every_backend
     kind = KINDS[be.name]
-    in_place = forced_tiled(be, CPU_IN_PLACE, pays=False)
+    in_place = forced_tiled(be, form, pays=False)
     tm, tn, tk = TILED.size_multiples(in_place.params)
     rng = np.random.default_rng(31)
     m, n, k = 2 * tn, tm, 3 * tk  # C-ordered: the kernels see n x m

@@ -17,6 +17,14 @@
 //          memory and every barrier splits the work-group's loop over work-items in two, so
 //          leaving it out can be the faster choice; with both at 0 the kernel has no barrier.
 //   PANELS 1 (with CACHE_A = CACHE_B = 0): A and BT come packed into panels (see A_VEC below).
+//   PACK_K P > 0 (a CPU's form, with CACHE_A = CACHE_B = PANELS = 0, VWN = 1, WPTM = VWM):
+//          a work-group is one work-item that owns the whole TSM x TSN tile of C, the
+//          RTSM x RTSN pieces of WPTM x WPTN sums that a group's work-items would own. For each
+//          P * TSK steps of K it copies the tile's rows of A and columns of B (or rows of BT)
+//          into local memory, which stays in its core's cache, and walks every piece over them,
+//          adding to the sums that the earlier steps left in C. The operands are read where the
+//          caller has them, and each core packs only what it is about to use, while it is in
+//          that core's cache, instead of a pack of both operands in a launch of its own.
 //   RASTER  0: the tiles of C in the launch's order, a column of tiles after another. R > 0: in
 //          bands of R tile rows, so the groups resident at one time share rows of A and columns
 //          of BT and find them in the device's last-level cache.
@@ -97,6 +105,13 @@
 #endif
 #ifndef KSPLIT
   #define KSPLIT 1     // S: K in S slices of one work-group, summed in local memory
+#endif
+#ifndef PACK_K
+  #define PACK_K 0     // P > 0: one work-item a group, its operands copied P tiles of K at a time
+#endif
+#if PACK_K && (CACHE_A || CACHE_B || PANELS || LOCKSTEP || PIPELINE || KSPLIT != 1 || WARP_M \
+               || VWN != 1 || WPTM != VWM)
+  #error "PACK_K needs CACHE_A = CACHE_B = PANELS = LOCKSTEP = PIPELINE = WARP_M = 0, KSPLIT = 1, VWN = 1 and WPTM = VWM"
 #endif
 #if KSPLIT != 1 && KSPLIT != 2 && KSPLIT != 4
   #error "KSPLIT is 1, 2 or 4"
@@ -259,7 +274,14 @@
   #define DEPTH_LOOP
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RTSM, RTSN * KSPLIT, 1)))
+#if PACK_K
+  #define GROUP_M 1
+  #define GROUP_N 1
+#else
+  #define GROUP_M RTSM
+  #define GROUP_N (RTSN * KSPLIT)
+#endif
+__kernel __attribute__((reqd_work_group_size(GROUP_M, GROUP_N, 1)))
 void gemm_tiled(const int M, const int N, const int K,
                    const __global floatX* RESTRICT A, const __global floatX* RESTRICT BT,
                    __global float* C
@@ -317,6 +339,56 @@ void gemm_tiled(const int M, const int N, const int K,
     const int Kb = K;
 #endif
 
+#if PACK_K
+    // The tile's copies: A as RTSM vectors of WPTM rows at each step; B by columns, each
+    // B_SKEW floats longer than the copy's depth so that the WPTN columns read at one step do
+    // not all fall in one cache set (as columns a power of two of floats long would); BT by
+    // steps, its WPTN values of one step side by side.
+    #define DEPTH (PACK_K * TSK)
+    #define B_SKEW 16
+    __local floatM Apack[RTSM][DEPTH];
+  #if BT_FROM_B
+    __local float Bpack[RTSN][WPTN][DEPTH + B_SKEW];
+    #define B_PACKED(q, c, k) Bpack[q][c][k]
+  #else
+    __local float Bpack[RTSN][DEPTH][WPTN];
+    #define B_PACKED(q, c, k) Bpack[q][k][c]
+  #endif
+    for (int kc = 0; kc < K; kc += DEPTH) {
+        for (int p = 0; p < RTSM; p++)
+            for (int k = 0; k < DEPTH; k++)
+                Apack[p][k] = VLOADM(Af + (long)(kc + k) * M + offm + VWM * p);
+        for (int q = 0; q < RTSN; q++) {
+  #if BT_FROM_B
+            for (int c = 0; c < WPTN; c++) {
+                const __global float* column = BTf + (long)(offn + WPTN * q + c) * Kb + kc;
+                for (int k = 0; k < DEPTH; k++) Bpack[q][c][k] = column[k];
+            }
+  #else
+            for (int k = 0; k < DEPTH; k++)
+                for (int c = 0; c < WPTN; c++)
+                    Bpack[q][k][c] = BTf[(long)(kc + k) * N + offn + WPTN * q + c];
+  #endif
+        }
+        // A column of pieces after another, so that its WPTN columns of B stay in the nearest
+        // cache while the pieces' rows of A go by.
+        for (int q = 0; q < RTSN; q++)
+            for (int p = 0; p < RTSM; p++) {
+                __global float* out = C + (long)(offn + WPTN * q) * M + offm + VWM * p;
+                floatM sums[WPTN];
+                _Pragma("unroll")
+                for (int c = 0; c < WPTN; c++)
+                    sums[c] = kc ? VLOADM(out + (long)c * M) : (floatM)(0.0f);
+                for (int k = 0; k < DEPTH; k++) {
+                    const floatM av = Apack[p][k];
+                    _Pragma("unroll")
+                    for (int c = 0; c < WPTN; c++) sums[c] += av * B_PACKED(q, c, k);
+                }
+                _Pragma("unroll")
+                for (int c = 0; c < WPTN; c++) VSTOREM(sums[c], out + (long)c * M);
+            }
+    }
+#else
 #if CACHE_A
     __local float Atile[KSPLIT][BUFFERS][TSK][TSM] __attribute__((aligned(64)));
 #endif
@@ -435,4 +507,5 @@ void gemm_tiled(const int M, const int N, const int K,
             }
         }
     }
+#endif
 }

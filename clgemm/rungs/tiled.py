@@ -65,6 +65,37 @@ PANEL_CONSTRAINTS = (
 )
 
 
+PACK_K_PARAM = Param("PACK_K", (0, 4, 8, 16), 0, "0: a group of work-items shares the tile; P: "
+                     "one work-item a group copies the tile's operands P tiles of K at a time "
+                     "into local memory (CPUs)", minimum=0)
+
+
+def packs_itself(p: Params) -> bool:
+    """Whether a configuration is the tiled kernel's self-packing form (PACK_K): one work-item
+    a group, which copies its own operands block by block. One stored before the parameter was
+    has none and is not."""
+    return bool(p.get("PACK_K", 0))
+
+
+PACK_K_CONSTRAINTS = (
+    Constraint("PACK_K is 0, 4, 8 or 16", "divisibility",
+               lambda p, d: p["PACK_K"] in (0, 4, 8, 16)),
+    Constraint("PACK_K=0 or CACHE_A = CACHE_B = PANELS = LOCKSTEP = PIPELINE = WARP_M = 0, "
+               "KSPLIT = 1, VWN = 1, WPTM = VWM and WIDTH = 1 (one work-item copies the operands "
+               "and walks pieces of one vector of rows)", "divisibility",
+               lambda p, d: not p["PACK_K"] or (
+                   p["CACHE_A"] == p["CACHE_B"] == p["PANELS"] == p["LOCKSTEP"] == 0
+                   and p["PIPELINE"] == p["WARP_M"] == 0 and p["KSPLIT"] == 1
+                   and p["VWN"] == 1 and p["WPTM"] == p["VWM"] and p["WIDTH"] == 1)),
+    # A GPU's work-group of one work-item leaves all but one lane of its warp idle.
+    Constraint("PACK_K = 0 on GPUs", "heuristic",
+               lambda p, d: d.device_type != "GPU" or p["PACK_K"] == 0),
+    # A copy's depth is PACK_K * TSK: with TSK at its largest each depth comes once.
+    Constraint("PACK_K=0 or TSK = 32", "heuristic",
+               lambda p, d: not p["PACK_K"] or p["TSK"] == 32),
+)
+
+
 #: threads of one NVIDIA warp: the block of work-items that WARP_M shapes
 WARP = 32
 
@@ -151,6 +182,17 @@ KSPLIT_CONSTRAINTS = (
 )
 
 
+#: the floats by which the self-packing form's copy of each column of B is longer than its
+#: depth (tiled.cl's B_SKEW)
+B_SKEW = 16
+
+
+def k_step(p: Params) -> int:
+    """The steps of K each pass of a work-group takes: a tile's for each of KSPLIT slices, or
+    the self-packing form's copy."""
+    return p["TSK"] * slices_of(p) * max(1, p.get("PACK_K", 0))
+
+
 def slices_of(p: Params) -> int:
     """A configuration's KSPLIT; one stored before the parameter was has none, and its kernel
     was built with the default, one slice."""
@@ -172,6 +214,8 @@ def split_local_size(p: Params) -> tuple[int, int]:
     """The group of KSPLIT slices: each slice's work-items as `local_size` lays them out,
     the slices one after another along the second dimension, so that the launch's groups and
     their tiles of C are those of KSPLIT = 1."""
+    if packs_itself(p):
+        return 1, 1
     rows, cols = local_size(p)
     return rows, cols * slices_of(p)
 
@@ -205,7 +249,11 @@ def pipeline_tile_bytes(p: Params) -> int:
 
 
 def sliced_tile_bytes(p: Params) -> int:
-    """The same for each of KSPLIT slices, and the sums of the slices that slice 0 adds."""
+    """The same for each of KSPLIT slices, and the sums of the slices that slice 0 adds; for
+    the self-packing form, its copies of A and of B (each column B_SKEW floats longer)."""
+    if packs_itself(p):
+        depth = p["PACK_K"] * p["TSK"]
+        return 4 * (p["TSM"] * depth + p["TSN"] * (depth + B_SKEW))
     slices = slices_of(p)
     return slices * pipeline_tile_bytes(p) + 4 * (slices - 1) * p["TSM"] * p["TSN"]
 
@@ -260,6 +308,8 @@ FORMS = {
                  "PIPELINE": 3},
     "k-slices": {"TSM": 32, "TSN": 32, "TSK": 16, "WPTM": 4, "WPTN": 4, "WIDTH": 4, "VWM": 4,
                  "VWN": 4, "KSPLIT": 4},
+    "self-packing": {"TSM": 32, "TSN": 16, "TSK": 32, "WPTM": 8, "WPTN": 8, "WIDTH": 1,
+                     "VWM": 8, "CACHE_A": 0, "CACHE_B": 0, "PACK_K": 4},
 }
 
 TILED = Rung(
@@ -267,15 +317,15 @@ TILED = Rung(
     adds="register vectors, local memory optional, CPU panels",
     file="tiled.cl", kernel="gemm_tiled",
     params=TILE_PARAMS + (WIDTH_PARAM,) + VECTOR_PARAMS + (PANELS_PARAM, LOCKSTEP_PARAM)
-    + (PIPELINE_PARAM, KSPLIT_PARAM) + ORDER_PARAMS + (UNROLL_PARAM,),
+    + (PIPELINE_PARAM, KSPLIT_PARAM) + ORDER_PARAMS + (UNROLL_PARAM, PACK_K_PARAM),
     derive=derive_vectors,
     constraints=BLOCKING_CONSTRAINTS + WIDE_LOAD_CONSTRAINTS + VECTOR_CONSTRAINTS
     + PANEL_CONSTRAINTS + PIPELINE_CONSTRAINTS + ORDER_CONSTRAINTS + UNROLL_CONSTRAINTS
-    + KSPLIT_CONSTRAINTS,
+    + KSPLIT_CONSTRAINTS + PACK_K_CONSTRAINTS,
     local_size=split_local_size,
     group_slices=slices_of,
     output_tile=output_tile,
-    k_step=lambda p: p["TSK"] * slices_of(p),
+    k_step=k_step,
     local_mem_bytes=sliced_tile_bytes,
     transposed_b=True,
     helpers=(TRANSPOSE_B,),
@@ -309,6 +359,19 @@ CPU_MICRO_KERNEL: dict[str, int] = {"TSM": 16, "TSN": 16, "TSK": 32, "WPTM": 16,
 #: measures it second.
 CPU_IN_PLACE: dict[str, int] = {**CPU_MICRO_KERNEL, "TSM": 32, "TSN": 8, "WPTM": 32, "WPTN": 8,
                                 "PANELS": 0}
+
+
+#: the self-packing form (PACK_K) of a CPU's micro-kernel: a group is one work-item owning
+#: 128 x 64 sums, in pieces of one vector of rows by as many columns, walked over copies of 256
+#: steps of K. On the 16-core Xeon it ran gemm()'s call faster than the panels and their pack
+#: of both operands, on the 2-core AMD CPU slower (results/xeon/self-packing); a CPU's tune
+#: measures it beside the panels.
+def cpu_self_packing(vector_floats: int) -> dict[str, int]:
+    """The self-packing form with pieces of `vector_floats` x `vector_floats` sums (the CPU's
+    vector width: 16 x 16 fill half of an AVX-512 core's registers, 8 x 8 half of an AVX2's)."""
+    w = vector_floats
+    return {**CPU_MICRO_KERNEL, "TSM": 128, "TSN": 64, "WPTM": w, "WPTN": w, "VWM": w,
+            "WIDTH": 1, "PANELS": 0, "PACK_K": 8}
 
 
 def reads_b_itself(params: Params) -> bool:

@@ -22,13 +22,12 @@ from typing import Any, Sequence
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, fit_lines, render
-from clgemm.devices.hardware import hardware_for_device
+from clgemm.devices.hardware import cpu_vector_floats, hardware_for_device
 from clgemm.model.bound import bound
 from clgemm.rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
 from clgemm.rungs.direct import DIRECT
-from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
-from clgemm.rungs.tiled import TILED
+from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, TILED, cpu_self_packing
 from clgemm.rungs.tiled_any import TILED_ANY
 from clgemm.tuner.budget import DEFAULT_MINUTES
 from clgemm.tuner.space import SLICED_WAVES
@@ -263,7 +262,8 @@ def _starting_points(device: Any, rung: Rung) -> list[dict[str, int]]:
     if rung.number == DIRECT.number:
         return [DIRECT.resolve(DIRECT_CPU_DEFAULTS)]
     if rung.number == TILED.number:
-        return [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE)]
+        packing = cpu_self_packing(max(4, min(16, cpu_vector_floats(device.name))))
+        return [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE, packing)]
     return []
 
 

@@ -32,7 +32,7 @@ from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, render
 from clgemm.devices.limits import DeviceLimits
 from clgemm.rungs import STAGES, VALUE_ERRORS, Constraint, Params, Rung
-from clgemm.rungs.tiled import TILED, reads_b_itself
+from clgemm.rungs.tiled import TILED, packs_itself, reads_b_itself
 
 Config = tuple[int, ...]
 
@@ -129,7 +129,10 @@ class SearchSpace:
 
 def work_item_block(rung: Rung, p: Params) -> tuple[float, float]:
     """Outputs one work-item computes along M and along N, from the rung's own geometry (of
-    one slice of a group that is cut along K: each slice's work-items hold the whole tile)."""
+    one slice of a group that is cut along K: each slice's work-items hold the whole tile). The
+    tiled kernel's self-packing form walks its tile one piece of WPTM x WPTN sums at a time."""
+    if rung.number == TILED.number and packs_itself(p):
+        return p["WPTM"], p["WPTN"]
     tm, tn = rung.output_tile(p)
     lx, ly = rung.slice_local_size(p)
     return tm / max(lx, 1), tn / max(ly, 1)

@@ -200,15 +200,19 @@ def test_a_cpu_tune_starts_from_what_is_stored_then_from_its_hand_made_forms(
         stored, monkeypatch):
     """What the chain would run comes first, so that the seeds whose variants are measured
     are those measured fastest near the shape; a CPU's hand-made forms follow, and with
-    nothing stored they lead."""
-    from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL
+    nothing stored they lead. The self-packing form's pieces are as wide as the CPU's
+    vectors."""
+    from clgemm.devices.hardware import cpu_vector_floats
+    from clgemm.rungs.tiled import CPU_IN_PLACE, CPU_MICRO_KERNEL, cpu_self_packing
 
     cpu = dataclasses.replace(GPU, type="CPU")
     block = {"TSM": 16, "TSN": 32, "TSK": 32, "WPTM": 16, "WPTN": 4, "VWM": 8, "CACHE_A": 0,
              "CACHE_B": 0, "PANELS": 1}
     _only_stored(stored, monkeypatch, block, (1024, 1024, 1024), 80.0)
-    hand = [TILED.resolve(CPU_MICRO_KERNEL), TILED.resolve(CPU_IN_PLACE)]
-    assert plan.seeds(cpu, TILED, (2048, 2048, 2048))[:3] == [TILED.resolve(block), *hand]
+    packing = cpu_self_packing(cpu_vector_floats(cpu.name))
+    assert packing["VWM"] == packing["WPTM"] == packing["WPTN"] == cpu_vector_floats(cpu.name)
+    hand = [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE, packing)]
+    assert plan.seeds(cpu, TILED, (2048, 2048, 2048))[:4] == [TILED.resolve(block), *hand]
     stored[TILED.number] = []
     assert plan.seeds(cpu, TILED, (2048, 2048, 2048)) == hand
 

@@ -1,5 +1,5 @@
 """How many columns of a panel each work-item of the panels' pack should copy
-(`clgemm.library.program.PANEL_RUN`) on a CPU device: gemm(a, b, out=c) at N cubed on NumPy
+(`clgemm.configs.launch.PANEL_RUN`) on a CPU device: gemm(a, b, out=c) at N cubed on NumPy
 arrays with each value of RUNS in turn, ROUNDS rounds of two warm calls and three observed
 ones each; printed per value: the pack's device time (median, fastest) and the call's wall
 time (median). The last result is checked against NumPy.
@@ -7,7 +7,8 @@ time (median). The last result is checked against NumPy.
 import sys, time, statistics
 import numpy as np
 import clgemm
-from clgemm.library import gemm as api, program
+from clgemm.configs import launch
+from clgemm.library import gemm as api
 dev = sys.argv[1]; runs = [int(x) for x in sys.argv[2].split(",")]; n = int(sys.argv[3]); rounds = int(sys.argv[4])
 be = api.backend_for(dev)
 rng = np.random.default_rng(0)
@@ -16,7 +17,7 @@ c = np.empty((n, n), np.float32)
 packs = {r: [] for r in runs}; walls = {r: [] for r in runs}
 for rnd in range(rounds):
     for run in runs:
-        program.PANEL_RUN = run; api.clear_caches()
+        launch.PANEL_RUN = run; api.clear_caches()
         for _ in range(2): clgemm.gemm(a, b, out=c, device=dev)
         for _ in range(3):
             with be.observe() as log:

@@ -14,7 +14,7 @@ import numpy as np
 import pyopencl as cl
 
 from clgemm.library import gemm as api
-from clgemm.library.program import HELPERS_FILE, PANEL_RUN, pack_square
+from clgemm.configs.launch import HELPERS_FILE, PANEL_RUN, pack_square
 
 
 def main() -> None:

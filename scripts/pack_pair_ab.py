@@ -13,7 +13,7 @@ import pyopencl as cl
 
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.library import gemm as api
-from clgemm.library.program import PANEL_RUN
+from clgemm.configs.launch import PANEL_RUN
 
 dev, old_file, panel = sys.argv[1], sys.argv[2], int(sys.argv[3])
 be = api.backend_for(dev, "opencl")

@@ -10,8 +10,8 @@ import numpy as np
 
 import clgemm
 from clgemm.library import gemm as api
-from clgemm.library import program
-from clgemm.library.program import HELPERS_FILE, PANEL_RUN
+from clgemm.configs import launch
+from clgemm.configs.launch import HELPERS_FILE, PANEL_RUN
 
 PANEL = 128
 
@@ -24,7 +24,7 @@ def pack_ms(be, n: int, trans: int | tuple[int, int], sub: int | None = None,
     with squares of that side (PACK_SUB) instead of gemm()'s, `panels` rows high and `run`
     columns a work-item."""
     flags = (trans, trans) if isinstance(trans, int) else trans
-    build = getattr(program, "panels_pair_kernel", None)  # a package from before it: as it built
+    build = getattr(launch, "panels_pair_kernel", None)  # a package from before it: as it built
     defines = {"PANEL_A": panels[0], "PANEL_B": panels[1], "PANEL_RUN": run}
     if sub is not None:
         knl = be.program(HELPERS_FILE, {**defines, "PACK_SUB": sub}, "pack_panels_pair")

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm.configs.database import (READS_B_ONLY, Entry, database_path, load, shape_distance,
+from clgemm.configs.database import (PACK_COUNTED, READS_B_ONLY, Entry, database_path, load, shape_distance,
                                      usable_params)
 from clgemm.core import files
 from clgemm.core.errors import ClgemmError, UsageError
@@ -110,6 +110,43 @@ def test_an_entry_tuned_among_what_reads_b_displaces_one_that_packs_it(tmp_path)
     on_disk.save()
     other.save()
     assert [e.gflops for e in load(DEV, path).entries] == [45.0]
+
+
+def test_panels_measured_without_their_pack_give_way_to_a_tune_that_counted_it(tmp_path):
+    """A stored panels configuration whose speed is its kernel's alone (no `PACK_COUNTED`)
+    gives way to a slower entry of a tune that counted the pack gemm() runs before every call
+    of panels, on record and on a merge; panels measured with their pack keep their slot
+    against a slower one, and panels measured without it (an older database merged in)
+    displace nothing that a counting tune stored, however fast."""
+    counted = {PACK_COUNTED: True}
+    panels = {"CACHE_A": 0, "CACHE_B": 0, "PANELS": 1, "TSM": 16, "TSN": 16, "WPTM": 16,
+              "WPTN": 16, "VWM": 16}
+    packing = dict(TILED.forms["self-packing"])
+    db = load(DEV, tmp_path / "db.json")
+    assert db.record(_tiled(1100.0, **panels))
+    assert not db.record(_tiled(900.0, **packing))                    # unflagged: kept out
+    self_packing = _tiled(900.0, **packing)
+    self_packing.provenance = {**self_packing.provenance, **counted}
+    said = db.record(self_packing)
+    assert said and "left out the pack" in said.text()
+    assert [e.params["PACK_K"] for e in db.entries] == [4]
+    again = _tiled(850.0, **panels)
+    again.provenance = {**again.provenance, **counted}
+    assert not db.record(again)                                        # counted, and slower
+    said = db.record(_tiled(1200.0, **panels))
+    assert not said and "leaves out the pack" in said.text()
+    db.save()
+    older = load(DEV, tmp_path / "db.json")
+    older.entries = [_tiled(1200.0, **panels)]
+    older.save()
+    assert [e.params["PACK_K"] for e in load(DEV, tmp_path / "db.json").entries] == [4]
+    fresh = load(DEV, tmp_path / "other.json")
+    fresh.entries = [_tiled(1200.0, **panels)]
+    fresh.save()
+    fresh = load(DEV, tmp_path / "other.json")
+    fresh.entries = [self_packing]
+    fresh.save()
+    assert [e.params["PACK_K"] for e in load(DEV, tmp_path / "other.json").entries] == [4]
 
 
 def test_a_reader_measured_on_a_packed_bt_gives_way_to_one_measured_reading_b(tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clgemm.library.program import HELPERS_FILE
+from clgemm.configs.launch import HELPERS_FILE
 
 RUN = 64
 

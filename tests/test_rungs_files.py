@@ -15,7 +15,7 @@ from clgemm.core import accuracy
 from clgemm.core.kernel_sources import kernel_source
 from clgemm.configs.launch import pack_tile
 from clgemm.core.paths import KERNELS
-from clgemm.library import program
+from clgemm.configs import launch
 from clgemm.rungs import ALL_RUNGS, LIBRARY, REGISTRY, TILED, TRANSPOSE_B, get_rung, panel_helpers
 
 #: `#ifndef NAME` / `#define NAME value` / `#endif`, as every kernel file declares its macros
@@ -33,7 +33,7 @@ HELPER_FILES = {
                         {"BATCHED": 0, "PACK_TILE": pack_tile(SimpleNamespace(
                             device=SimpleNamespace(max_work_group_size=1024))),
                          "PANEL_A": TILED.defaults()["TSM"], "PANEL_B": TILED.defaults()["TSN"],
-                         "PANEL_RUN": program.PANEL_RUN, "PACK_SUB": program.PACK_SUB,
+                         "PANEL_RUN": launch.PANEL_RUN, "PACK_SUB": launch.PACK_SUB,
                          "PACK_COLUMNS": 0}),
 }
 

@@ -118,6 +118,10 @@ def database_path(device_key: str, root: Path | None = None) -> Path:
 #: an entry's provenance key: its tune measured only configurations of the tiled kernel that
 #: read B as it lies, since gemm() runs nothing else at its shape (`splits.reading_only`)
 READS_B_ONLY = "reads_b_only"
+#: an entry's provenance key: its tune counted a panels form's pack of both operands in the
+#: form's time, as every call of it pays (`measure.rung_runner`); the speed of a panels entry
+#: without it is its kernel's alone
+PACK_COUNTED = "panels_pack_counted"
 
 
 @dataclass
@@ -327,6 +331,9 @@ class Database:
         mine = self.unusable(entry)
         if mine is not None and usable:
             return Recorded(False, f"it cannot be used here ({mine}); the stored entry can")
+        if any(_uncounted_panels(self.entries[i], entry) for i in usable):
+            return Recorded(False, "its speed leaves out the pack that gemm() runs before "
+                                   "panels; the stored entry's time counts it")
         same = [i for i in slot if dict(self.entries[i].params) == dict(entry.params)]
         packing = [i for i in usable if _displaced_by(entry, self.entries[i])]
         ahead = [self.entries[i].gflops for i in usable
@@ -340,6 +347,8 @@ class Database:
             why = f"replaces an unusable entry: {said[0]}"
         elif same:
             why = "re-measures the stored parameters"
+        elif packing and any(_uncounted_panels(entry, self.entries[i]) for i in packing):
+            why = "replaces panels whose speed left out the pack that gemm() runs before them"
         elif packing:
             why = ("replaces one measured reading a packed BT, where gemm() reads B as it "
                    "lies")
@@ -384,6 +393,14 @@ class Database:
             self.record(e)
 
 
+def _uncounted_panels(entry: Entry, stored: Entry) -> bool:
+    """Whether `stored` is a panels configuration of the tiled kernel whose speed is its
+    kernel's alone, and `entry` comes from a tune that counted the panels' pack."""
+    return (stored.rung == TILED.number and bool(entry.provenance.get(PACK_COUNTED))
+            and not stored.provenance.get(PACK_COUNTED)
+            and bool(TILED.resolve(dict(stored.params))["PANELS"]))
+
+
 def _displaced_by(entry: Entry, stored: Entry) -> bool:
     """Whether `stored` gives way to `entry` at their slot, however fast: `entry` comes from a
     tune whose space held only configurations of the tiled kernel that read B as it lies
@@ -393,8 +410,14 @@ def _displaced_by(entry: Entry, stored: Entry) -> bool:
     there), so its speed is of a launch reading a packed BT, which gemm() no longer runs (the
     1024-cubed entry through OpenCL kept out that way a tune's reader that ran the call
     faster: results/h100/stale-reader). A reader measured with no helper before it read B
-    already, flag or not."""
-    if not entry.provenance.get(READS_B_ONLY) or stored.rung != TILED.number:
+    already, flag or not. Likewise a panels entry whose speed is its kernel's alone gives way
+    to an entry of a tune that counted the panels' pack (`PACK_COUNTED`): gemm() runs that pack
+    before every call of it."""
+    if stored.rung != TILED.number:
+        return False
+    if _uncounted_panels(entry, stored):
+        return True
+    if not entry.provenance.get(READS_B_ONLY):
         return False
     if not reads_b_itself(stored.params):
         return True

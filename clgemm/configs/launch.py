@@ -15,6 +15,8 @@ import numpy as np
 
 from clgemm.backends import Backend
 from clgemm.core.errors import UsageError
+from clgemm.devices.hardware import cpu_vector_floats
+from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import Helper, Rung
 from clgemm.rungs.tiled import TILED, read_b_slice_args
 from clgemm.rungs.tiled_any import TILED_ANY, whole_vectors
@@ -54,6 +56,9 @@ class Prepared:
     #: launches that finish the rung's product after its own: the sum of K's slices, for a
     #: configuration that splits K (`Rung.k_slices`)
     after: list[Launch] = field(default_factory=list)
+    #: whether `helpers` are the pack that gemm() runs before every call of the configuration
+    #: (a panels form's), whose time a measurement counts in the configuration's own
+    pack_in_call: bool = False
 
     def enqueue(self, backend: Backend, queue: Any = None) -> None:
         """Queue every launch without waiting (the library path)."""
@@ -107,6 +112,61 @@ def helper_kernel(backend: Backend, kernel: str, batched: bool = False) -> Any:
     tile, rows = helper_block(backend, kernel)
     return backend.program(HELPERS_FILE, {"PACK_TILE": tile, "PACK_ROWS": rows,
                                           **({"BATCHED": 1} if batched else {})}, kernel)
+
+
+#: columns of a panel each work-item of `pack_panels_pair` packs
+PANEL_RUN = 64
+#: the side of the squares in which `pack_panels_pair` transposes an operand read across its
+#: rows, on a device that is not a CPU (`pack_square`): a column's stores fill a cache line of
+#: the panel (results/pocl/pack-transpose)
+PACK_SUB = 16
+
+
+def pack_square(device: DeviceInfo) -> int:
+    """The side of the pack's squares on `device`. On a CPU it is the floats of one of its
+    vectors: a square's rows are then one vector load each and the square fits the vector
+    registers while it is turned, where squares twice as wide as an AVX2 vector spilled and
+    packed at two thirds the speed (results/pocl/pack-square)."""
+    if not device.is_cpu:
+        return PACK_SUB
+    return max(4, min(16, cpu_vector_floats(device.name)))
+
+
+def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
+    """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT. On a
+    CPU an operand read as stored is packed down its columns, long runs of floats that its
+    prefetchers follow; elsewhere by a panel's blocks, as the tunes that chose panels there
+    measured it."""
+    return backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
+                                          "PANEL_RUN": PANEL_RUN,
+                                          "PACK_SUB": pack_square(backend.device),
+                                          "PACK_COLUMNS": int(backend.device.is_cpu)},
+                           "pack_panels_pair")
+
+
+#: an operand as `pack_panels_pair` reads it: the buffer, the offset and leading dimension of
+#: the stored matrix, and whether the panels' rows are its columns
+PackSource = tuple[Any, int, int, bool]
+
+
+def panel_pair_launch(backend: Backend, panels: tuple[int, int], sizes: tuple[int, int, int],
+                      padded: tuple[int, int, int], a: PackSource, bt: PackSource,
+                      out: tuple[Any, Any]) -> Launch:
+    """The one launch that packs A (M x K) and BT (N x K) into the panels of a tiled kernel's
+    panels form (rows of `panels[0]` and `panels[1]`), zero-padded to the `padded` sizes: what
+    gemm() runs before every call of such a configuration, and what measuring it counts. A
+    work-item packs a block of a panel; on a CPU, where panels are read, one work-item is a
+    group, and anywhere else a few, since only a tune that measures panels there would have
+    them run."""
+    (m, n, k), (mp, np_, kp) = sizes, padded
+    runs = -(-kp // PANEL_RUN)
+    blocks_a, blocks_b = mp // panels[0] * runs, np_ // panels[1] * runs
+    group = 1 if backend.device.is_cpu else 64
+    (sa, offset_a, ld_a, trans_a), (sb, offset_b, ld_b, trans_b) = a, bt
+    return Launch("A and BT into panels", panels_pair_kernel(backend, *panels),
+                  (round_up(blocks_a + blocks_b, group),), (group,),
+                  [m, k, kp, sa, offset_a, ld_a, int(trans_a), out[0], blocks_a,
+                   n, k, kp, sb, offset_b, ld_b, int(trans_b), out[1], blocks_b])
 
 
 def tiles_geometry(backend: Backend, kernel: str, rows: int, cols: int
@@ -175,6 +235,18 @@ def main_macros(rung: Rung, params: Mapping[str, int], m: int, n: int, slices: i
             **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
 
 
+def _panel_pair_step(backend: Backend, panels: Sequence[Helper], m: int, n: int, k: int,
+                     a: Any, b: Any, scratch: Scratch) -> Launch:
+    """A panels form's packing helpers as gemm() runs them before every call: both operands in
+    one launch (`panel_pair_launch`), B (K x N) read where it lies, with no transpose of B
+    first. Its outputs are its arguments 7 (A's panels) and 16 (BT's)."""
+    heights = {h.operand: h.macros["PANEL"] for h in panels}
+    out_a, out_b = (scratch(scratch_name(h), (m if h.operand == "A" else n) * k)
+                    for h in sorted(panels, key=lambda h: h.operand))
+    return panel_pair_launch(backend, (heights["A"], heights["B"]), (m, n, k), (m, n, k),
+                             (a, 0, m, False), (b, 0, k, True), (out_a, out_b))
+
+
 def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
             a: Any, b: Any, c: Any, helpers: Sequence[Helper], scratch: Scratch,
             slices: int | None = None, reads_b: bool = False) -> Prepared:
@@ -184,14 +256,20 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     some (gemm() transposes B while packing it). K runs in `slices` where given (the caller's
     split, for a rung with a batched form over slices), else in those the configuration says
     (`Rung.k_slices`). With `reads_b` the tiled kernel reads B (K x N) as it lies, as gemm()
-    has it do where that pays: no transpose before it. Raises BuildError before anything
-    runs."""
+    has it do where that pays: no transpose before it. A panels form's helpers run as gemm()
+    runs them, one pack of both operands (`Prepared.pack_in_call`). Raises BuildError before
+    anything runs."""
     slices = slices_to_run(rung, params, k, slices)
     if reads_b and rung.number != TILED.number:
         raise UsageError(f"only the tiled kernel reads B as it lies, not rung {rung.number}")
     main_kernel = backend.program(rung.file, main_macros(rung, params, m, n, slices, reads_b),
                                   rung.kernel)
     steps = []
+    panels = [h for h in helpers if h.kernel == "pack_panels"]
+    if panels:
+        pack = _panel_pair_step(backend, panels, m, n, k, a, b, scratch)
+        steps.append(pack)
+        a, b, helpers = pack.args[7], pack.args[16], []
     for helper in helpers:
         if reads_b and helper.operand == "B":
             continue
@@ -210,7 +288,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     if slices == 1 or rung.slice_args is None:  # (the second only for the type checker)
         main = Launch(f"rung {rung.number}", main_kernel, gsize, lsize,
                       rung.args(m, n, k, a, b, c))
-        return Prepared(rung, dict(params), main, steps)
+        return Prepared(rung, dict(params), main, steps, pack_in_call=bool(panels))
     # K in slices: the batched form multiplies slice z of A's columns by slice z of B's rows
     # into partial product z, and `reduce_splits` sums them into C.
     partial = scratch("partial products", slices * m * n)
@@ -218,7 +296,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     main = Launch(f"rung {rung.number}, K split", main_kernel, (*gsize, slices), (*lsize, 1),
                   slice_args(m, n, k, rung.slice_depth(params, k, slices), a, b, partial))
     return Prepared(rung, dict(params), main, steps,
-                    [sum_of_slices(backend, m, n, slices, partial, c)])
+                    [sum_of_slices(backend, m, n, slices, partial, c)], bool(panels))
 
 
 def stack_form_macros(rung: Rung, params: Mapping[str, int]) -> dict[str, int]:

@@ -16,11 +16,9 @@ from typing import Any
 import numpy as np
 
 from clgemm.backends import Backend, Mat, PreparedLaunch
-from clgemm.configs.launch import (HELPERS_FILE, Launch, helper_kernel, prepare, round_up,
+from clgemm.configs.launch import (Launch, helper_kernel, panel_pair_launch, prepare,
                                    sum_of_slices, tiles_geometry)
 from clgemm.core.errors import UsageError
-from clgemm.devices.hardware import cpu_vector_floats
-from clgemm.devices.info import DeviceInfo
 from clgemm.library.order import LaunchOrder
 from clgemm.library.plan import Plan, copies, panel_steps, stored
 from clgemm.rungs import get_rung
@@ -107,54 +105,20 @@ def _pack(backend: Backend, prog: CallProgram, what: str, src: Slot, x: Mat, row
     return out
 
 
-#: columns of a panel each work-item of `pack_panels_pair` packs
-PANEL_RUN = 64
-#: the side of the squares in which `pack_panels_pair` transposes an operand read across its
-#: rows, on a device that is not a CPU (`pack_square`): a column's stores fill a cache line of
-#: the panel (results/pocl/pack-transpose)
-PACK_SUB = 16
-
-
-def pack_square(device: DeviceInfo) -> int:
-    """The side of the pack's squares on `device`. On a CPU it is the floats of one of its
-    vectors: a square's rows are then one vector load each and the square fits the vector
-    registers while it is turned, where squares twice as wide as an AVX2 vector spilled and
-    packed at two thirds the speed (results/pocl/pack-square)."""
-    if not device.is_cpu:
-        return PACK_SUB
-    return max(4, min(16, cpu_vector_floats(device.name)))
-
-
-def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
-    """`pack_panels_pair` built for panels of `panel_a` rows of A and `panel_b` of BT. On a
-    CPU an operand read as stored is packed down its columns, long runs of floats that its
-    prefetchers follow; elsewhere by a panel's blocks, as the tunes that chose panels there
-    measured it."""
-    return backend.program(HELPERS_FILE, {"PANEL_A": panel_a, "PANEL_B": panel_b,
-                                          "PANEL_RUN": PANEL_RUN,
-                                          "PACK_SUB": pack_square(backend.device),
-                                          "PACK_COLUMNS": int(backend.device.is_cpu)},
-                           "pack_panels_pair")
-
-
 def _pack_panel_pair(backend: Backend, prog: CallProgram, steps: list[tuple[Any, int]],
                      a: tuple[Slot, Mat], b: tuple[Slot, Mat]) -> tuple[Slot, Slot]:
     """op(A) and op(B)^T zero-padded to the plan's sizes, straight into the panels of the
-    rung's own packing steps (`steps`, whose panel heights it keeps), in one launch. A work-item
-    packs a block of a panel; on a CPU, where panels are read, one work-item is a group, and
-    anywhere else a few, since only a tune that measures panels there would have them run."""
+    rung's own packing steps (`steps`, whose panel heights it keeps), in one launch
+    (`panel_pair_launch`)."""
     plan = prog.plan
     (sa, xa), (sb, xb) = a, b
     panel_a, panel_b = (helper.macros["PANEL"] for helper, _ in steps)
-    runs = -(-plan.kp // PANEL_RUN)
-    blocks_a, blocks_b = plan.mp // panel_a * runs, plan.np_ // panel_b * runs
     out_a, out_b = prog.new_scratch(plan.mp * plan.kp), prog.new_scratch(plan.np_ * plan.kp)
-    knl = panels_pair_kernel(backend, panel_a, panel_b)
-    group = 1 if backend.device.is_cpu else 64
     # BT = op(B)^T is B read transposed where B is not, and as it lies where it is
-    prog.add("A and BT into panels", knl, (round_up(blocks_a + blocks_b, group),), (group,),
-             [plan.m, plan.k, plan.kp, sa, xa.offset, xa.ld, int(xa.trans), out_a, blocks_a,
-              plan.n, plan.k, plan.kp, sb, xb.offset, xb.ld, int(not xb.trans), out_b, blocks_b])
+    pack = panel_pair_launch(backend, (panel_a, panel_b), (plan.m, plan.n, plan.k),
+                             (plan.mp, plan.np_, plan.kp), (sa, xa.offset, xa.ld, xa.trans),
+                             (sb, xb.offset, xb.ld, not xb.trans), (out_a, out_b))
+    prog.add(pack.what, pack.kernel, pack.global_size, pack.local_size, pack.args)
     return out_a, out_b
 
 

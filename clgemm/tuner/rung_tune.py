@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
-from clgemm.configs.database import READS_B_ONLY, Database, Entry
+from clgemm.configs.database import PACK_COUNTED, READS_B_ONLY, Database, Entry
 from clgemm.core.files import FileWriteError
 from clgemm.core.paths import KERNELS
 from clgemm.core.problem import Problem
@@ -37,6 +37,7 @@ from clgemm.core.version import __version__
 from clgemm.devices.info import DeviceInfo
 from clgemm.measure.ladder import provenance
 from clgemm.rungs import VALUE_ERRORS, Rung
+from clgemm.rungs.tiled import TILED
 from clgemm.tuner.evaluate import Measurer, measure_many
 from clgemm.tuner.journal import Journal, now
 from clgemm.tuner.progress import Progress
@@ -603,6 +604,8 @@ def _confirm(rung: Rung, space: SearchSpace, journal: Journal, evaluator: Measur
                  "kernel_digest": kernel_digest(rung)})
     if space.reads_b_only:
         prov[READS_B_ONLY] = True
+    if rung.number == TILED.number:
+        prov[PACK_COUNTED] = True
     entry = Entry(rung=rung.number, shape=problem.as_list(), batch=problem.batch,
                   backend=device.backend,
                   params={k: int(v) for k, v in rec["config"].items()}, ms=float(rec["ms"]),

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from clgemm.library.program import PACK_SUB, pack_square
+from clgemm.configs.launch import PACK_SUB, pack_square
 from made_up import GPU
 
 

@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from clgemm.configs.database import (PACK_COUNTED, READS_B_ONLY, Entry, database_path, load, shape_distance,
-                                     usable_params)
+from clgemm.configs.database import (PACK_COUNTED, READS_B_ONLY, Entry, database_path, load,
+                                     shape_distance, usable_params)
 from clgemm.core import files
 from clgemm.core.errors import ClgemmError, UsageError
 from clgemm.core.files import FileWriteError
@@ -213,8 +213,11 @@ def test_only_usable_entries(tmp_path):
     assert _usable(path, 3, (40, 40, 40)) == []  # TS=16 cannot do 40
 
 
-def _ladder(env, *args):
-    return subprocess.run([sys.executable, "-m", "clgemm", "ladder", "--device", "0",
+def _ladder(env, device, *args):
+    """`clgemm ladder` on the test's device, named by its index: on a machine whose first device
+    is another (NVIDIA's OpenCL before the CUDA device under test) the ladder would read
+    another device's database."""
+    return subprocess.run([sys.executable, "-m", "clgemm", "ladder", "--device", str(device.index),
                            "--size", "64", "--repeats", "1", "--warmup", "0", *args],
                           capture_output=True, text=True, timeout=300, env=env)
 
@@ -229,13 +232,13 @@ def test_ladder_uses_tuned_parameters(device, tmp_path, no_shipped_tuning):
                     params={"TS": 16, "WPT": 4}, ms=1.0, gflops=1.0))
     db.save()
     env = {**os.environ, "CLGEMM_RESULTS": str(tmp_path)}
-    r = _ladder(env, "--rungs", "2,3")
+    r = _ladder(env, device, "--rungs", "2,3")
     assert r.returncode == 0, r.stderr
     assert "TS=16 WPT=4" in _row(r.stdout, 3) and "tuned" in _row(r.stdout, 3)
     assert "default" in _row(r.stdout, 2)
-    d = _ladder(env, "--rungs", "3", "--defaults", "--wide")  # every parameter, defaults too
+    d = _ladder(env, device, "--rungs", "3", "--defaults", "--wide")  # every parameter too
     assert "TS=32 WPT=8" in _row(d.stdout, 3) and "default" in _row(d.stdout, 3)
-    u = _ladder(env, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
+    u = _ladder(env, device, "--rungs", "3", "--param", "WPT=2")  # user values on top of tuned ones
     assert "TS=16 WPT=2" in _row(u.stdout, 3) and "user" in _row(u.stdout, 3)
 
 
@@ -349,7 +352,7 @@ def test_ladder_skips_invalid_entries(device, tmp_path, no_shipped_tuning):
     good = {**GOOD, "backend": device.backend, "params": {"TS": 16, "WPT": 2}}
     _write_db_for(path, device, [good, {**good, "shape": [0, 64, 64]},
                                  {**good, "gflops": None}, {**good, "params": {"TS": 32.9}}])
-    r = _ladder({**os.environ, "CLGEMM_RESULTS": str(tmp_path)}, "--rungs", "3")
+    r = _ladder({**os.environ, "CLGEMM_RESULTS": str(tmp_path)}, device, "--rungs", "3")
     assert r.returncode == 0, r.stderr
     assert "TS=16 WPT=2" in _row(r.stdout, 3) and "tuned" in _row(r.stdout, 3)
     assert r.stderr.count("3 invalid entries skipped") == 1

@@ -157,8 +157,9 @@ def _call_launches(backend: Backend, prepared: Prepared) -> float:
     """Milliseconds of the launches a call of the configuration makes that its measured time
     counts: the rung's own and those that finish its product, and a pack that gemm() runs
     before every call of it (`Prepared.pack_in_call`: a panels form's). Without the pack, a
-    CPU's tune ranked panels that gemm() runs behind a pack of both operands above a form that
-    reads them where they lie and runs the call faster (results/xeon/self-packing)."""
+    CPU's tune would rank the panels by their kernel alone above forms that read the operands
+    where they lie, whose one launch holds all the call's work, even where those run the call
+    faster (results/pocl/self-packing)."""
     pack = prepared.time_helpers(backend) if prepared.pack_in_call else 0.0
     return pack + prepared.time_main(backend)
 

@@ -361,16 +361,15 @@ CPU_IN_PLACE: dict[str, int] = {**CPU_MICRO_KERNEL, "TSM": 32, "TSN": 8, "WPTM":
                                 "PANELS": 0}
 
 
-#: the self-packing form (PACK_K) of a CPU's micro-kernel: a group is one work-item owning
-#: 128 x 64 sums, in pieces of one vector of rows by as many columns, walked over copies of 256
-#: steps of K. On the 16-core Xeon it ran gemm()'s call faster than the panels and their pack
-#: of both operands, on the 2-core AMD CPU slower (results/xeon/self-packing); a CPU's tune
-#: measures it beside the panels.
 def cpu_self_packing(vector_floats: int) -> dict[str, int]:
-    """The self-packing form with pieces of `vector_floats` x `vector_floats` sums (the CPU's
-    vector width: 16 x 16 fill half of an AVX-512 core's registers, 8 x 8 half of an AVX2's)."""
+    """The self-packing form (PACK_K) of a CPU's micro-kernel: a group is one work-item owning
+    128 x 128 sums, in pieces of `vector_floats` x `vector_floats` (the CPU's vector width: 16 x
+    16 fill half of an AVX-512 core's registers, 8 x 8 half of an AVX2's), walked over copies of
+    256 steps of K. Which of it and the panels behind their pack runs a call faster depends on
+    the CPU and the shape (results/xeon/self-packing, results/pocl/self-packing), so a CPU's
+    tune measures both; tiles of 128 x 128 were the fastest of those tried there."""
     w = vector_floats
-    return {**CPU_MICRO_KERNEL, "TSM": 128, "TSN": 64, "WPTM": w, "WPTN": w, "VWM": w,
+    return {**CPU_MICRO_KERNEL, "TSM": 128, "TSN": 128, "WPTM": w, "WPTN": w, "VWM": w,
             "WIDTH": 1, "PANELS": 0, "PACK_K": 8}
 
 

@@ -236,15 +236,16 @@ def main_macros(rung: Rung, params: Mapping[str, int], m: int, n: int, slices: i
 
 
 def _panel_pair_step(backend: Backend, panels: Sequence[Helper], m: int, n: int, k: int,
-                     a: Any, b: Any, scratch: Scratch) -> Launch:
+                     a: Any, b: Any, scratch: Scratch) -> tuple[Launch, Any, Any]:
     """A panels form's packing helpers as gemm() runs them before every call: both operands in
     one launch (`panel_pair_launch`), B (K x N) read where it lies, with no transpose of B
-    first. Its outputs are its arguments 7 (A's panels) and 16 (BT's)."""
-    heights = {h.operand: h.macros["PANEL"] for h in panels}
-    out_a, out_b = (scratch(scratch_name(h), (m if h.operand == "A" else n) * k)
-                    for h in sorted(panels, key=lambda h: h.operand))
-    return panel_pair_launch(backend, (heights["A"], heights["B"]), (m, n, k), (m, n, k),
-                             (a, 0, m, False), (b, 0, k, True), (out_a, out_b))
+    first; and the panels of A and of BT it writes."""
+    by_operand = {h.operand: h for h in panels}
+    out_a, out_b = (scratch(scratch_name(by_operand[x]), rows * k)
+                    for x, rows in (("A", m), ("B", n)))
+    heights = (by_operand["A"].macros["PANEL"], by_operand["B"].macros["PANEL"])
+    return (panel_pair_launch(backend, heights, (m, n, k), (m, n, k), (a, 0, m, False),
+                              (b, 0, k, True), (out_a, out_b)), out_a, out_b)
 
 
 def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: int, k: int,
@@ -267,9 +268,9 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     steps = []
     panels = [h for h in helpers if h.kernel == "pack_panels"]
     if panels:
-        pack = _panel_pair_step(backend, panels, m, n, k, a, b, scratch)
+        pack, a, b = _panel_pair_step(backend, panels, m, n, k, a, b, scratch)
         steps.append(pack)
-        a, b, helpers = pack.args[7], pack.args[16], []
+        helpers = []
     for helper in helpers:
         if reads_b and helper.operand == "B":
             continue

@@ -4,9 +4,10 @@ that makes them fast on real devices, for gemm() and the tuner rather than for t
 Beyond rung 9 it has register vectors (VWM, VWN: the values of A and the sums as vectors of VWM
 rows, those of B as vectors of VWN columns), both local tiles k-major so that those vectors are
 single local reads, switches that read either operand straight from global memory instead of
-through local memory (CACHE_A, CACHE_B), and two forms for CPUs: A and BT packed into panels
-contiguous over k by helper steps (PANELS), and a barrier per tile that keeps a CPU runtime's
-work-items together through K (LOCKSTEP). On NVIDIA GPUs of compute capability 8.0 and newer
+through local memory (CACHE_A, CACHE_B), and three forms for CPUs: A and BT packed into panels
+contiguous over k by helper steps (PANELS), a barrier per tile that keeps a CPU runtime's
+work-items together through K (LOCKSTEP), and one work-item a group that copies its own tile's
+operands into local memory a block of K at a time (PACK_K). On NVIDIA GPUs of compute capability 8.0 and newer
 its tiles can come through cp.async pipelines of 2-4 stages (PIPELINE), and on GPUs the order of
 its work-items (WARP_M) and of its tiles (RASTER) can change, and the loop over a tile's depth
 can be unrolled outright (UNROLL_K). It has no padding and no sub-group shuffle. Its sizes
@@ -368,7 +369,7 @@ def cpu_self_packing(vector_floats: int) -> dict[str, int]:
     256 steps of K. Which of it and the panels behind their pack runs a call faster depends on
     the CPU and the shape (results/xeon/self-packing, results/pocl/self-packing), so a CPU's
     tune measures both; tiles of 128 x 128 were the fastest of those tried there."""
-    w = vector_floats
+    w = max(4, min(16, vector_floats))  # the register vectors the kernel has (VWM)
     return {**CPU_MICRO_KERNEL, "TSM": 128, "TSN": 128, "WPTM": w, "WPTN": w, "VWM": w,
             "WIDTH": 1, "PANELS": 0, "PACK_K": 8}
 

@@ -262,7 +262,7 @@ def _starting_points(device: Any, rung: Rung) -> list[dict[str, int]]:
     if rung.number == DIRECT.number:
         return [DIRECT.resolve(DIRECT_CPU_DEFAULTS)]
     if rung.number == TILED.number:
-        packing = cpu_self_packing(max(4, min(16, cpu_vector_floats(device.name))))
+        packing = cpu_self_packing(cpu_vector_floats(device.name))
         return [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE, packing)]
     return []
 

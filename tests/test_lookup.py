@@ -367,11 +367,12 @@ def test_an_own_measurement_takes_its_slot_from_another_device(tmp_path, monkeyp
     assert (found.label, found.params["TSM"]) == ("tuned", 32)
     monkeypatch.setattr(lookup, "read_roots", lambda: roots)
     # what the chain would run first (its own entry at the slot), then the CPU's micro-kernel
-    # (16 rows) and its form in place (32 rows, no panels), then the rest of what is stored
+    # (16 rows), its form in place (32 rows, no panels) and its self-packing form (128 rows,
+    # PACK_K), then the rest of what is stored
     got = seeds(CPU, get_rung(12), (1024,) * 3)
     assert got[0] == ranked[1].params
-    assert [(p["TSM"], p["PANELS"]) for p in got] == [
-        (32, 0), (16, 1), (32, 0), (64, 0), (128, 0)]
+    assert [(p["TSM"], p["PANELS"], p["PACK_K"]) for p in got] == [
+        (32, 0, 0), (16, 1, 0), (32, 0, 0), (128, 0, 8), (64, 0, 0), (128, 0, 0)]
 
 
 def test_a_broken_file_is_skipped_and_a_program_error_is_not(tmp_path, monkeypatch):

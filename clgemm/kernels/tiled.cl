@@ -355,8 +355,9 @@ void gemm_tiled(const int M, const int N, const int K,
     #define B_PACKED(q, c, k) Bpack[q][k][c]
   #endif
     for (int kc = 0; kc < K; kc += DEPTH) {
-        for (int p = 0; p < RTSM; p++)
-            for (int k = 0; k < DEPTH; k++)
+        // a column of the tile's rows of A at a time: TSM floats in a row, then the next page
+        for (int k = 0; k < DEPTH; k++)
+            for (int p = 0; p < RTSM; p++)
                 Apack[p][k] = VLOADM(Af + (long)(kc + k) * M + offm + VWM * p);
         for (int q = 0; q < RTSN; q++) {
   #if BT_FROM_B

@@ -111,7 +111,7 @@
 #endif
 #if PACK_K && (CACHE_A || CACHE_B || PANELS || LOCKSTEP || PIPELINE || KSPLIT != 1 || WARP_M \
                || VWN != 1 || WPTM != VWM)
-  #error "PACK_K needs CACHE_A = CACHE_B = PANELS = LOCKSTEP = PIPELINE = WARP_M = 0, KSPLIT = 1, VWN = 1 and WPTM = VWM"
+  #error "PACK_K needs no local tiles, panels, LOCKSTEP, PIPELINE, WARP_M or KSPLIT; VWN 1; WPTM VWM"
 #endif
 #if KSPLIT != 1 && KSPLIT != 2 && KSPLIT != 4
   #error "KSPLIT is 1, 2 or 4"

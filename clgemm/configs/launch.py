@@ -235,6 +235,13 @@ def main_macros(rung: Rung, params: Mapping[str, int], m: int, n: int, slices: i
             **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
 
 
+def packs_in_call(helpers: Sequence[Helper]) -> bool:
+    """Whether a configuration's helpers are a panels form's packs, which gemm() runs as one
+    pack of both operands before every call and which its measured time counts
+    (`Prepared.pack_in_call`)."""
+    return any(h.kernel == "pack_panels" for h in helpers)
+
+
 def _panel_pair_step(backend: Backend, panels: Sequence[Helper], m: int, n: int, k: int,
                      a: Any, b: Any, scratch: Scratch) -> tuple[Launch, Any, Any]:
     """A panels form's packing helpers as gemm() runs them before every call: both operands in
@@ -266,7 +273,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     main_kernel = backend.program(rung.file, main_macros(rung, params, m, n, slices, reads_b),
                                   rung.kernel)
     steps = []
-    panels = [h for h in helpers if h.kernel == "pack_panels"]
+    panels = [h for h in helpers if packs_in_call([h])]
     if panels:
         pack, a, b = _panel_pair_step(backend, panels, m, n, k, a, b, scratch)
         steps.append(pack)

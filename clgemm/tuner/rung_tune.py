@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, TextIO
 
 from clgemm.configs.database import PACK_COUNTED, READS_B_ONLY, Database, Entry
+from clgemm.configs.launch import HELPERS_FILE
 from clgemm.core.files import FileWriteError
 from clgemm.core.paths import KERNELS
 from clgemm.core.problem import Problem
@@ -97,9 +98,12 @@ VARIANT_WORTH = 0.5
 
 
 def kernel_digest(rung: Rung) -> str:
-    """Short hash of the sources a rung compiles, to notice a kernel edited under a journal."""
+    """Short hash of the sources a rung compiles, to notice a kernel edited under a journal:
+    with a rung whose configurations may need helpers of their own (the tiled kernel's panels),
+    the BLAS helpers' file, whose pack of both operands their measured time counts."""
     h = hashlib.sha1()
-    for name in ("common.h", rung.file, *(hp.file for hp in rung.helpers)):
+    extra = (HELPERS_FILE,) if rung.extra_helpers is not None else ()
+    for name in ("common.h", rung.file, *(hp.file for hp in rung.helpers), *extra):
         try:
             h.update((KERNELS / name).read_bytes())
         except OSError:

@@ -33,8 +33,9 @@ def _close(got, want) -> bool:
 def kernel(request, monkeypatch):
     """The kernel gemm() runs: "direct", the direct kernel (which reads A and B while it writes
     C), whatever the lookup chain would choose; "packed", rung 5 at its defaults; "panels", the
-    tiled kernel's CPU micro-kernel, both operands packed into panels in one launch; or
-    "chosen", the chain's own choice."""
+    tiled kernel's CPU micro-kernel, both operands packed into panels in one launch;
+    "self-packing", the tiled kernel's form that copies its own blocks of the operands where
+    they lie; or "chosen", the chain's own choice."""
     if request.param == "direct":
         force_direct(monkeypatch)
     if request.param == "packed":
@@ -47,6 +48,11 @@ def kernel(request, monkeypatch):
             return user_config(device, TILED.number, CPU_MICRO_KERNEL)
 
         monkeypatch.setattr(api.CACHE, "choose", panels)
+    if request.param == "self-packing":
+        def self_packing(device, shape):
+            return user_config(device, TILED.number, TILED.forms["self-packing"])
+
+        monkeypatch.setattr(api.CACHE, "choose", self_packing)
     api.clear_caches()
     yield request.param
     api.clear_caches()  # no plan of the forced choice outlives the test
@@ -57,7 +63,8 @@ CASES = ["c is a", "c is b", "c is a, beta", "c is a transposed", "c overlaps a 
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("kernel,size", [("direct", 300), ("chosen", 300), ("chosen", 400),
-                                         ("packed", 256), ("panels", 300)],
+                                         ("packed", 256), ("panels", 300),
+                                         ("self-packing", 256)],
                          indirect=["kernel"])
 def test_c_sharing_memory_with_an_operand(every_backend, kernel, size, case):
     """On the direct kernel, on gemm()'s own choice (the packed path at 400³ on a CPU) and on

@@ -356,13 +356,16 @@ def test_a_repeated_call_leaves_c_one_event_and_still_waits(every_backend):
     assert _close(dc.get(), want)
 
 
-def test_the_form_in_place_on_an_out_of_order_queue(every_backend, forced_tiled):
-    """The tiled kernel reading every operand where it lies (one launch that writes C itself)
-    on an out-of-order queue, ten tries each: a new array, a poisoned C, C that is A (A read as
-    it was), and a view of A with a wider leading dimension (packed first); right every time."""
+@pytest.mark.parametrize("form", [CPU_IN_PLACE, TILED.forms["self-packing"]],
+                         ids=["in-place", "self-packing"])
+def test_the_form_in_place_on_an_out_of_order_queue(every_backend, forced_tiled, form):
+    """The tiled kernel reading every operand where it lies (one launch that writes C itself;
+    or the form that copies its own blocks of them) on an out-of-order queue, ten tries each: a
+    new array, a poisoned C, C that is A (A read as it was), and a view of A with a wider
+    leading dimension (packed first); right every time."""
     be = every_backend
     _opencl_only(be)
-    forced_tiled(be, CPU_IN_PLACE, pays=False)
+    forced_tiled(be, form, pays=False)
     q = _queue(be, True)
     size = 256
     rng = np.random.default_rng(43)
@@ -385,8 +388,9 @@ def test_the_form_in_place_on_an_out_of_order_queue(every_backend, forced_tiled)
 
 
 @pytest.mark.parametrize("params", [CPU_IN_PLACE, {"TSM": 32, "TSN": 32, "TSK": 8, "WPTM": 4,
-                                                   "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4}],
-                         ids=["in-place block", "local memory"])
+                                                   "WPTN": 4, "WIDTH": 4, "VWM": 4, "VWN": 4},
+                                    TILED.forms["self-packing"]],
+                         ids=["in-place block", "local memory", "self-packing"])
 def test_a_stack_read_where_it_lies_on_an_out_of_order_queue(every_backend, stacks_on, params):
     """A stack on a configuration measured as a stack (one launch, each product's B read
     where it lies) on an out-of-order queue, ten tries each: a new array, a poisoned C, B

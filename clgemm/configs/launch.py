@@ -15,7 +15,7 @@ import numpy as np
 
 from clgemm.backends import Backend
 from clgemm.core.errors import UsageError
-from clgemm.devices.hardware import cpu_vector_floats
+from clgemm.devices.hardware import kernel_vector_floats
 from clgemm.devices.info import DeviceInfo
 from clgemm.rungs import Helper, Rung
 from clgemm.rungs.tiled import TILED, read_b_slice_args
@@ -129,7 +129,7 @@ def pack_square(device: DeviceInfo) -> int:
     packed at two thirds the speed (results/pocl/pack-square)."""
     if not device.is_cpu:
         return PACK_SUB
-    return max(4, min(16, cpu_vector_floats(device.name)))
+    return kernel_vector_floats(device.name)
 
 
 def panels_pair_kernel(backend: Backend, panel_a: int, panel_b: int) -> Any:
@@ -235,11 +235,16 @@ def main_macros(rung: Rung, params: Mapping[str, int], m: int, n: int, slices: i
             **({"BT_FROM_B": 1} if reads_b else {}), **({"PADDED_LD": 1} if padded else {})}
 
 
+def _panel_pack(helper: Helper) -> bool:
+    """Whether a helper is one of a panels form's packs."""
+    return helper.kernel == "pack_panels"
+
+
 def packs_in_call(helpers: Sequence[Helper]) -> bool:
     """Whether a configuration's helpers are a panels form's packs, which gemm() runs as one
     pack of both operands before every call and which its measured time counts
     (`Prepared.pack_in_call`)."""
-    return any(h.kernel == "pack_panels" for h in helpers)
+    return any(_panel_pack(h) for h in helpers)
 
 
 def _panel_pair_step(backend: Backend, panels: Sequence[Helper], m: int, n: int, k: int,
@@ -273,7 +278,7 @@ def prepare(backend: Backend, rung: Rung, params: Mapping[str, int], m: int, n: 
     main_kernel = backend.program(rung.file, main_macros(rung, params, m, n, slices, reads_b),
                                   rung.kernel)
     steps = []
-    panels = [h for h in helpers if packs_in_call([h])]
+    panels = [h for h in helpers if _panel_pack(h)]
     if panels:
         pack, a, b = _panel_pair_step(backend, panels, m, n, k, a, b, scratch)
         steps.append(pack)

@@ -201,6 +201,12 @@ def cpu_vector_floats(name: str) -> int:
     return int(figures["simd_width"])
 
 
+def kernel_vector_floats(name: str) -> int:
+    """`cpu_vector_floats` within the vector widths the kernels are built for (4-16 floats):
+    the side of a pack's squares and of the self-packing form's pieces of sums."""
+    return max(4, min(16, cpu_vector_floats(name)))
+
+
 # -- overrides -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Overrides:

@@ -364,12 +364,12 @@ CPU_IN_PLACE: dict[str, int] = {**CPU_MICRO_KERNEL, "TSM": 32, "TSN": 8, "WPTM":
 
 def cpu_self_packing(vector_floats: int) -> dict[str, int]:
     """The self-packing form (PACK_K) of a CPU's micro-kernel: a group is one work-item owning
-    128 x 128 sums, in pieces of `vector_floats` x `vector_floats` (the CPU's vector width: 16 x
-    16 fill half of an AVX-512 core's registers, 8 x 8 half of an AVX2's), walked over copies of
-    256 steps of K. Which of it and the panels behind their pack runs a call faster depends on
+    128 x 128 sums, in pieces of `vector_floats` x `vector_floats` (the CPU's vector width as
+    `hardware.kernel_vector_floats` gives it: 16 x 16 fill half of an AVX-512 core's registers,
+    8 x 8 half of an AVX2's), walked over copies of 256 steps of K. Which of it and the panels behind their pack runs a call faster depends on
     the CPU and the shape (results/xeon/self-packing, results/pocl/self-packing), so a CPU's
     tune measures both; tiles of 128 x 128 were the fastest of those tried there."""
-    w = max(4, min(16, vector_floats))  # the register vectors the kernel has (VWM)
+    w = vector_floats
     return {**CPU_MICRO_KERNEL, "TSM": 128, "TSN": 128, "WPTM": w, "WPTN": w, "VWM": w,
             "WIDTH": 1, "PANELS": 0, "PACK_K": 8}
 

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from clgemm.configs import lookup
 from clgemm.core.problem import Problem
 from clgemm.core.tables import FULL, Column, Layout, fit_lines, render
-from clgemm.devices.hardware import cpu_vector_floats, hardware_for_device
+from clgemm.devices.hardware import hardware_for_device, kernel_vector_floats
 from clgemm.model.bound import bound
 from clgemm.rungs import LIBRARY, REGISTRY, VALUE_ERRORS, Rung, get_rung
 from clgemm.rungs.direct import CPU_DEFAULTS as DIRECT_CPU_DEFAULTS
@@ -262,7 +262,7 @@ def _starting_points(device: Any, rung: Rung) -> list[dict[str, int]]:
     if rung.number == DIRECT.number:
         return [DIRECT.resolve(DIRECT_CPU_DEFAULTS)]
     if rung.number == TILED.number:
-        packing = cpu_self_packing(cpu_vector_floats(device.name))
+        packing = cpu_self_packing(kernel_vector_floats(device.name))
         return [TILED.resolve(p) for p in (CPU_MICRO_KERNEL, CPU_IN_PLACE, packing)]
     return []
 
